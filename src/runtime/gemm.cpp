@@ -36,25 +36,33 @@ const Variant& variant() {
   return v;
 }
 
-// Tile sizes from the shape alone: tiles of at least ~1M multiply-adds,
-// at most 64 of them, columns split first (in multiples of 16) then rows.
+// Tile sizes from the shape alone. Eigen packs both operands of every tile,
+// so a split along N repacks A (m*k) once per tile and a split along M
+// repacks B (k*n): split only the dimension whose opposite operand is
+// smaller, and only into tiles of at least ~32M multiply-adds (at most 64).
 struct Tiling {
   std::int64_t rows, cols;  // tile extent
   std::int64_t row_tiles, col_tiles;
 };
 
 Tiling tiling(std::int64_t m, std::int64_t n, std::int64_t k) {
-  constexpr std::int64_t kMinWork = 1 << 20;
+  constexpr std::int64_t kMinWork = std::int64_t(1) << 25;
   constexpr std::int64_t kMaxTiles = 64;
   std::int64_t work = m * n * std::max<std::int64_t>(k, 1);
   std::int64_t tiles = std::clamp<std::int64_t>(work / kMinWork, 1, kMaxTiles);
-  std::int64_t col_tiles = std::clamp<std::int64_t>(std::min(tiles, (n + 63) / 64), 1, kMaxTiles);
-  std::int64_t row_tiles = std::clamp<std::int64_t>(std::min(tiles / col_tiles, (m + 31) / 32), 1, kMaxTiles);
-  std::int64_t cols = (n + col_tiles - 1) / col_tiles;
-  if (col_tiles > 1) cols = (cols + 15) / 16 * 16;
-  std::int64_t rows = (m + row_tiles - 1) / row_tiles;
-  if (row_tiles > 1) rows = (rows + 7) / 8 * 8;
-  return {rows, cols, (m + rows - 1) / rows, (n + cols - 1) / cols};
+  Tiling t{m, n, 1, 1};
+  if (m <= n) {
+    std::int64_t cols = (n + tiles - 1) / tiles;
+    t.cols = std::max<std::int64_t>(64, (cols + 15) / 16 * 16);
+  } else {
+    std::int64_t rows = (m + tiles - 1) / tiles;
+    t.rows = std::max<std::int64_t>(32, (rows + 7) / 8 * 8);
+  }
+  t.rows = std::min(t.rows, m);
+  t.cols = std::min(t.cols, n);
+  t.row_tiles = (m + t.rows - 1) / t.rows;
+  t.col_tiles = (n + t.cols - 1) / t.cols;
+  return t;
 }
 
 void run_tile(const GemmArgs& g, const Tiling& t, std::int64_t index) {
