@@ -99,7 +99,9 @@ class PlanBuilder {
     auto it = plan_->index_.find(name);
     if (it != plan_->index_.end()) return it->second;
     int id = static_cast<int>(plan_->values.size());
-    plan_->values.push_back(ValueInfo{name});
+    ValueInfo info;
+    info.name = name;
+    plan_->values.push_back(std::move(info));
     plan_->index_[name] = id;
     return id;
   }
