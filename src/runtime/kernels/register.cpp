@@ -23,6 +23,7 @@ void register_builtin_kernels(KernelRegistry& r) {
   register_control_flow(r);
   register_misc(r);
   register_einsum(r);
+  register_rnn(r);
 }
 
 }  // namespace winml::runtime::kernels

@@ -30,6 +30,7 @@ void register_quantize(KernelRegistry& r);
 void register_control_flow(KernelRegistry& r);
 void register_misc(KernelRegistry& r);
 void register_einsum(KernelRegistry& r);
+void register_rnn(KernelRegistry& r);
 
 // A factory constructing K from the NodeContext.
 template <typename K>
