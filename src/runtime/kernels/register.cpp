@@ -24,6 +24,7 @@ void register_builtin_kernels(KernelRegistry& r) {
   register_misc(r);
   register_einsum(r);
   register_rnn(r);
+  register_signal(r);
 }
 
 }  // namespace winml::runtime::kernels

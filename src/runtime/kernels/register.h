@@ -31,6 +31,7 @@ void register_control_flow(KernelRegistry& r);
 void register_misc(KernelRegistry& r);
 void register_einsum(KernelRegistry& r);
 void register_rnn(KernelRegistry& r);
+void register_signal(KernelRegistry& r);
 
 // A factory constructing K from the NodeContext.
 template <typename K>
