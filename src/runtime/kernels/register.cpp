@@ -25,6 +25,8 @@ void register_builtin_kernels(KernelRegistry& r) {
   register_einsum(r);
   register_rnn(r);
   register_signal(r);
+  register_losses(r);
+  register_detection(r);
 }
 
 }  // namespace winml::runtime::kernels

@@ -32,6 +32,8 @@ void register_misc(KernelRegistry& r);
 void register_einsum(KernelRegistry& r);
 void register_rnn(KernelRegistry& r);
 void register_signal(KernelRegistry& r);
+void register_losses(KernelRegistry& r);
+void register_detection(KernelRegistry& r);
 
 // A factory constructing K from the NodeContext.
 template <typename K>
