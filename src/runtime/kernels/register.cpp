@@ -27,6 +27,7 @@ void register_builtin_kernels(KernelRegistry& r) {
   register_signal(r);
   register_losses(r);
   register_detection(r);
+  register_integer_ops(r);
 }
 
 }  // namespace winml::runtime::kernels

@@ -34,6 +34,7 @@ void register_rnn(KernelRegistry& r);
 void register_signal(KernelRegistry& r);
 void register_losses(KernelRegistry& r);
 void register_detection(KernelRegistry& r);
+void register_integer_ops(KernelRegistry& r);
 
 // A factory constructing K from the NodeContext.
 template <typename K>
