@@ -1,5 +1,8 @@
 #include "runtime/plan.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <queue>
 #include <set>
@@ -37,6 +40,14 @@ Shape resolve_input_shape(const onnx::ValueInfoProto& input, const std::map<std:
 }
 
 namespace {
+
+// Drops the whole pages inside [p, p + n) of a read-only file mapping.
+void release_pages(const std::byte* p, std::size_t n) {
+  auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  auto begin = (reinterpret_cast<std::uintptr_t>(p) + page - 1) / page * page;
+  auto end = (reinterpret_cast<std::uintptr_t>(p) + n) / page * page;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
 
 // Names a graph (and its nested subgraphs) reads without defining them.
 void collect_free_names(const onnx::GraphProto& g, std::set<std::string>& out) {
@@ -86,6 +97,7 @@ class PlanBuilder {
 
   std::shared_ptr<const Plan> build() {
     define_values();
+    count_mapped_consumers();
     std::vector<int> order = topological_order();
     create_steps(order);
     if (top_level_) assign_static_types(options_.memory_plan);
@@ -130,6 +142,7 @@ class PlanBuilder {
       });
       plan_->values[id].dtype = init.data_type();
       constant_ids_.insert(id);
+      if (model::is_external(init)) mapped_ids_.insert(id);
     }
     if (g_.sparse_initializer_size() > 0)
       throw UnsupportedError("sparse initializers are not supported ('" + g_.sparse_initializer(0).values().name() +
@@ -256,6 +269,7 @@ class PlanBuilder {
         step.kernel = entry->factory(ctx);
       });
       step.output_aliases_input = entry->traits.alias_input0;
+      note_consumer(step);
 
       if (n.op_type() == "Constant" && step.domain.empty()) {
         fold_constant(step);
@@ -329,6 +343,29 @@ class PlanBuilder {
     }
   }
 
+  // Memory-mapped weights that every consumer has packed into its own copy
+  // are dropped from memory as soon as the last consumer is planned (the
+  // pages stay mapped and would be read back from the file if touched).
+  void count_mapped_consumers() {
+    for (const auto& n : g_.node()) {
+      for (const auto& in : n.input())
+        if (mapped_ids_.count(plan_->find(in))) ++pending_consumers_[plan_->find(in)];
+      for (const auto& name : node_implicit_names(n))
+        if (mapped_ids_.count(plan_->find(name))) keep_mapped_.insert(plan_->find(name));
+    }
+    for (int id : plan_->outputs) keep_mapped_.insert(id);
+  }
+
+  void note_consumer(const Step& step) {
+    for (int i = 0; i < step.explicit_inputs; ++i) {
+      int id = step.inputs[static_cast<std::size_t>(i)];
+      if (!mapped_ids_.count(id)) continue;
+      if (!step.kernel->prepacked_input(i)) keep_mapped_.insert(id);
+      if (--pending_consumers_[id] == 0 && !keep_mapped_.count(id))
+        if (const Tensor* t = constant_value(id)) release_pages(t->raw(), t->bytes());
+    }
+  }
+
   void compute_releases() {
     std::vector<int> last_use(plan_->values.size(), -1);
     for (std::size_t s = 0; s < plan_->steps.size(); ++s) {
@@ -351,6 +388,9 @@ class PlanBuilder {
   bool top_level_;
   std::shared_ptr<Plan> plan_;
   std::set<int> constant_ids_;
+  std::set<int> mapped_ids_;  // initializers stored in external (memory-mapped) files
+  std::map<int, int> pending_consumers_;
+  std::set<int> keep_mapped_;
 };
 
 std::shared_ptr<const Plan> build_graph_plan(const onnx::GraphProto& graph, const Opsets& opsets,

@@ -117,7 +117,18 @@ class Conv : public Kernel {
  public:
   explicit Conv(const NodeContext& n) : attrs_(WindowAttrs::from_node(n)), group_(n.attr_int("group", 1)) {
     if (group_ < 1) n.fail("group must be positive");
+    // Constant weights are packed once for the GEMM kernels (one block per group).
+    const Tensor* w = n.constant_input(1);
+    if (w && w->dtype() == onnx::TensorProto::FLOAT && w->rank() >= 3 && w->dim(0) % group_ == 0) {
+      std::int64_t M = w->dim(0), Mg = M / group_, rows = w->size() / std::max<std::int64_t>(M, 1);
+      bool depthwise = Mg == 1 && w->dim(1) == 1 && w->rank() == 4;
+      if (!depthwise)
+        for (std::int64_t g = 0; g < group_; ++g)
+          packed_.push_back(pack_weights(PackedWeights::Side::kLeft, w->data<float>() + g * Mg * rows, rows, false, rows, Mg));
+    }
   }
+
+  bool prepacked_input(int i) const override { return i == 1 && !packed_.empty(); }
 
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
@@ -170,19 +181,27 @@ class Conv : public Kernel {
                           [&](std::int64_t r0, std::int64_t r1) { im2col(xg, w, r0, r1, col.as<float>()); });
           B = col.as<float>();
         }
+        float* yg = py + (n * M + g * Mg) * osize;
+        if (!packed_.empty()) {
+          // Start from the bias and accumulate the product onto it.
+          if (pb)
+            for (std::int64_t m = 0; m < Mg; ++m) std::fill(yg + m * osize, yg + (m + 1) * osize, pb[g * Mg + m]);
+          sgemm_packed(*packed_[g], B, osize, false, osize, yg, osize, pb != nullptr, ctx.pool());
+          continue;
+        }
         GemmArgs args;
         args.a = pw + g * Mg * rows;
         args.lda = rows;
         args.b = B;
         args.ldb = osize;
-        args.c = py + (n * M + g * Mg) * osize;
+        args.c = yg;
         args.ldc = osize;
         args.m = Mg;
         args.n = osize;
         args.k = rows;
         sgemm(args, ctx.pool());
       }
-      if (pb) {
+      if (pb && packed_.empty()) {
         float* yn = py + n * M * osize;
         parallel_ranges(ctx.pool(), M, std::max<std::int64_t>(1, kElementwiseGrain / std::max<std::int64_t>(osize, 1)),
                         [&](std::int64_t m0, std::int64_t m1) {
@@ -199,6 +218,7 @@ class Conv : public Kernel {
  private:
   WindowAttrs attrs_;
   std::int64_t group_;
+  std::vector<std::shared_ptr<const PackedWeights>> packed_;
 };
 
 class ConvTranspose : public Kernel {
