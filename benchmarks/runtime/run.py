@@ -48,8 +48,10 @@ def main():
     env = dict(os.environ, NODE_PATH=node_modules)
     winml = os.path.join(a.build, "winml-make")
 
-    print(f"threads {a.threads}, median of {a.repeat} runs after warm-up, median of {a.rounds} alternating rounds")
-    header = f"{'model':<22} {'winml ms':>9} {'ORT ms':>9} {'ratio':>6} {'winml RSS MiB':>14} {'ORT RSS MiB':>12}  isa"
+    print(f"threads {a.threads}; per round the median of {a.repeat} runs after warm-up; best of {a.rounds} "
+          f"alternating rounds (median round in parentheses)")
+    header = (f"{'model':<18} {'winml ms':>16} {'ORT ms':>16} {'ratio':>12} {'winml RSS MiB':>14} {'ORT RSS MiB':>12}"
+              "  isa")
     print(header)
     for name in a.models:
         path = os.path.join(models_dir, name + ".onnx")
@@ -65,11 +67,14 @@ def main():
                                         str(a.threads), "--json"], env))
             for step in ((run_ours, run_ort) if r % 2 == 0 else (run_ort, run_ours)):
                 step()
-        w = statistics.median(x["median_ms"] for x in ours)
-        o = statistics.median(x["median_ms"] for x in theirs)
+        w = min(x["median_ms"] for x in ours)
+        o = min(x["median_ms"] for x in theirs)
+        wm = statistics.median(x["median_ms"] for x in ours)
+        om = statistics.median(x["median_ms"] for x in theirs)
         w_rss = max(x["peak_rss_bytes"] for x in ours) / 2**20
         o_rss = max(x["rss_bytes"] for x in theirs) / 2**20
-        print(f"{name:<22} {w:9.1f} {o:9.1f} {w / o:6.2f} {w_rss:14.1f} {o_rss:12.1f}  {ours[0]['isa']}")
+        print(f"{name:<18} {w:7.1f} ({wm:6.1f}) {o:7.1f} ({om:6.1f}) {w / o:5.2f} ({wm / om:4.2f}) {w_rss:14.1f} "
+              f"{o_rss:12.1f}  {ours[0]['isa']}")
         sys.stdout.flush()
 
 

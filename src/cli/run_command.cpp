@@ -1,5 +1,5 @@
 // winml-make run -m MODEL [--input NAME=FILE ...] [--ones | --random [--seed N]] [--dim NAME=VALUE ...]
-//                [--threads N] [--repeat N] [--output-dir DIR] [--json]
+//                [--threads N] [--repeat N [--profile]] [--output-dir DIR] [--json]
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
@@ -24,7 +24,7 @@ namespace {
 struct Options {
   std::string model;
   std::vector<std::string> inputs, dims;
-  bool ones = false, random = false, json = false;
+  bool ones = false, random = false, json = false, profile = false;
   std::uint64_t seed = 0;
   int threads = 0, repeat = 0;
   std::string output_dir;
@@ -78,10 +78,17 @@ int run(const Options& o) {
   auto outputs = session.run(feeds);
   double first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::vector<double> times;
+  std::map<std::string, std::pair<double, int>> op_ms;  // per op type: total over timed runs, node count
   for (int i = 0; i < o.repeat; ++i) {
+    runtime::RunProfile profile;
     auto s = std::chrono::steady_clock::now();
-    outputs = session.run(feeds);
+    outputs = session.run(feeds, {}, o.profile ? &profile : nullptr);
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count());
+    for (std::size_t k = 0; k < profile.step_ms.size(); ++k) {
+      auto& e = op_ms[session.plan().steps[k].op_type];
+      e.first += profile.step_ms[k];
+      if (i == 0) ++e.second;
+    }
   }
   if (!o.output_dir.empty()) {
     for (const auto& [name, t] : outputs) {
@@ -112,6 +119,11 @@ int run(const Options& o) {
     report["min_ms"] = *std::min_element(times.begin(), times.end());
   }
   report["peak_rss_bytes"] = rss;
+  if (o.profile && o.repeat > 0) {
+    nlohmann::json ops = nlohmann::json::object();
+    for (const auto& [op, e] : op_ms) ops[op] = {{"ms", e.first / o.repeat}, {"nodes", e.second}};
+    report["profile_ms_per_run"] = ops;
+  }
 
   if (o.json) {
     std::cout << report.dump(2) << "\n";
@@ -128,6 +140,14 @@ int run(const Options& o) {
     std::printf("latency: median %.2f ms over %d runs (min %.2f ms), %d threads, %s\n", report["median_ms"].get<double>(),
                 o.repeat, report["min_ms"].get<double>(), session.threads(), runtime::gemm_isa());
   std::printf("peak RSS: %.1f MiB\n", static_cast<double>(rss) / (1024.0 * 1024.0));
+  if (report.contains("profile_ms_per_run")) {
+    std::vector<std::pair<double, std::string>> rows;
+    for (const auto& [op, e] : report["profile_ms_per_run"].items()) rows.emplace_back(e["ms"].get<double>(), op);
+    std::sort(rows.rbegin(), rows.rend());
+    std::printf("time per run by op type:\n");
+    for (const auto& [ms, op] : rows)
+      std::printf("  %-24s %9.2f ms  (%d nodes)\n", op.c_str(), ms, report["profile_ms_per_run"][op]["nodes"].get<int>());
+  }
   return 0;
 }
 
@@ -147,6 +167,7 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--repeat", opts->repeat, "Time N more runs after the first and report the median")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--output-dir", opts->output_dir, "Write each output to DIR/<name>.npy");
+  sub->add_flag("--profile", opts->profile, "With --repeat: report the time spent per op type");
   sub->add_flag("--json", opts->json, "Print JSON instead of text");
   return {sub, [opts](const Context&) { return run(*opts); }};
 }

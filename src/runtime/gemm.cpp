@@ -110,9 +110,11 @@ std::shared_ptr<const PackedWeights> pack_weights(PackedWeights::Side side, cons
   return p;
 }
 
-// Tiles over the weights' range and x's range. Neither operand is ever
-// packed twice for the same output, so tiles can be small; each output
-// element's sum is fixed by the packed slabs, whatever the tiling.
+// Tiles over x's range first, then the weights' range. Each tile packs its
+// part of x once per slab, so splitting the weights' range repacks x: tiles
+// of at least ~16M multiply-adds keep that small. Each output element's sum
+// is fixed by the packed slabs, whatever the tiling (which, like everything
+// here, depends on the shapes alone).
 void sgemm_packed(const PackedWeights& w, const float* x, std::int64_t ldx, bool trans_x, std::int64_t x_extent,
                   float* c, std::int64_t ldc, bool accumulate, ThreadPool& pool) {
   if (w.extent <= 0 || x_extent <= 0) return;
@@ -126,20 +128,19 @@ void sgemm_packed(const PackedWeights& w, const float* x, std::int64_t ldx, bool
     });
   }
   if (w.k == 0) return;
-  constexpr std::int64_t kMinWork = std::int64_t(1) << 22;
-  std::int64_t tiles = std::clamp<std::int64_t>(m * n * w.k / kMinWork, 1, 256);
-  // x's range first (tiles of >= 64), then the weights' range.
-  std::int64_t x_step = std::max<std::int64_t>(64, round_up((x_extent + tiles - 1) / tiles, 16));
-  std::int64_t x_tiles = (x_extent + x_step - 1) / x_step;
+  constexpr std::int64_t kMinWork = std::int64_t(1) << 24;
+  std::int64_t tiles = std::clamp<std::int64_t>(m * n * w.k / kMinWork, 1, 64);
+  std::int64_t x_tiles = std::min(tiles, (x_extent + 63) / 64);
+  std::int64_t x_step = (x_extent + x_tiles - 1) / x_tiles;
   std::int64_t w_align = left ? 16 : gemm_detail::kRowPanel;
-  std::int64_t w_want = std::max<std::int64_t>(1, tiles / x_tiles);
-  std::int64_t w_step = std::max<std::int64_t>(left ? 64 : 4 * gemm_detail::kRowPanel,
-                                               round_up((w.extent + w_want - 1) / w_want, w_align));
-  std::int64_t w_tiles = (w.extent + w_step - 1) / w_step;
+  std::int64_t w_tiles = std::clamp<std::int64_t>(tiles / x_tiles, 1, (w.extent + 255) / 256);
+  std::int64_t w_step = round_up((w.extent + w_tiles - 1) / w_tiles, w_align);
+  w_tiles = (w.extent + w_step - 1) / w_step;
   const auto& v = variant();
   pool.parallel_for(x_tiles * w_tiles, [&](std::int64_t t) {
     std::int64_t xi = t % x_tiles, wi = t / x_tiles;
     std::int64_t x0 = xi * x_step, w0 = wi * w_step;
+    if (x0 >= x_extent) return;
     v.packed_tile(w, x, ldx, trans_x, c, ldc, w0, std::min(w.extent, w0 + w_step), x0, std::min(x_extent, x0 + x_step));
   });
 }

@@ -24,6 +24,7 @@
 #include <Eigen/Core>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
