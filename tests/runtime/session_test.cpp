@@ -409,3 +409,33 @@ TEST(Tensor, HalfConversionsRoundToNearestEven) {
   EXPECT_TRUE(std::isnan(runtime::half_to_float(runtime::float_to_half(NAN))));
   EXPECT_EQ(runtime::bfloat16_to_float(runtime::float_to_bfloat16(1.00390625f)), 1.0f);  // tie, to even
 }
+
+TEST(Quantize, SixteenBitPerAxisRoundTripsThroughComMicrosoftOps) {
+  // x [2, 3] quantized per row (axis 0) to int16 and back.
+  test::GraphBuilder b;
+  b.input("x", {2, 3});
+  b.initializer("scale", {2}, {0.001f, 0.5f});
+  auto* zp = b.graph().add_initializer();
+  zp->set_name("zp");
+  zp->set_data_type(onnx::TensorProto::INT16);
+  zp->add_dims(2);
+  std::int16_t zps[2] = {10, -3};
+  zp->set_raw_data(zps, sizeof(zps));
+  auto& q = b.node("QuantizeLinear", {"x", "scale", "zp"}, {"q"}, "q", "com.microsoft");
+  test::set_attr(q, "axis", std::int64_t{0});
+  auto& dq = b.node("DequantizeLinear", {"q", "scale", "zp"}, {"y"}, "dq", "com.microsoft");
+  test::set_attr(dq, "axis", std::int64_t{0});
+  b.output("q", {2, 3}, onnx::TensorProto::INT16);
+  b.output("y", {2, 3});
+  auto proto = test::make_model(b.graph());
+  auto* ms = proto.add_opset_import();
+  ms->set_domain("com.microsoft");
+  ms->set_version(1);
+  model::Model m = in_memory(proto);
+  runtime::Session s(m);
+  auto out = s.run({{"x", floats({2, 3}, {0.0125f, -1.0f, 40.0f, 2.25f, -2.75f, 1e6f})}});
+  const std::int16_t* qv = out.at("q").data<std::int16_t>();
+  EXPECT_EQ(std::vector<std::int16_t>(qv, qv + 6), (std::vector<std::int16_t>{22, -990, 32767, 1, -9, 32767}));
+  // 0.0125/0.001 = 12.5 rounds to even (12), + 10; 2.25/0.5 = 4.5 -> 4 and -5.5 -> -6, + (-3); int16 saturates.
+  EXPECT_EQ(values_of(out.at("y")), (std::vector<float>{0.012f, -1.0f, 32.757f, 2.0f, -3.0f, 16385.0f}));
+}
