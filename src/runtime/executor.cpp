@@ -56,6 +56,15 @@ void run_step(const Step& step, std::vector<Tensor>& values, ExecutionState& sta
     int id = step.outputs[k];
     if (id < 0) continue;
     if (!outputs[k].defined()) throw BuildError("produced no value for output '" + state.plan.values[id].name + "'");
+    // An output passed through from an input (Cast to the same type, say)
+    // would outlive the input's buffer in the memory plan unless the op is
+    // declared as aliasing: copy it instead.
+    if (!step.output_aliases_input && outputs[k].bytes() > 0)
+      for (const Tensor* in : inputs)
+        if (in && in->raw() == outputs[k].raw()) {
+          outputs[k] = outputs[k].clone();
+          break;
+        }
     if (half_type && outputs[k].dtype() == onnx::TensorProto::FLOAT)
       outputs[k] = convert(outputs[k], half_type);
     values[static_cast<std::size_t>(id)] = std::move(outputs[k]);

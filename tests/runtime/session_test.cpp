@@ -439,3 +439,23 @@ TEST(Quantize, SixteenBitPerAxisRoundTripsThroughComMicrosoftOps) {
   // 0.0125/0.001 = 12.5 rounds to even (12), + 10; 2.25/0.5 = 4.5 -> 4 and -5.5 -> -6, + (-3); int16 saturates.
   EXPECT_EQ(values_of(out.at("y")), (std::vector<float>{0.012f, -1.0f, 32.757f, 2.0f, -3.0f, 16385.0f}));
 }
+
+TEST(Session, PassThroughOutputsDoNotOutliveArenaBuffers) {
+  // Cast to the same type hands back its input; the memory plan must not
+  // let 'a's buffer be reused while 'c' (the same bytes) is still needed.
+  test::GraphBuilder b;
+  b.input("x", {256});
+  b.node("Relu", {"x"}, {"a"});
+  auto& cast = b.node("Cast", {"a"}, {"c"});
+  test::set_attr(cast, "to", std::int64_t{onnx::TensorProto::FLOAT});
+  b.node("Neg", {"c"}, {"n1"});
+  b.node("Neg", {"n1"}, {"n2"});
+  b.node("Add", {"n2", "c"}, {"y"});
+  b.output("y", {256});
+  model::Model m = in_memory(test::make_model(b.graph()));
+  runtime::Session s(m);
+  std::vector<float> in(256);
+  for (int i = 0; i < 256; ++i) in[i] = static_cast<float>(i % 7) - 3;
+  auto out = s.run({{"x", floats({256}, in)}});
+  for (int i = 0; i < 256; ++i) EXPECT_EQ(out.at("y").data<float>()[i], 2 * std::max(in[i], 0.0f)) << i;
+}
