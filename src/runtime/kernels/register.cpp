@@ -28,6 +28,7 @@ void register_builtin_kernels(KernelRegistry& r) {
   register_losses(r);
   register_detection(r);
   register_integer_ops(r);
+  register_spatial(r);
 }
 
 }  // namespace winml::runtime::kernels

@@ -35,6 +35,7 @@ void register_signal(KernelRegistry& r);
 void register_losses(KernelRegistry& r);
 void register_detection(KernelRegistry& r);
 void register_integer_ops(KernelRegistry& r);
+void register_spatial(KernelRegistry& r);
 
 // A factory constructing K from the NodeContext.
 template <typename K>
