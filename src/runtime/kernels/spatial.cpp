@@ -1,5 +1,5 @@
 // GridSample (2-D: bilinear / nearest / bicubic, zeros / border / reflection
-// padding), MaxUnpool and Det.
+// padding), RoiAlign, MaxUnpool and Det.
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -190,9 +190,98 @@ class Det : public Kernel {
   }
 };
 
+// RoiAlign: each output bin averages (or takes the max of) bilinear samples
+// on a regular grid inside its part of the region.
+class RoiAlign : public Kernel {
+ public:
+  explicit RoiAlign(const NodeContext& n)
+      : mode_max_(n.attr_string("mode", "avg") == "max"), out_h_(n.attr_int("output_height", 1)),
+        out_w_(n.attr_int("output_width", 1)), sampling_ratio_(n.attr_int("sampling_ratio", 0)),
+        spatial_scale_(n.attr_float("spatial_scale", 1.0f)),
+        half_pixel_(n.opset() >= 16 && n.attr_string("coordinate_transformation_mode", "half_pixel") == "half_pixel") {}
+
+  void run(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& rois = ctx.input(1);
+    auto batch = to_int64s(ctx.input(2));
+    if (x.rank() != 4 || rois.rank() != 2 || rois.dim(1) != 4) throw InputError("RoiAlign needs X [N,C,H,W] and rois [R,4]");
+    std::int64_t R = rois.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
+    dispatch_float(x.dtype(), [&]<typename T>() {
+      T* py = ctx.allocate_output(0, x.dtype(), {R, C, out_h_, out_w_}).template mutable_data<T>();
+      const T* pr = rois.data<T>();
+      double offset = half_pixel_ ? 0.5 : 0.0;
+      for (std::int64_t r = 0; r < R; ++r) {
+        double x1 = pr[r * 4] * spatial_scale_ - offset, y1 = pr[r * 4 + 1] * spatial_scale_ - offset;
+        double x2 = pr[r * 4 + 2] * spatial_scale_ - offset, y2 = pr[r * 4 + 3] * spatial_scale_ - offset;
+        double rw = x2 - x1, rh = y2 - y1;
+        if (!half_pixel_) {
+          rw = std::max(rw, 1.0);
+          rh = std::max(rh, 1.0);
+        }
+        double bh = rh / static_cast<double>(out_h_), bw = rw / static_cast<double>(out_w_);
+        std::int64_t gh = sampling_ratio_ > 0 ? sampling_ratio_ : static_cast<std::int64_t>(std::ceil(rh / out_h_));
+        std::int64_t gw = sampling_ratio_ > 0 ? sampling_ratio_ : static_cast<std::int64_t>(std::ceil(rw / out_w_));
+        double count = static_cast<double>(std::max<std::int64_t>(gh * gw, 1));
+        if (batch[r] < 0 || batch[r] >= x.dim(0)) throw InputError("batch index out of range");
+        for (std::int64_t c = 0; c < C; ++c) {
+          const T* plane = x.data<T>() + (batch[r] * C + c) * H * W;
+          for (std::int64_t ph = 0; ph < out_h_; ++ph)
+            for (std::int64_t pw = 0; pw < out_w_; ++pw) {
+              double acc = 0;
+              bool any = false;
+              for (std::int64_t iy = 0; iy < gh; ++iy)
+                for (std::int64_t ix = 0; ix < gw; ++ix) {
+                  double yy = y1 + ph * bh + (iy + 0.5) * bh / static_cast<double>(gh);
+                  double xx = x1 + pw * bw + (ix + 0.5) * bw / static_cast<double>(gw);
+                  double v = sample(plane, H, W, yy, xx);
+                  if (mode_max_) {
+                    acc = any ? std::max(acc, v) : v;
+                    any = true;
+                  } else {
+                    acc += v;
+                  }
+                }
+              py[((r * C + c) * out_h_ + ph) * out_w_ + pw] = static_cast<T>(mode_max_ ? acc : acc / count);
+            }
+        }
+      }
+    });
+  }
+
+ private:
+  // Bilinear sample; in max mode the largest weighted corner, as ONNX Runtime does.
+  template <typename T>
+  double sample(const T* p, std::int64_t H, std::int64_t W, double y, double x) const {
+    if (y < -1.0 || y > static_cast<double>(H) || x < -1.0 || x > static_cast<double>(W)) return 0.0;
+    y = std::max(y, 0.0);
+    x = std::max(x, 0.0);
+    auto y0 = static_cast<std::int64_t>(y), x0 = static_cast<std::int64_t>(x);
+    std::int64_t y1 = y0 + 1, x1 = x0 + 1;
+    if (y0 >= H - 1) {
+      y0 = y1 = H - 1;
+      y = static_cast<double>(y0);
+    }
+    if (x0 >= W - 1) {
+      x0 = x1 = W - 1;
+      x = static_cast<double>(x0);
+    }
+    double ly = y - y0, lx = x - x0, hy = 1 - ly, hx = 1 - lx;
+    double v1 = hy * hx * p[y0 * W + x0], v2 = hy * lx * p[y0 * W + x1], v3 = ly * hx * p[y1 * W + x0],
+           v4 = ly * lx * p[y1 * W + x1];
+    if (mode_max_) return std::max(std::max(v1, v2), std::max(v3, v4));
+    return v1 + v2 + v3 + v4;
+  }
+
+  bool mode_max_;
+  std::int64_t out_h_, out_w_, sampling_ratio_;
+  float spatial_scale_;
+  bool half_pixel_;
+};
+
 }  // namespace
 
 void register_spatial(KernelRegistry& r) {
+  add(r, "RoiAlign", 10, kMaxOnnxOpset, make<RoiAlign>(), kFloatCompute);
   add(r, "GridSample", 16, 19, make<GridSample>(), kFloatCompute);
   add(r, "MaxUnpool", 9, kMaxOnnxOpset, make<MaxUnpool>(), kFloatCompute);
   add(r, "Det", 11, kMaxOnnxOpset, make<Det>(), kFloatCompute);
