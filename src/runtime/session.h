@@ -34,7 +34,7 @@ class ThreadPool;
 struct SessionOptions {
   int threads = 0;  // 0: one per core
   // Values of symbolic input dimensions (dim_param); unnamed ones default to 1.
-  std::map<std::string, std::int64_t> dims;
+  std::map<std::string, std::int64_t> dims = {};
   // Static memory planning (an arena reused across runs); off = allocate per value.
   bool memory_plan = true;
 };

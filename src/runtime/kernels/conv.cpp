@@ -19,7 +19,7 @@ void im2col(const float* x, const Window& w, std::int64_t r0, std::int64_t r1, f
   std::int64_t ksize = w.kernel_size(), osize = w.out_size(), isize = shape_size(w.in);
   int d = w.dims();
   if (d == 2) {
-    std::int64_t H = w.in[0], W = w.in[1], OH = w.out[0], OW = w.out[1], KH = w.kernel[0], KW = w.kernel[1];
+    std::int64_t H = w.in[0], W = w.in[1], OH = w.out[0], OW = w.out[1], KW = w.kernel[1];
     std::int64_t sh = w.strides[0], sw = w.strides[1], dh = w.dilations[0], dw = w.dilations[1];
     std::int64_t ph = w.pad_begin[0], pw = w.pad_begin[1];
     for (std::int64_t r = r0; r < r1; ++r) {

@@ -103,7 +103,14 @@ class Unique : public Kernel {
       };
       std::vector<std::vector<T>> uniques;
       std::vector<std::int64_t> first, inverse(static_cast<std::size_t>(len)), counts;
-      std::map<std::vector<T>, std::int64_t> index;
+      // Element-wise lexicographic order (spelled out: GCC 12 misreads the
+      // memcmp behind std::vector<unsigned char>'s operator<).
+      auto less = [](const std::vector<T>& a, const std::vector<T>& b) {
+        for (std::size_t k = 0; k < a.size() && k < b.size(); ++k)
+          if (a[k] != b[k]) return a[k] < b[k];
+        return a.size() < b.size();
+      };
+      std::map<std::vector<T>, std::int64_t, decltype(less)> index(less);
       for (std::int64_t i = 0; i < len; ++i) {
         auto s = slice(i);
         auto it = index.find(s);
@@ -118,7 +125,7 @@ class Unique : public Kernel {
       }
       std::vector<std::int64_t> order(uniques.size());
       std::iota(order.begin(), order.end(), 0);
-      if (sorted_) std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return uniques[a] < uniques[b]; });
+      if (sorted_) std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return less(uniques[a], uniques[b]); });
       std::vector<std::int64_t> rank(order.size());
       for (std::size_t r = 0; r < order.size(); ++r) rank[order[r]] = static_cast<std::int64_t>(r);
       auto u = static_cast<std::int64_t>(order.size());
