@@ -36,7 +36,7 @@ void run_step(const Step& step, std::vector<Tensor>& values, ExecutionState& sta
 
   // float16/bfloat16 storage, float32 compute.
   std::vector<Tensor> widened;
-  DataType half_type = 0;
+  DataType half_type = step.half_storage;
   if (step.widen_half) {
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i] && is_half(inputs[i]->dtype())) {

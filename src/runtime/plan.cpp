@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "model/model.h"
+#include "runtime/convert.h"
 #include "runtime/errors.h"
 #include "runtime/executor.h"
 #include "runtime/kernel_registry.h"
@@ -260,6 +261,7 @@ class PlanBuilder {
         constants.push_back(constant_ids_.count(id) ? constant_value(id) : nullptr);
       }
       step.explicit_inputs = n.input_size();
+      if (step.widen_half) widen_half_constants(step, constants);
       step.implicit_names = node_implicit_names(n);
       for (const auto& name : step.implicit_names) step.inputs.push_back(plan_->find(name));
       for (const auto& o : n.output()) step.outputs.push_back(o.empty() ? -1 : plan_->find(o));
@@ -286,6 +288,36 @@ class PlanBuilder {
         message += missing.size() > 6 ? " ...)" : ")";
       }
       throw UnsupportedError(message);
+    }
+  }
+
+  // float16/bfloat16 constants read by float32 kernels are converted once,
+  // here ("convert on load"), into float32 constants the kernel can pack;
+  // the step remembers to store its float outputs in the half type.
+  void widen_half_constants(Step& step, std::vector<const Tensor*>& constants) {
+    for (int i = 0; i < step.explicit_inputs; ++i) {
+      int source = step.inputs[static_cast<std::size_t>(i)];
+      const Tensor* t = constant_ids_.count(source) ? constant_value(source) : nullptr;  // looked up afresh: see below
+      if (!t || (t->dtype() != onnx::TensorProto::FLOAT16 && t->dtype() != onnx::TensorProto::BFLOAT16)) continue;
+      step.half_storage = t->dtype();
+      auto it = widened_.find(source);
+      if (it == widened_.end()) {
+        int id = value(plan_->values[static_cast<std::size_t>(source)].name + ":float32");
+        Tensor widened = convert(*t, onnx::TensorProto::FLOAT);
+        if (mapped_ids_.count(source) && --pending_consumers_[source] == 0 && !keep_mapped_.count(source))
+          release_pages(t->raw(), t->bytes());  // the original is not read again
+        plan_->constants.emplace_back(id, std::move(widened));
+        constant_ids_.insert(id);
+        it = widened_.emplace(source, id).first;
+      } else if (mapped_ids_.count(source) && --pending_consumers_[source] == 0 && !keep_mapped_.count(source)) {
+        release_pages(t->raw(), t->bytes());
+      }
+      step.inputs[static_cast<std::size_t>(i)] = it->second;
+    }
+    // (Only now: adding constants may have moved the ones pointed to.)
+    for (int i = 0; i < step.explicit_inputs; ++i) {
+      int id = step.inputs[static_cast<std::size_t>(i)];
+      constants[static_cast<std::size_t>(i)] = constant_ids_.count(id) ? constant_value(id) : nullptr;
     }
   }
 
@@ -388,6 +420,7 @@ class PlanBuilder {
   bool top_level_;
   std::shared_ptr<Plan> plan_;
   std::set<int> constant_ids_;
+  std::map<int, int> widened_;  // half constant -> its float32 copy
   std::set<int> mapped_ids_;  // initializers stored in external (memory-mapped) files
   std::map<int, int> pending_consumers_;
   std::set<int> keep_mapped_;

@@ -459,3 +459,43 @@ TEST(Session, PassThroughOutputsDoNotOutliveArenaBuffers) {
   auto out = s.run({{"x", floats({256}, in)}});
   for (int i = 0; i < 256; ++i) EXPECT_EQ(out.at("y").data<float>()[i], 2 * std::max(in[i], 0.0f)) << i;
 }
+
+TEST(Session, Float16WeightsAreConvertedOnceAtLoad) {
+  // y = x @ W + (c1 + c2), all float16; W, c1, c2 are initializers.
+  auto half_init = [](test::GraphBuilder& b, const std::string& name, std::vector<std::int64_t> dims,
+                      const std::vector<float>& values) {
+    auto* t = b.graph().add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT16);
+    for (auto d : dims) t->add_dims(d);
+    std::vector<std::uint16_t> h;
+    for (float v : values) h.push_back(runtime::float_to_half(v));
+    t->set_raw_data(h.data(), h.size() * 2);
+  };
+  test::GraphBuilder b;
+  b.input("x", {2, 3}, onnx::TensorProto::FLOAT16);
+  half_init(b, "W", {3, 2}, {1, 2, 3, 4, 5, 6});
+  half_init(b, "c1", {2}, {0.5f, 0.25f});
+  half_init(b, "c2", {2}, {1.0f, -1.0f});
+  b.node("MatMul", {"x", "W"}, {"xw"});
+  b.node("Add", {"c1", "c2"}, {"c"});
+  b.node("Add", {"xw", "c"}, {"y"});
+  b.output("y", {2, 2}, onnx::TensorProto::FLOAT16);
+  b.output("c", {2}, onnx::TensorProto::FLOAT16);
+  model::Model m = in_memory(test::make_model(b.graph()));
+  runtime::Session s(m);
+  const auto& plan = s.plan();
+  int w32 = plan.find("W:float32");
+  ASSERT_GE(w32, 0) << "the float16 weights get a float32 copy at load";
+  EXPECT_EQ(plan.steps[0].inputs[1], w32);
+  EXPECT_TRUE(plan.steps[0].kernel->prepacked_input(1)) << "which MatMul packs";
+  std::vector<std::uint16_t> xv;
+  for (float v : {1.0f, 0.0f, -1.0f, 2.0f, 1.0f, 0.5f}) xv.push_back(runtime::float_to_half(v));
+  auto out = s.run({{"x", Tensor::from_vector<std::uint16_t>(onnx::TensorProto::FLOAT16, {2, 3}, xv)}});
+  ASSERT_EQ(out.at("c").dtype(), onnx::TensorProto::FLOAT16) << "constant-only nodes keep their float16 type";
+  ASSERT_EQ(out.at("y").dtype(), onnx::TensorProto::FLOAT16);
+  std::vector<float> y;
+  for (int i = 0; i < 4; ++i) y.push_back(runtime::half_to_float(out.at("y").data<std::uint16_t>()[i]));
+  // [1,0,-1] @ W = [-4,-4]; [2,1,0.5] @ W = [7.5, 11]; + [1.5, -0.75]
+  EXPECT_EQ(y, (std::vector<float>{-2.5f, -4.75f, 9.0f, 10.25f}));
+}
