@@ -130,3 +130,16 @@ TEST(RunCli, ErrorsAndExitCodes) {
   EXPECT_NE(r.first_error_line().find("u.onnx"), std::string::npos) << r.err;
   EXPECT_NE(r.first_error_line().find("node 'frob_1' (Frobnicate)"), std::string::npos) << r.err;
 }
+
+TEST(RunCli, ProfilesTimePerOpType) {
+  test::TempDir dir;
+  auto model = write_model(dir, doubling_model());
+  auto r = test::run_cli({"run", "-m", model.string(), "--repeat", "2", "--profile", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("profile_ms_per_run")) << r.out;
+  EXPECT_EQ(j["profile_ms_per_run"]["Mul"]["nodes"], 1);
+  EXPECT_GE(j["profile_ms_per_run"]["Mul"]["ms"].get<double>(), 0.0);
+  EXPECT_EQ(j["repeat"], 2);
+  EXPECT_GT(j["median_ms"].get<double>(), 0.0);
+}
