@@ -1,6 +1,7 @@
 #include "runtime/vector_math.h"
 
 #include <bit>
+#include <limits>
 
 namespace winml::runtime::vmath {
 
@@ -93,6 +94,19 @@ WINML_CLONES void sigmoid(const float* x, float* y, std::int64_t n) {
     float p = 1.0f / (1.0f + e);
     y[i] = v < 0 ? e * p : p;
   }
+}
+
+WINML_CLONES float max(const float* x, std::int64_t n) {
+  const float lowest = -std::numeric_limits<float>::infinity();
+  float lane[16];
+  for (int k = 0; k < 16; ++k) lane[k] = lowest;
+  std::int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int k = 0; k < 16; ++k) lane[k] = x[i + k] > lane[k] ? x[i + k] : lane[k];
+  for (int k = 0; i < n; ++i, ++k) lane[k] = x[i] > lane[k] ? x[i] : lane[k];
+  float m = lowest;
+  for (int k = 0; k < 16; ++k) m = lane[k] > m ? lane[k] : m;
+  return m;
 }
 
 WINML_CLONES double sum(const float* x, std::int64_t n) {

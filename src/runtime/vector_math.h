@@ -18,6 +18,9 @@ void gelu(const float* x, float* y, std::int64_t n);
 // y[i] = 1 / (1 + e^-x[i]).
 void sigmoid(const float* x, float* y, std::int64_t n);
 
+// Largest of x[0..n) (NaNs are skipped; -inf when n is 0), over 16 lanes.
+float max(const float* x, std::int64_t n);
+
 // Sum of x[0..n) in double, over 8 interleaved partial sums added in a fixed
 // order: fast, and independent of pointer alignment and thread count.
 double sum(const float* x, std::int64_t n);

@@ -37,25 +37,26 @@ class Softmax : public Kernel {
       const T* px = x.data<T>();
       T* py = ctx.allocate_output(0, x.dtype(), x.shape()).template mutable_data<T>();
       std::int64_t lines = outer * inner;
-      parallel_ranges(ctx.pool(), lines, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(len, 1)),
-                      [&](std::int64_t l0, std::int64_t l1) {
-                        for (std::int64_t l = l0; l < l1; ++l) {
-                          std::int64_t o = l / inner, i = l % inner;
-                          line<T>(px + o * len * inner + i, py + o * len * inner + i, len, inner);
-                        }
-                      });
+      std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(len, 1));
+      if constexpr (std::is_same_v<T, float>) {
+        if (inner == 1 && M != Mode::kHardmax) {
+          parallel_ranges(ctx.pool(), lines, grain,
+                          [&](std::int64_t l0, std::int64_t l1) { contiguous_rows(px + l0 * len, py + l0 * len, l1 - l0, len); });
+          return;
+        }
+      }
+      parallel_ranges(ctx.pool(), lines, grain, [&](std::int64_t l0, std::int64_t l1) {
+        for (std::int64_t l = l0; l < l1; ++l) {
+          std::int64_t o = l / inner, i = l % inner;
+          line<T>(px + o * len * inner + i, py + o * len * inner + i, len, inner);
+        }
+      });
     });
   }
 
  private:
   template <typename T>
   static void line(const T* x, T* y, std::int64_t len, std::int64_t stride) {
-    if constexpr (std::is_same_v<T, float> && M != Mode::kHardmax) {
-      if (stride == 1) {
-        contiguous_line(x, y, len);
-        return;
-      }
-    }
     T max = -std::numeric_limits<T>::infinity();
     std::int64_t arg = 0;
     for (std::int64_t k = 0; k < len; ++k)
@@ -82,20 +83,27 @@ class Softmax : public Kernel {
     }
   }
 
-  // float32 rows: vectorized exp and an 8-lane double sum.
-  static void contiguous_line(const float* x, float* y, std::int64_t len) {
-    float max = -std::numeric_limits<float>::infinity();
-    for (std::int64_t k = 0; k < len; ++k) max = x[k] > max ? x[k] : max;
-    for (std::int64_t k = 0; k < len; ++k) y[k] = x[k] - max;
+  // float32 rows: each row's maximum subtracted, one vectorized exp over
+  // all the rows, then per-row 8-lane double sums.
+  static void contiguous_rows(const float* x, float* y, std::int64_t rows, std::int64_t len) {
+    for (std::int64_t r = 0; r < rows; ++r) {
+      float max = vmath::max(x + r * len, len);
+      for (std::int64_t k = 0; k < len; ++k) y[r * len + k] = x[r * len + k] - max;
+    }
     if constexpr (M == Mode::kSoftmax) {
-      vmath::exp(y, y, len);
-      float inv = static_cast<float>(1.0 / vmath::sum(y, len));
-      for (std::int64_t k = 0; k < len; ++k) y[k] *= inv;
+      vmath::exp(y, y, rows * len);
+      for (std::int64_t r = 0; r < rows; ++r) {
+        float* row = y + r * len;
+        float inv = static_cast<float>(1.0 / vmath::sum(row, len));
+        for (std::int64_t k = 0; k < len; ++k) row[k] *= inv;
+      }
     } else {
-      Scratch e(sizeof(float) * static_cast<std::size_t>(len));
-      vmath::exp(y, e.as<float>(), len);
-      float log_sum = static_cast<float>(std::log(vmath::sum(e.as<float>(), len)));
-      for (std::int64_t k = 0; k < len; ++k) y[k] -= log_sum;
+      Scratch e(sizeof(float) * static_cast<std::size_t>(rows * len));
+      vmath::exp(y, e.as<float>(), rows * len);
+      for (std::int64_t r = 0; r < rows; ++r) {
+        float log_sum = static_cast<float>(std::log(vmath::sum(e.as<float>() + r * len, len)));
+        for (std::int64_t k = 0; k < len; ++k) y[r * len + k] -= log_sum;
+      }
     }
   }
 
