@@ -1,5 +1,6 @@
 #include "runtime/executor.h"
 
+#include <chrono>
 #include <new>
 
 #include "runtime/errors.h"
@@ -35,7 +36,7 @@ void run_step(const Step& step, std::vector<Tensor>& values, ExecutionState& sta
 
   // float16/bfloat16 storage, float32 compute.
   std::vector<Tensor> widened;
-  DataType half_type = 0;
+  DataType half_type = step.half_storage;
   if (step.widen_half) {
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i] && is_half(inputs[i]->dtype())) {
@@ -55,6 +56,15 @@ void run_step(const Step& step, std::vector<Tensor>& values, ExecutionState& sta
     int id = step.outputs[k];
     if (id < 0) continue;
     if (!outputs[k].defined()) throw BuildError("produced no value for output '" + state.plan.values[id].name + "'");
+    // An output passed through from an input (Cast to the same type, say)
+    // would outlive the input's buffer in the memory plan unless the op is
+    // declared as aliasing: copy it instead.
+    if (!step.output_aliases_input && outputs[k].bytes() > 0)
+      for (const Tensor* in : inputs)
+        if (in && in->raw() == outputs[k].raw()) {
+          outputs[k] = outputs[k].clone();
+          break;
+        }
     if (half_type && outputs[k].dtype() == onnx::TensorProto::FLOAT)
       outputs[k] = convert(outputs[k], half_type);
     values[static_cast<std::size_t>(id)] = std::move(outputs[k]);
@@ -65,7 +75,7 @@ void run_step(const Step& step, std::vector<Tensor>& values, ExecutionState& sta
 }  // namespace
 
 std::vector<Tensor> execute(const Plan& plan, std::vector<Tensor> inputs, std::vector<Tensor> captures,
-                            ThreadPool& pool, const Observer* observer, std::byte* arena) {
+                            ThreadPool& pool, const Observer* observer, std::byte* arena, RunProfile* profile) {
   std::vector<Tensor> values(plan.values.size());
   for (const auto& [id, t] : plan.constants) values[static_cast<std::size_t>(id)] = t;
   for (std::size_t i = 0; i < plan.inputs.size(); ++i) {
@@ -78,10 +88,15 @@ std::vector<Tensor> execute(const Plan& plan, std::vector<Tensor> inputs, std::v
   for (std::size_t i = 0; i < captures.size(); ++i)
     values[static_cast<std::size_t>(plan.capture_values[i])] = std::move(captures[i]);
 
-  ExecutionState state{plan, pool, observer, arena};
-  for (const Step& step : plan.steps) {
+  ExecutionState state{plan, pool, observer, arena, profile};
+  if (profile) profile->step_ms.assign(plan.steps.size(), 0.0);
+  for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+    const Step& step = plan.steps[i];
+    auto start = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     with_error_prefix(step.describe() + ": ", [&] { run_step(step, values, state); });
     for (int id : step.release) values[static_cast<std::size_t>(id)] = Tensor();
+    if (profile)
+      profile->step_ms[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
 
   std::vector<Tensor> outputs;

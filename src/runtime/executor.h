@@ -19,17 +19,24 @@ class ThreadPool;
 // reused afterwards): clone() it to keep it.
 using Observer = std::function<void(const std::string& name, const Tensor& value)>;
 
+// Wall time of each step of a run (plan.steps order), for `winml-make run --profile`.
+struct RunProfile {
+  std::vector<double> step_ms;
+};
+
 struct ExecutionState {
   const Plan& plan;
   ThreadPool& pool;
   const Observer* observer = nullptr;
   std::byte* arena = nullptr;  // plan.arena_bytes of scratch, or null to allocate every value
+  RunProfile* profile = nullptr;
 };
 
 // `inputs` follow plan.inputs (an undefined tensor uses the initializer
 // default, if any), `captures` follow plan.captures. Returns plan.outputs.
 std::vector<Tensor> execute(const Plan& plan, std::vector<Tensor> inputs, std::vector<Tensor> captures,
-                            ThreadPool& pool, const Observer* observer = nullptr, std::byte* arena = nullptr);
+                            ThreadPool& pool, const Observer* observer = nullptr, std::byte* arena = nullptr,
+                            RunProfile* profile = nullptr);
 
 // Runs `fn`, re-throwing any error with `prefix` prepended (same error kind).
 void with_error_prefix(const std::string& prefix, const std::function<void()>& fn);

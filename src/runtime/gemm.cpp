@@ -11,12 +11,7 @@ namespace winml::runtime {
 
 namespace {
 
-struct Variant {
-  const char* name;
-  gemm_detail::TileFn fn;
-};
-
-Variant pick_variant() {
+const gemm_detail::Variant& pick_variant() {
   __builtin_cpu_init();
   bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                 __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
@@ -26,35 +21,47 @@ Variant pick_variant() {
   std::string want = forced ? forced : "";
   if (want == "generic") avx512 = avx2 = false;
   if (want == "avx2") avx512 = false;
-  if (avx512) return {"avx512", gemm_detail::tile_avx512};
-  if (avx2) return {"avx2", gemm_detail::tile_avx2};
-  return {"generic", gemm_detail::tile_generic};
+  if (avx512) return gemm_detail::kAvx512;
+  if (avx2) return gemm_detail::kAvx2;
+  return gemm_detail::kGeneric;
 }
 
-const Variant& variant() {
-  static const Variant v = pick_variant();
+const gemm_detail::Variant& variant() {
+  static const gemm_detail::Variant& v = pick_variant();
   return v;
 }
 
-// Tile sizes from the shape alone: tiles of at least ~1M multiply-adds,
-// at most 64 of them, columns split first (in multiples of 16) then rows.
+// Tile sizes from the shape alone. Eigen packs both operands of every tile,
+// so a split along N repacks A (m*k) once per tile and a split along M
+// repacks B (k*n): split only the dimension whose opposite operand is
+// smaller, and only into tiles of at least ~32M multiply-adds (at most 64).
 struct Tiling {
   std::int64_t rows, cols;  // tile extent
   std::int64_t row_tiles, col_tiles;
 };
 
 Tiling tiling(std::int64_t m, std::int64_t n, std::int64_t k) {
-  constexpr std::int64_t kMinWork = 1 << 20;
+  constexpr std::int64_t kMinWork = std::int64_t(1) << 25;
   constexpr std::int64_t kMaxTiles = 64;
   std::int64_t work = m * n * std::max<std::int64_t>(k, 1);
   std::int64_t tiles = std::clamp<std::int64_t>(work / kMinWork, 1, kMaxTiles);
-  std::int64_t col_tiles = std::clamp<std::int64_t>(std::min(tiles, (n + 63) / 64), 1, kMaxTiles);
-  std::int64_t row_tiles = std::clamp<std::int64_t>(std::min(tiles / col_tiles, (m + 31) / 32), 1, kMaxTiles);
-  std::int64_t cols = (n + col_tiles - 1) / col_tiles;
-  if (col_tiles > 1) cols = (cols + 15) / 16 * 16;
-  std::int64_t rows = (m + row_tiles - 1) / row_tiles;
-  if (row_tiles > 1) rows = (rows + 7) / 8 * 8;
-  return {rows, cols, (m + rows - 1) / rows, (n + cols - 1) / cols};
+  Tiling t{m, n, 1, 1};
+  if (m <= n) {
+    std::int64_t cols = (n + tiles - 1) / tiles;
+    t.cols = std::max<std::int64_t>(64, (cols + 15) / 16 * 16);
+  } else {
+    std::int64_t rows = (m + tiles - 1) / tiles;
+    t.rows = std::max<std::int64_t>(32, (rows + 7) / 8 * 8);
+  }
+  t.rows = std::min(t.rows, m);
+  t.cols = std::min(t.cols, n);
+  t.row_tiles = (m + t.rows - 1) / t.rows;
+  t.col_tiles = (n + t.cols - 1) / t.cols;
+  return t;
+}
+
+void zero_rows(float* c, std::int64_t ldc, std::int64_t r0, std::int64_t rows, std::int64_t c0, std::int64_t cols) {
+  for (std::int64_t i = 0; i < rows; ++i) std::memset(c + (r0 + i) * ldc + c0, 0, sizeof(float) * cols);
 }
 
 void run_tile(const GemmArgs& g, const Tiling& t, std::int64_t index) {
@@ -63,12 +70,13 @@ void run_tile(const GemmArgs& g, const Tiling& t, std::int64_t index) {
   std::int64_t rows = std::min(t.rows, g.m - r0), cols = std::min(t.cols, g.n - c0);
   if (rows <= 0 || cols <= 0) return;
   if (g.k == 0) {  // an empty sum
-    if (!g.accumulate)
-      for (std::int64_t i = 0; i < rows; ++i) std::memset(g.c + (r0 + i) * g.ldc + c0, 0, sizeof(float) * cols);
+    if (!g.accumulate) zero_rows(g.c, g.ldc, r0, rows, c0, cols);
     return;
   }
-  variant().fn(g, r0, rows, c0, cols);
+  variant().tile(g, r0, rows, c0, cols);
 }
+
+std::int64_t round_up(std::int64_t v, std::int64_t to) { return (v + to - 1) / to * to; }
 
 }  // namespace
 
@@ -84,6 +92,60 @@ void sgemm_serial(const GemmArgs& g) {
   if (g.m <= 0 || g.n <= 0) return;
   Tiling t = tiling(g.m, g.n, g.k);
   for (std::int64_t i = 0; i < t.row_tiles * t.col_tiles; ++i) run_tile(g, t, i);
+}
+
+std::shared_ptr<const PackedWeights> pack_weights(PackedWeights::Side side, const float* w, std::int64_t ld, bool trans,
+                                                  std::int64_t k, std::int64_t extent) {
+  auto p = std::make_shared<PackedWeights>();
+  p->side = side;
+  p->k = k;
+  p->extent = extent;
+  p->isa = variant().name;
+  p->kc = variant().slab_depth(k, extent);
+  std::size_t bytes = (p->bytes() + 63) / 64 * 64;
+  float* data = static_cast<float*>(std::aligned_alloc(64, bytes ? bytes : 64));
+  if (!data) throw std::bad_alloc();
+  p->data = std::shared_ptr<float>(data, [](float* q) { std::free(q); });
+  if (k > 0 && extent > 0) variant().pack(*p, w, ld, trans);
+  return p;
+}
+
+// Tiles over x's range first, then the weights' range. Each tile packs its
+// part of x once per slab, so splitting the weights' range repacks x: tiles
+// of at least ~16M multiply-adds keep that small (measured: 8M-64M and x
+// ranges of 64-128 are within 5% of each other). Each output element's sum
+// is fixed by the packed slabs, whatever the tiling (which, like everything
+// here, depends on the shapes alone).
+void sgemm_packed(const PackedWeights& w, const float* x, std::int64_t ldx, bool trans_x, std::int64_t x_extent,
+                  float* c, std::int64_t ldc, bool accumulate, ThreadPool& pool) {
+  if (w.extent <= 0 || x_extent <= 0) return;
+  bool left = w.side == PackedWeights::Side::kLeft;
+  std::int64_t m = left ? w.extent : x_extent, n = left ? x_extent : w.extent;
+  if (!accumulate) {
+    // The kernels accumulate into C.
+    pool.parallel_for((m + 255) / 256, [&](std::int64_t t) {
+      std::int64_t r0 = t * 256;
+      zero_rows(c, ldc, r0, std::min<std::int64_t>(256, m - r0), 0, n);
+    });
+  }
+  if (w.k == 0) return;
+  constexpr std::int64_t kMinWork = std::int64_t(1) << 24;
+  std::int64_t tiles = std::clamp<std::int64_t>(m * n * w.k / kMinWork, 1, 64);
+  // x ranges of >= 96, in multiples of 4 (the kernels' column panel).
+  std::int64_t x_tiles = std::min(tiles, (x_extent + 95) / 96);
+  std::int64_t x_step = round_up((x_extent + x_tiles - 1) / x_tiles, 4);
+  x_tiles = (x_extent + x_step - 1) / x_step;
+  std::int64_t w_align = left ? 16 : gemm_detail::kRowPanel;
+  std::int64_t w_tiles = std::clamp<std::int64_t>(tiles / x_tiles, 1, (w.extent + 255) / 256);
+  std::int64_t w_step = round_up((w.extent + w_tiles - 1) / w_tiles, w_align);
+  w_tiles = (w.extent + w_step - 1) / w_step;
+  const auto& v = variant();
+  pool.parallel_for(x_tiles * w_tiles, [&](std::int64_t t) {
+    std::int64_t xi = t % x_tiles, wi = t / x_tiles;
+    std::int64_t x0 = xi * x_step, w0 = wi * w_step;
+    if (x0 >= x_extent) return;
+    v.packed_tile(w, x, ldx, trans_x, c, ldc, w0, std::min(w.extent, w0 + w_step), x0, std::min(x_extent, x0 + x_step));
+  });
 }
 
 }  // namespace winml::runtime

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 namespace winml::runtime {
 
@@ -33,6 +34,31 @@ struct GemmArgs {
 
 // Tiles over the pool.
 void sgemm(const GemmArgs& args, ThreadPool& pool);
+
+// Constant weights packed once (at plan time) into the panel layout of the
+// GEMM kernels, so that runs never repack them. Each element's sum runs over
+// `kc`-deep slabs in order, so results do not depend on the thread count.
+struct PackedWeights {
+  enum class Side { kLeft, kRight };  // the weights are A (Conv) or B (Gemm, MatMul) of C = A x B
+  Side side = Side::kLeft;
+  std::int64_t k = 0;       // depth
+  std::int64_t extent = 0;  // the weights' other dimension: m for A, n for B
+  std::int64_t kc = 0;      // depth of one slab; slab s starts at s * kc * extent
+  const char* isa = "";     // the variant whose layout this is
+  std::shared_ptr<float> data;
+  std::size_t bytes() const { return static_cast<std::size_t>(k * extent) * sizeof(float); }
+};
+
+// `w` as A [extent, k] (Side::kLeft) or B [k, extent] (Side::kRight),
+// row-major with leading dimension `ld`, or its transpose when `trans`.
+std::shared_ptr<const PackedWeights> pack_weights(PackedWeights::Side side, const float* w, std::int64_t ld, bool trans,
+                                                  std::int64_t k, std::int64_t extent);
+
+// C (= or +=) A x B with the weights' side packed and the other operand `x`
+// given like GemmArgs' (B [k, x_extent] for packed A, A [x_extent, k] for
+// packed B; transposed storage when trans_x).
+void sgemm_packed(const PackedWeights& w, const float* x, std::int64_t ldx, bool trans_x, std::int64_t x_extent,
+                  float* c, std::int64_t ldc, bool accumulate, ThreadPool& pool);
 // Single-threaded, same tiling (hence same bits) as sgemm.
 void sgemm_serial(const GemmArgs& args);
 
@@ -42,12 +68,21 @@ void sgemm_serial(const GemmArgs& args);
 const char* gemm_isa();
 
 namespace gemm_detail {
-// One tile: rows [r0, r0+rows) and columns [c0, c0+cols) of C. Defined once
-// per instruction set variant.
-using TileFn = void (*)(const GemmArgs& args, std::int64_t r0, std::int64_t rows, std::int64_t c0, std::int64_t cols);
-void tile_generic(const GemmArgs&, std::int64_t, std::int64_t, std::int64_t, std::int64_t);
-void tile_avx2(const GemmArgs&, std::int64_t, std::int64_t, std::int64_t, std::int64_t);
-void tile_avx512(const GemmArgs&, std::int64_t, std::int64_t, std::int64_t, std::int64_t);
+// The entry points one instruction set variant provides (gemm_tile.cpp).
+struct Variant {
+  const char* name;
+  // One tile of sgemm: rows [r0, r0+rows) and columns [c0, c0+cols) of C.
+  void (*tile)(const GemmArgs& args, std::int64_t r0, std::int64_t rows, std::int64_t c0, std::int64_t cols);
+  std::int64_t (*slab_depth)(std::int64_t k, std::int64_t extent);
+  void (*pack)(PackedWeights& w, const float* src, std::int64_t ld, bool trans);
+  // One tile of sgemm_packed: weights range [w0, w1) and x range [x0, x1).
+  void (*packed_tile)(const PackedWeights& w, const float* x, std::int64_t ldx, bool trans_x, float* c,
+                      std::int64_t ldc, std::int64_t w0, std::int64_t w1, std::int64_t x0, std::int64_t x1);
+};
+extern const Variant kGeneric, kAvx2, kAvx512;
+// Panel heights of the variants (mr) all divide this; packed-weight ranges
+// of B split at its multiples.
+inline constexpr std::int64_t kRowPanel = 48;
 }  // namespace gemm_detail
 
 }  // namespace winml::runtime

@@ -1,13 +1,21 @@
-// One GEMM tile on Eigen, compiled once per instruction set variant with
+// GEMM tiles on Eigen, compiled once per instruction set variant with
 // WINML_GEMM_VARIANT set to its name (see CMakeLists.txt). Each variant
 // renames the Eigen namespace so the differently vectorized template
 // instances never meet at link time.
+//
+// Two paths: plain products through Eigen's expression API (both operands
+// packed per call), and products with prepacked weights, which drive Eigen's
+// panel kernels (gemm_pack_lhs/rhs, gebp_kernel) directly. Eigen computes in
+// column-major terms, so a row-major C[m,n] = A x B is the column-major
+// C^T[n,m] = B^T x A^T: B is Eigen's left operand and A its right one.
 #ifndef WINML_GEMM_VARIANT
 #error "compile with -DWINML_GEMM_VARIANT=<generic|avx2|avx512>"
 #endif
 
 #define WINML_CAT2(a, b) a##b
 #define WINML_CAT(a, b) WINML_CAT2(a, b)
+#define WINML_STR2(a) #a
+#define WINML_STR(a) WINML_STR2(a)
 #define Eigen WINML_CAT(winml_eigen_, WINML_GEMM_VARIANT)
 #define EIGEN_DONT_PARALLELIZE
 // Always Eigen's GEMM/GEMV kernels, never its coefficient-wise fallback for
@@ -15,17 +23,34 @@
 #define EIGEN_GEMM_TO_COEFFBASED_THRESHOLD 1
 #include <Eigen/Core>
 
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 
 #include "runtime/gemm.h"
+#include "runtime/scratch.h"
 
 namespace winml::runtime::gemm_detail {
 
 namespace {
 
+using Index = Eigen::Index;
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ConstMap = Eigen::Map<const RowMajor, Eigen::Unaligned, Eigen::OuterStride<>>;
 using Map = Eigen::Map<RowMajor, Eigen::Unaligned, Eigen::OuterStride<>>;
+using Traits = Eigen::internal::gebp_traits<float, float>;
+template <int Order>
+using Mapper = Eigen::internal::const_blas_data_mapper<float, Index, Order>;
+using ResMapper = Eigen::internal::blas_data_mapper<float, Index, Eigen::ColMajor>;
+template <int Order>
+using PackLhs = Eigen::internal::gemm_pack_lhs<float, Index, Mapper<Order>, Traits::mr, Traits::LhsProgress,
+                                               typename Traits::LhsPacket4Packing, Order>;
+template <int Order>
+using PackRhs = Eigen::internal::gemm_pack_rhs<float, Index, Mapper<Order>, Traits::nr, Order>;
+using Gebp = Eigen::internal::gebp_kernel<float, float, Index, ResMapper, Traits::mr, Traits::nr, false, false>;
+
+static_assert(kRowPanel % Traits::mr == 0, "row panels must split at multiples of mr");
 
 // Eigen derives its blocking from the CPU's cache sizes; fixed sizes make
 // the summation order a function of the matrix shapes alone.
@@ -45,10 +70,7 @@ void multiply(const GemmArgs& g, Map& c, const A& a, const B& b) {
   }
 }
 
-}  // namespace
-
-void WINML_CAT(tile_, WINML_GEMM_VARIANT)(const GemmArgs& g, std::int64_t r0, std::int64_t rows, std::int64_t c0,
-                                          std::int64_t cols) {
+void tile(const GemmArgs& g, std::int64_t r0, std::int64_t rows, std::int64_t c0, std::int64_t cols) {
   pin_cache_sizes();
   Map c(g.c + r0 * g.ldc + c0, rows, cols, Eigen::OuterStride<>(g.ldc));
   // A stored [m,k] (or [k,m] transposed); B stored [k,n] (or [n,k]).
@@ -70,5 +92,95 @@ void WINML_CAT(tile_, WINML_GEMM_VARIANT)(const GemmArgs& g, std::int64_t r0, st
     multiply(g, c, a.transpose(), b.transpose());
   }
 }
+
+std::int64_t slab_depth(std::int64_t k, std::int64_t extent) {
+  pin_cache_sizes();
+  Index kc = k, mc = 1024, nc = std::max<Index>(extent, 1);
+  Eigen::internal::computeProductBlockingSizes<float, float, 1, Index>(kc, mc, nc, 1);
+  return std::max<Index>(1, std::min<Index>(kc, k));
+}
+
+// Packs weights as Eigen's right operand (our A, in slabs of kc x m) or left
+// operand (our B, in slabs of n x kc).
+void pack(PackedWeights& w, const float* src, std::int64_t ld, bool trans) {
+  for (Index k2 = 0; k2 < w.k; k2 += w.kc) {
+    Index depth = std::min<Index>(w.kc, w.k - k2);
+    float* out = w.data.get() + k2 * w.extent;
+    if (w.side == PackedWeights::Side::kLeft) {
+      // A [m,k]: Eigen rhs R(k, j) = A[j*ld + k] (column-major); transposed A [k,m] is row-major.
+      if (!trans) PackRhs<Eigen::ColMajor>()(out, Mapper<Eigen::ColMajor>(src, ld).getSubMapper(k2, 0), depth, w.extent);
+      else PackRhs<Eigen::RowMajor>()(out, Mapper<Eigen::RowMajor>(src, ld).getSubMapper(k2, 0), depth, w.extent);
+    } else {
+      // B [k,n]: Eigen lhs L(i, k) = B[k*ld + i] (column-major); transposed B [n,k] is row-major.
+      if (!trans) PackLhs<Eigen::ColMajor>()(out, Mapper<Eigen::ColMajor>(src, ld).getSubMapper(0, k2), depth, w.extent);
+      else PackLhs<Eigen::RowMajor>()(out, Mapper<Eigen::RowMajor>(src, ld).getSubMapper(0, k2), depth, w.extent);
+    }
+  }
+}
+
+// Cache blocks: the per-call packed operand in blocks of kMc rows (Eigen
+// lhs) or kNc columns (Eigen rhs).
+constexpr Index kMc = 192;  // a multiple of kRowPanel
+constexpr Index kNc = 512;  // a multiple of nr
+
+// Packed A (Eigen rhs, weights range = its columns), x = B (Eigen lhs rows).
+template <int Order>
+void packed_left(const PackedWeights& w, const float* x, Index ldx, float* c, Index ldc, Index w0, Index w1, Index x0,
+                 Index x1) {
+  Mapper<Order> lhs(x, ldx);
+  Scratch block(sizeof(float) * static_cast<std::size_t>(kMc * w.kc));
+  Gebp gebp;
+  for (Index i2 = x0; i2 < x1; i2 += kMc) {
+    Index mc = std::min(kMc, x1 - i2);
+    for (Index k2 = 0; k2 < w.k; k2 += w.kc) {
+      Index depth = std::min<Index>(w.kc, w.k - k2);
+      PackLhs<Order>()(block.as<float>(), lhs.getSubMapper(i2, k2), depth, mc);
+      const float* slab = w.data.get() + k2 * w.extent;
+      for (Index j2 = w0; j2 < w1; j2 += kNc) {
+        Index nc = std::min(kNc, w1 - j2);
+        gebp(ResMapper(c + i2 + j2 * ldc, ldc), block.as<float>(), slab + j2 * depth, mc, depth, nc, 1.0f);
+      }
+    }
+  }
+}
+
+// Packed B (Eigen lhs, weights range = its rows), x = A (Eigen rhs columns).
+template <int Order>
+void packed_right(const PackedWeights& w, const float* x, Index ldx, float* c, Index ldc, Index w0, Index w1, Index x0,
+                  Index x1) {
+  Mapper<Order> rhs(x, ldx);
+  Scratch block(sizeof(float) * static_cast<std::size_t>(kNc * w.kc));
+  Gebp gebp;
+  for (Index j2 = x0; j2 < x1; j2 += kNc) {
+    Index nc = std::min(kNc, x1 - j2);
+    for (Index k2 = 0; k2 < w.k; k2 += w.kc) {
+      Index depth = std::min<Index>(w.kc, w.k - k2);
+      PackRhs<Order>()(block.as<float>(), rhs.getSubMapper(k2, j2), depth, nc);
+      const float* slab = w.data.get() + k2 * w.extent;
+      for (Index i2 = w0; i2 < w1; i2 += kMc) {
+        Index mc = std::min(kMc, w1 - i2);
+        gebp(ResMapper(c + i2 + j2 * ldc, ldc), slab + i2 * depth, block.as<float>(), mc, depth, nc, 1.0f);
+      }
+    }
+  }
+}
+
+void packed_tile(const PackedWeights& w, const float* x, std::int64_t ldx, bool trans_x, float* c, std::int64_t ldc,
+                 std::int64_t w0, std::int64_t w1, std::int64_t x0, std::int64_t x1) {
+  if (w.side == PackedWeights::Side::kLeft) {
+    // x = B [k, n]: Eigen lhs L(i, k) = B[k*ldx + i], column-major (row-major when B is stored [n, k]).
+    if (!trans_x) packed_left<Eigen::ColMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1);
+    else packed_left<Eigen::RowMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1);
+  } else {
+    // x = A [m, k]: Eigen rhs R(k, j) = A[j*ldx + k], column-major (row-major when A is stored [k, m]).
+    if (!trans_x) packed_right<Eigen::ColMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1);
+    else packed_right<Eigen::RowMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1);
+  }
+}
+
+}  // namespace
+
+extern const Variant WINML_CAT(k, WINML_GEMM_VARIANT_NAME) = {WINML_STR(WINML_GEMM_VARIANT), tile, slab_depth, pack,
+                                                              packed_tile};
 
 }  // namespace winml::runtime::gemm_detail

@@ -109,6 +109,10 @@ class Kernel {
  public:
   virtual ~Kernel() = default;
   virtual void run(KernelContext& ctx) const = 0;
+  // True when the kernel keeps its own (packed) copy of constant input `i`
+  // and does not read the original: memory-mapped weights only such kernels
+  // consume can be dropped from memory after planning.
+  virtual bool prepacked_input(int i) const { return false; }
 };
 
 }  // namespace winml::runtime

@@ -1,11 +1,15 @@
 #include "runtime/plan.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <queue>
 #include <set>
 
 #include "base/error.h"
 #include "model/model.h"
+#include "runtime/convert.h"
 #include "runtime/errors.h"
 #include "runtime/executor.h"
 #include "runtime/kernel_registry.h"
@@ -37,6 +41,14 @@ Shape resolve_input_shape(const onnx::ValueInfoProto& input, const std::map<std:
 }
 
 namespace {
+
+// Drops the whole pages inside [p, p + n) of a read-only file mapping.
+void release_pages(const std::byte* p, std::size_t n) {
+  auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  auto begin = (reinterpret_cast<std::uintptr_t>(p) + page - 1) / page * page;
+  auto end = (reinterpret_cast<std::uintptr_t>(p) + n) / page * page;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
 
 // Names a graph (and its nested subgraphs) reads without defining them.
 void collect_free_names(const onnx::GraphProto& g, std::set<std::string>& out) {
@@ -86,6 +98,7 @@ class PlanBuilder {
 
   std::shared_ptr<const Plan> build() {
     define_values();
+    count_mapped_consumers();
     std::vector<int> order = topological_order();
     create_steps(order);
     if (top_level_) assign_static_types(options_.memory_plan);
@@ -99,7 +112,9 @@ class PlanBuilder {
     auto it = plan_->index_.find(name);
     if (it != plan_->index_.end()) return it->second;
     int id = static_cast<int>(plan_->values.size());
-    plan_->values.push_back(ValueInfo{name});
+    ValueInfo info;
+    info.name = name;
+    plan_->values.push_back(std::move(info));
     plan_->index_[name] = id;
     return id;
   }
@@ -128,6 +143,7 @@ class PlanBuilder {
       });
       plan_->values[id].dtype = init.data_type();
       constant_ids_.insert(id);
+      if (model::is_external(init)) mapped_ids_.insert(id);
     }
     if (g_.sparse_initializer_size() > 0)
       throw UnsupportedError("sparse initializers are not supported ('" + g_.sparse_initializer(0).values().name() +
@@ -245,6 +261,7 @@ class PlanBuilder {
         constants.push_back(constant_ids_.count(id) ? constant_value(id) : nullptr);
       }
       step.explicit_inputs = n.input_size();
+      if (step.widen_half) widen_half_constants(step, constants);
       step.implicit_names = node_implicit_names(n);
       for (const auto& name : step.implicit_names) step.inputs.push_back(plan_->find(name));
       for (const auto& o : n.output()) step.outputs.push_back(o.empty() ? -1 : plan_->find(o));
@@ -254,6 +271,7 @@ class PlanBuilder {
         step.kernel = entry->factory(ctx);
       });
       step.output_aliases_input = entry->traits.alias_input0;
+      note_consumer(step);
 
       if (n.op_type() == "Constant" && step.domain.empty()) {
         fold_constant(step);
@@ -270,6 +288,36 @@ class PlanBuilder {
         message += missing.size() > 6 ? " ...)" : ")";
       }
       throw UnsupportedError(message);
+    }
+  }
+
+  // float16/bfloat16 constants read by float32 kernels are converted once,
+  // here ("convert on load"), into float32 constants the kernel can pack;
+  // the step remembers to store its float outputs in the half type.
+  void widen_half_constants(Step& step, std::vector<const Tensor*>& constants) {
+    for (int i = 0; i < step.explicit_inputs; ++i) {
+      int source = step.inputs[static_cast<std::size_t>(i)];
+      const Tensor* t = constant_ids_.count(source) ? constant_value(source) : nullptr;  // looked up afresh: see below
+      if (!t || (t->dtype() != onnx::TensorProto::FLOAT16 && t->dtype() != onnx::TensorProto::BFLOAT16)) continue;
+      step.half_storage = t->dtype();
+      auto it = widened_.find(source);
+      if (it == widened_.end()) {
+        int id = value(plan_->values[static_cast<std::size_t>(source)].name + ":float32");
+        Tensor widened = convert(*t, onnx::TensorProto::FLOAT);
+        if (mapped_ids_.count(source) && --pending_consumers_[source] == 0 && !keep_mapped_.count(source))
+          release_pages(t->raw(), t->bytes());  // the original is not read again
+        plan_->constants.emplace_back(id, std::move(widened));
+        constant_ids_.insert(id);
+        it = widened_.emplace(source, id).first;
+      } else if (mapped_ids_.count(source) && --pending_consumers_[source] == 0 && !keep_mapped_.count(source)) {
+        release_pages(t->raw(), t->bytes());
+      }
+      step.inputs[static_cast<std::size_t>(i)] = it->second;
+    }
+    // (Only now: adding constants may have moved the ones pointed to.)
+    for (int i = 0; i < step.explicit_inputs; ++i) {
+      int id = step.inputs[static_cast<std::size_t>(i)];
+      constants[static_cast<std::size_t>(i)] = constant_ids_.count(id) ? constant_value(id) : nullptr;
     }
   }
 
@@ -327,6 +375,29 @@ class PlanBuilder {
     }
   }
 
+  // Memory-mapped weights that every consumer has packed into its own copy
+  // are dropped from memory as soon as the last consumer is planned (the
+  // pages stay mapped and would be read back from the file if touched).
+  void count_mapped_consumers() {
+    for (const auto& n : g_.node()) {
+      for (const auto& in : n.input())
+        if (mapped_ids_.count(plan_->find(in))) ++pending_consumers_[plan_->find(in)];
+      for (const auto& name : node_implicit_names(n))
+        if (mapped_ids_.count(plan_->find(name))) keep_mapped_.insert(plan_->find(name));
+    }
+    for (int id : plan_->outputs) keep_mapped_.insert(id);
+  }
+
+  void note_consumer(const Step& step) {
+    for (int i = 0; i < step.explicit_inputs; ++i) {
+      int id = step.inputs[static_cast<std::size_t>(i)];
+      if (!mapped_ids_.count(id)) continue;
+      if (!step.kernel->prepacked_input(i)) keep_mapped_.insert(id);
+      if (--pending_consumers_[id] == 0 && !keep_mapped_.count(id))
+        if (const Tensor* t = constant_value(id)) release_pages(t->raw(), t->bytes());
+    }
+  }
+
   void compute_releases() {
     std::vector<int> last_use(plan_->values.size(), -1);
     for (std::size_t s = 0; s < plan_->steps.size(); ++s) {
@@ -349,6 +420,10 @@ class PlanBuilder {
   bool top_level_;
   std::shared_ptr<Plan> plan_;
   std::set<int> constant_ids_;
+  std::map<int, int> widened_;  // half constant -> its float32 copy
+  std::set<int> mapped_ids_;  // initializers stored in external (memory-mapped) files
+  std::map<int, int> pending_consumers_;
+  std::set<int> keep_mapped_;
 };
 
 std::shared_ptr<const Plan> build_graph_plan(const onnx::GraphProto& graph, const Opsets& opsets,

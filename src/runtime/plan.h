@@ -50,6 +50,7 @@ struct Step {
   std::vector<int> outputs;  // value ids, -1 for an unnamed output
   std::vector<int> release;  // values whose last use is this step
   bool widen_half = false;   // float16/bfloat16 inputs are computed in float32
+  DataType half_storage = 0;  // float outputs are stored as this half type (its half constants were widened)
   bool output_aliases_input = false;  // output 0 may share input 0's storage
   std::string describe() const;  // "node 'name' (Op)"
 };

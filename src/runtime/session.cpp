@@ -84,7 +84,8 @@ void Session::return_arena(std::shared_ptr<void> arena) const {
   arenas_.push_back(std::move(arena));
 }
 
-std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& feeds, const Observer& observer) const {
+std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& feeds, const Observer& observer,
+                                           RunProfile* profile) const {
   const std::string& source = plan_->source;
   std::vector<Tensor> inputs(inputs_.size());
   std::set<std::string> used;
@@ -110,7 +111,7 @@ std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& 
   std::vector<Tensor> outputs;
   with_error_prefix(source + ": ", [&] {
     outputs = execute(*plan_, std::move(inputs), {}, *pool_, observer ? &observer : nullptr,
-                      static_cast<std::byte*>(arena.get()));
+                      static_cast<std::byte*>(arena.get()), profile);
   });
   return_arena(std::move(arena));
 

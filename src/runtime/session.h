@@ -34,7 +34,7 @@ class ThreadPool;
 struct SessionOptions {
   int threads = 0;  // 0: one per core
   // Values of symbolic input dimensions (dim_param); unnamed ones default to 1.
-  std::map<std::string, std::int64_t> dims;
+  std::map<std::string, std::int64_t> dims = {};
   // Static memory planning (an arena reused across runs); off = allocate per value.
   bool memory_plan = true;
 };
@@ -63,7 +63,9 @@ class Session {
   // Runs the model. Every input without a default must be fed; feeds are
   // checked against declared types and fixed dimensions (InputError).
   // Concurrent calls are allowed.
-  std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& feeds, const Observer& observer = {}) const;
+  // `profile`, when given, receives each step's wall time.
+  std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& feeds, const Observer& observer = {},
+                                    RunProfile* profile = nullptr) const;
 
  private:
   std::shared_ptr<void> take_arena() const;

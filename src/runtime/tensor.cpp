@@ -8,6 +8,7 @@
 #include "model/model.h"
 #include "model/tensor_data.h"
 #include "model/tensor_file.h"
+#include "runtime/buffer_cache.h"
 #include "runtime/errors.h"
 
 namespace winml::runtime {
@@ -33,15 +34,6 @@ std::string shape_string(const Shape& s) {
 
 namespace {
 
-constexpr std::size_t kAlignment = 64;
-
-std::shared_ptr<void> aligned_buffer(std::size_t bytes) {
-  std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  void* p = std::aligned_alloc(kAlignment, rounded ? rounded : kAlignment);
-  if (!p) throw std::bad_alloc();
-  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
-}
-
 void check_storable(DataType dtype, const Shape& shape) {
   if (dtype_size(dtype) == 0) throw UnsupportedError("tensors of type " + dtype_name(dtype) + " are not supported");
   for (auto d : shape)
@@ -55,7 +47,7 @@ Tensor Tensor::allocate(DataType dtype, Shape shape) {
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
-  auto buffer = aligned_buffer(t.bytes());
+  auto buffer = cached_buffer(t.bytes());
   t.data_ = static_cast<std::byte*>(buffer.get());
   t.storage_ = std::move(buffer);
   t.writable_ = true;

@@ -5,6 +5,7 @@
 // whose boundaries depend only on tensor shapes.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -41,7 +42,7 @@ class ThreadPool {
   std::condition_variable wake_;
   std::condition_variable done_;
   Job* job_ = nullptr;
-  std::uint64_t generation_ = 0;
+  std::atomic<std::uint64_t> generation_{0};
   bool stopping_ = false;
   std::mutex submit_;  // one parallel_for at a time per pool
 };

@@ -89,3 +89,5 @@ TEST(RuntimeOracle, MobileNetV2Opset13) { expect_matches_ort("mobilenet_v2_op13"
 TEST(RuntimeOracle, MobileNetV3SmallOpset13) { expect_matches_ort("mobilenet_v3_small_op13", kImage); }
 TEST(RuntimeOracle, MobileNetV3SmallOpset17) { expect_matches_ort("mobilenet_v3_small_op17", kImage); }
 TEST(RuntimeOracle, EfficientNetB0Opset13) { expect_matches_ort("efficientnet_b0_op13", kImage); }
+TEST(RuntimeOracle, BidirectionalLstmOpset13) { expect_matches_ort("lstm_op13", {1, 50, 40}); }
+TEST(RuntimeOracle, BidirectionalGruOpset13) { expect_matches_ort("gru_op13", {1, 50, 40}); }

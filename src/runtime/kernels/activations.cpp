@@ -6,6 +6,7 @@
 
 #include "runtime/kernels/register.h"
 #include "runtime/kernels/unary.h"
+#include "runtime/vector_math.h"
 
 namespace winml::runtime::kernels {
 
@@ -121,6 +122,31 @@ struct ShrinkOp {
   }
 };
 
+// Gelu: the erf form in float32 through vector_math; the tanh form and
+// float64 per element.
+class Gelu : public Kernel {
+ public:
+  explicit Gelu(const NodeContext& n) : op_(n) {}
+  void run(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
+    if (x.dtype() == onnx::TensorProto::FLOAT && !op_.tanh_approx) {
+      const float* px = x.data<float>();
+      float* py = y.mutable_data<float>();
+      parallel_ranges(ctx.pool(), x.size(), kElementwiseGrain,
+                      [&](std::int64_t b, std::int64_t e) { vmath::gelu(px + b, py + b, e - b); });
+      return;
+    }
+    dispatch_float(x.dtype(), [&]<typename T>() {
+      const GeluOp& op = op_;
+      unary_loop<T, T>(x, y, ctx.pool(), [&op](T v) { return op(v); });
+    });
+  }
+
+ private:
+  GeluOp op_;
+};
+
 // Clip: bounds are attributes before opset 11, optional inputs from 11 on.
 class Clip : public Kernel {
  public:
@@ -159,7 +185,7 @@ void register_activations(KernelRegistry& r) {
   const auto top = kMaxOnnxOpset;
   add(r, "Relu", 6, top, make<Unary<ReluOp, Family::kNumeric>>(), kFloatCompute);
   add(r, "LeakyRelu", 6, top, make<Unary<LeakyReluOp, Family::kFloat>>(), kFloatCompute);
-  add(r, "Sigmoid", 6, top, make<Unary<SigmoidOp, Family::kFloat>>(), kFloatCompute);
+  add(r, "Sigmoid", 6, top, make<VectorUnary<SigmoidOp, vmath::sigmoid>>(), kFloatCompute);
   add(r, "Tanh", 6, top, make<Unary<TanhOp, Family::kFloat>>(), kFloatCompute);
   add(r, "HardSigmoid", 6, top, make<Unary<HardSigmoidOp, Family::kFloat>>(), kFloatCompute);
   add(r, "HardSwish", 14, top, make<Unary<HardSwishOp, Family::kFloat>>(), kFloatCompute);
@@ -170,8 +196,8 @@ void register_activations(KernelRegistry& r) {
   add(r, "Softsign", 1, top, make<Unary<SoftsignOp, Family::kFloat>>(), kFloatCompute);
   add(r, "ThresholdedRelu", 10, top, make<Unary<ThresholdedReluOp, Family::kFloat>>(), kFloatCompute);
   add(r, "Mish", 18, top, make<Unary<MishOp, Family::kFloat>>(), kFloatCompute);
-  add(r, "Gelu", 20, top, make<Unary<GeluOp, Family::kFloat>>(), kFloatCompute);
-  add(r, "Gelu", 1, 1, make<Unary<GeluOp, Family::kFloat>>(), kFloatCompute, "com.microsoft");
+  add(r, "Gelu", 20, top, make<Gelu>(), kFloatCompute);
+  add(r, "Gelu", 1, 1, make<Gelu>(), kFloatCompute, "com.microsoft");
   add(r, "Shrink", 9, top, make<Unary<ShrinkOp, Family::kNumeric>>(), kFloatCompute);
   add(r, "Clip", 6, top, make<Clip>(), kFloatCompute);
 }

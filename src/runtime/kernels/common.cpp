@@ -3,7 +3,7 @@
 namespace winml::runtime::kernels {
 
 int normalize_axis(std::int64_t axis, int rank) {
-  if (axis < -rank || axis >= rank && !(rank == 0 && axis == 0))
+  if (axis < -rank || (axis >= rank && !(rank == 0 && axis == 0)))
     throw InputError("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }

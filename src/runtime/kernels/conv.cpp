@@ -14,37 +14,41 @@ namespace winml::runtime::kernels {
 namespace {
 
 // Rows of im2col: (channel, kernel offset) pairs; columns: output positions.
-// Fills rows [r0, r1) of col for one image of `channels` channels.
-void im2col(const float* x, const Window& w, std::int64_t r0, std::int64_t r1, float* col) {
-  std::int64_t ksize = w.kernel_size(), osize = w.out_size(), isize = shape_size(w.in);
+// Fills rows [r0, r1) and columns [p0, p1) of one image's im2col matrix into
+// `col`: row r at col + r * ld, column p at offset p - p0.
+void im2col(const float* x, const Window& w, std::int64_t r0, std::int64_t r1, std::int64_t p0, std::int64_t p1,
+            float* col, std::int64_t ld) {
+  std::int64_t ksize = w.kernel_size(), isize = shape_size(w.in);
   int d = w.dims();
   if (d == 2) {
-    std::int64_t H = w.in[0], W = w.in[1], OH = w.out[0], OW = w.out[1], KH = w.kernel[0], KW = w.kernel[1];
+    std::int64_t H = w.in[0], W = w.in[1], OW = w.out[1], KW = w.kernel[1];
     std::int64_t sh = w.strides[0], sw = w.strides[1], dh = w.dilations[0], dw = w.dilations[1];
     std::int64_t ph = w.pad_begin[0], pw = w.pad_begin[1];
     for (std::int64_t r = r0; r < r1; ++r) {
       std::int64_t c = r / ksize, kh = (r % ksize) / KW, kw = r % KW;
       const float* xc = x + c * isize;
-      float* dst = col + r * osize;
+      float* dst = col + r * ld - p0;
       std::int64_t off = kw * dw - pw;
       // Output columns whose input column lies inside the image.
       std::int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
       std::int64_t hi = W - 1 - off < 0 ? -1 : std::min(OW - 1, (W - 1 - off) / sw);
-      for (std::int64_t oh = 0; oh < OH; ++oh) {
+      for (std::int64_t oh = p0 / OW; oh * OW < p1; ++oh) {
+        std::int64_t a = std::max(p0 - oh * OW, std::int64_t{0}), b = std::min(p1 - oh * OW, OW);  // this row's part
         std::int64_t ih = oh * sh - ph + kh * dh;
         float* row = dst + oh * OW;
         if (ih < 0 || ih >= H || hi < lo) {
-          std::memset(row, 0, sizeof(float) * OW);
+          std::fill(row + a, row + b, 0.0f);
           continue;
         }
         const float* xrow = xc + ih * W;
-        for (std::int64_t ow = 0; ow < lo; ++ow) row[ow] = 0.0f;
+        std::int64_t vlo = std::max(a, lo), vhi = std::min(b - 1, hi);
+        for (std::int64_t ow = a; ow < std::min(b, vlo); ++ow) row[ow] = 0.0f;
         if (sw == 1) {
-          std::memcpy(row + lo, xrow + lo + off, sizeof(float) * (hi - lo + 1));
+          if (vhi >= vlo) std::memcpy(row + vlo, xrow + vlo + off, sizeof(float) * (vhi - vlo + 1));
         } else {
-          for (std::int64_t ow = lo; ow <= hi; ++ow) row[ow] = xrow[ow * sw + off];
+          for (std::int64_t ow = vlo; ow <= vhi; ++ow) row[ow] = xrow[ow * sw + off];
         }
-        for (std::int64_t ow = hi + 1; ow < OW; ++ow) row[ow] = 0.0f;
+        for (std::int64_t ow = std::max(a, vhi + 1); ow < b; ++ow) row[ow] = 0.0f;
       }
     }
     return;
@@ -58,9 +62,13 @@ void im2col(const float* x, const Window& w, std::int64_t r0, std::int64_t r1, f
       rest /= w.kernel[i];
     }
     const float* xc = x + c * isize;
-    float* dst = col + r * osize;
-    std::fill(o.begin(), o.end(), 0);
-    for (std::int64_t p = 0; p < osize; ++p) {
+    float* dst = col + r * ld - p0;
+    std::int64_t start = p0;
+    for (int i = d - 1; i >= 0; --i) {
+      o[i] = start % w.out[i];
+      start /= w.out[i];
+    }
+    for (std::int64_t p = p0; p < p1; ++p) {
       std::int64_t offset = 0;
       bool inside = true;
       for (int i = 0; i < d && inside; ++i) {
@@ -117,7 +125,18 @@ class Conv : public Kernel {
  public:
   explicit Conv(const NodeContext& n) : attrs_(WindowAttrs::from_node(n)), group_(n.attr_int("group", 1)) {
     if (group_ < 1) n.fail("group must be positive");
+    // Constant weights are packed once for the GEMM kernels (one block per group).
+    const Tensor* w = n.constant_input(1);
+    if (w && w->dtype() == onnx::TensorProto::FLOAT && w->rank() >= 3 && w->dim(0) % group_ == 0) {
+      std::int64_t M = w->dim(0), Mg = M / group_, rows = w->size() / std::max<std::int64_t>(M, 1);
+      bool depthwise = Mg == 1 && w->dim(1) == 1 && w->rank() == 4;
+      if (!depthwise)
+        for (std::int64_t g = 0; g < group_; ++g)
+          packed_.push_back(pack_weights(PackedWeights::Side::kLeft, w->data<float>() + g * Mg * rows, rows, false, rows, Mg));
+    }
   }
+
+  bool prepacked_input(int i) const override { return i == 1 && !packed_.empty(); }
 
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
@@ -160,29 +179,53 @@ class Conv : public Kernel {
     for (int i = 0; i < w.dims() && pointwise; ++i)
       pointwise = w.strides[i] == 1 && w.pad_begin[i] == 0 && w.pad_end[i] == 0;
     std::int64_t rows = Cg * ksize;
-    Scratch col(pointwise ? 0 : sizeof(float) * static_cast<std::size_t>(rows * osize));
+    // With packed weights, im2col runs in column blocks that stay in cache,
+    // each followed by its GEMM on the same thread (when there are enough).
+    std::int64_t block = std::max<std::int64_t>(48, (std::int64_t{1} << 17) / std::max<std::int64_t>(rows, 1) / 48 * 48);
+    std::int64_t blocks = (osize + block - 1) / block;
+    bool blocked = !pointwise && !packed_.empty() && blocks >= 4;
+    Scratch col(pointwise || blocked ? 0 : sizeof(float) * static_cast<std::size_t>(rows * osize));
     for (std::int64_t n = 0; n < N; ++n) {
       for (std::int64_t g = 0; g < group_; ++g) {
         const float* xg = px + (n * C + g * Cg) * isize;
+        float* yg = py + (n * M + g * Mg) * osize;
+        if (blocked) {
+          ctx.pool().parallel_for(blocks, [&](std::int64_t t) {
+            std::int64_t p0 = t * block, p1 = std::min(osize, p0 + block), cols = p1 - p0;
+            Scratch tile(sizeof(float) * static_cast<std::size_t>(rows * cols));
+            im2col(xg, w, 0, rows, p0, p1, tile.as<float>(), cols);
+            if (pb)
+              for (std::int64_t m = 0; m < Mg; ++m) std::fill(yg + m * osize + p0, yg + m * osize + p1, pb[g * Mg + m]);
+            sgemm_packed(*packed_[g], tile.as<float>(), cols, false, cols, yg + p0, osize, pb != nullptr, ctx.pool());
+          });
+          continue;
+        }
         const float* B = xg;
         if (!pointwise) {
           parallel_ranges(ctx.pool(), rows, std::max<std::int64_t>(1, 65536 / std::max<std::int64_t>(osize, 1)),
-                          [&](std::int64_t r0, std::int64_t r1) { im2col(xg, w, r0, r1, col.as<float>()); });
+                          [&](std::int64_t r0, std::int64_t r1) { im2col(xg, w, r0, r1, 0, osize, col.as<float>(), osize); });
           B = col.as<float>();
+        }
+        if (!packed_.empty()) {
+          // Start from the bias and accumulate the product onto it.
+          if (pb)
+            for (std::int64_t m = 0; m < Mg; ++m) std::fill(yg + m * osize, yg + (m + 1) * osize, pb[g * Mg + m]);
+          sgemm_packed(*packed_[g], B, osize, false, osize, yg, osize, pb != nullptr, ctx.pool());
+          continue;
         }
         GemmArgs args;
         args.a = pw + g * Mg * rows;
         args.lda = rows;
         args.b = B;
         args.ldb = osize;
-        args.c = py + (n * M + g * Mg) * osize;
+        args.c = yg;
         args.ldc = osize;
         args.m = Mg;
         args.n = osize;
         args.k = rows;
         sgemm(args, ctx.pool());
       }
-      if (pb) {
+      if (pb && packed_.empty()) {
         float* yn = py + n * M * osize;
         parallel_ranges(ctx.pool(), M, std::max<std::int64_t>(1, kElementwiseGrain / std::max<std::int64_t>(osize, 1)),
                         [&](std::int64_t m0, std::int64_t m1) {
@@ -199,6 +242,7 @@ class Conv : public Kernel {
  private:
   WindowAttrs attrs_;
   std::int64_t group_;
+  std::vector<std::shared_ptr<const PackedWeights>> packed_;
 };
 
 class ConvTranspose : public Kernel {

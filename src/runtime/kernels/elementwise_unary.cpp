@@ -5,6 +5,7 @@
 
 #include "runtime/kernels/register.h"
 #include "runtime/kernels/unary.h"
+#include "runtime/vector_math.h"
 
 namespace winml::runtime::kernels {
 
@@ -107,7 +108,7 @@ void register_elementwise_unary(KernelRegistry& r) {
   add(r, "Sqrt", 6, top, make<Unary<SqrtOp, Family::kFloat>>(), kFloatCompute);
   add(r, "Exp", 6, top, make<Unary<ExpOp, Family::kFloat>>(), kFloatCompute);
   add(r, "Log", 6, top, make<Unary<LogOp, Family::kFloat>>(), kFloatCompute);
-  add(r, "Erf", 9, top, make<Unary<ErfOp, Family::kFloat>>(), kFloatCompute);
+  add(r, "Erf", 9, top, make<VectorUnary<ErfOp, vmath::erf>>(), kFloatCompute);
   add(r, "Reciprocal", 6, top, make<Unary<ReciprocalOp, Family::kFloat>>(), kFloatCompute);
   add(r, "Floor", 6, top, make<Unary<FloorOp, Family::kFloat>>(), kFloatCompute);
   add(r, "Ceil", 6, top, make<Unary<CeilOp, Family::kFloat>>(), kFloatCompute);

@@ -25,7 +25,14 @@ class Gemm : public Kernel {
  public:
   explicit Gemm(const NodeContext& n)
       : alpha_(n.attr_float("alpha", 1.0f)), beta_(n.attr_float("beta", 1.0f)),
-        trans_a_(n.attr_int("transA", 0) != 0), trans_b_(n.attr_int("transB", 0) != 0) {}
+        trans_a_(n.attr_int("transA", 0) != 0), trans_b_(n.attr_int("transB", 0) != 0) {
+    const Tensor* b = n.constant_input(1);
+    if (b && b->dtype() == onnx::TensorProto::FLOAT && b->rank() == 2 && alpha_ == 1.0f)
+      packed_ = pack_weights(PackedWeights::Side::kRight, b->data<float>(), b->dim(1), trans_b_,
+                             trans_b_ ? b->dim(1) : b->dim(0), trans_b_ ? b->dim(0) : b->dim(1));
+  }
+
+  bool prepacked_input(int i) const override { return i == 1 && packed_; }
 
   void run(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
@@ -46,6 +53,10 @@ class Gemm : public Kernel {
     Tensor& y = ctx.allocate_output(0, a.dtype(), shape);
     float* py = y.mutable_data<float>();
     if (add_c) fill_c(*c, py, m, n);
+    if (packed_ && packed_->k == k && packed_->extent == n) {
+      sgemm_packed(*packed_, a.data<float>(), a.dim(1), trans_a_, m, py, n, add_c, ctx.pool());
+      return;
+    }
     GemmArgs g;
     g.a = a.data<float>();
     g.lda = a.dim(1);
@@ -103,11 +114,18 @@ class Gemm : public Kernel {
 
   float alpha_, beta_;
   bool trans_a_, trans_b_;
+  std::shared_ptr<const PackedWeights> packed_;
 };
 
 class MatMul : public Kernel {
  public:
-  explicit MatMul(const NodeContext&) {}
+  explicit MatMul(const NodeContext& n) {
+    const Tensor* b = n.constant_input(1);
+    if (b && b->dtype() == onnx::TensorProto::FLOAT && b->rank() == 2)
+      packed_ = pack_weights(PackedWeights::Side::kRight, b->data<float>(), b->dim(1), false, b->dim(0), b->dim(1));
+  }
+
+  bool prepacked_input(int i) const override { return i == 1 && packed_; }
 
   void run(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
@@ -149,6 +167,10 @@ class MatMul : public Kernel {
     if (b_shared && shape_size(a_batch) == batches) {
       m *= batches;
       batches = 1;
+      if (packed_ && packed_->k == k && packed_->extent == n) {
+        sgemm_packed(*packed_, a.data<float>(), k, false, m, py, n, false, ctx.pool());
+        return;
+      }
     }
     auto args = [&](std::int64_t i) {
       GemmArgs g;
@@ -192,6 +214,8 @@ class MatMul : public Kernel {
       }
     }
   }
+
+  std::shared_ptr<const PackedWeights> packed_;
 };
 
 }  // namespace

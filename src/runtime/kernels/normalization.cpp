@@ -7,6 +7,7 @@
 
 #include "runtime/kernels/common.h"
 #include "runtime/kernels/register.h"
+#include "runtime/vector_math.h"
 
 namespace winml::runtime::kernels {
 
@@ -133,12 +134,16 @@ class LayerNormalization : public Kernel {
                     [&](std::int64_t r0, std::int64_t r1) {
                       for (std::int64_t r = r0; r < r1; ++r) {
                         const T* row = px + r * width;
-                        double sum = 0;
-                        for (std::int64_t i = 0; i < width; ++i) sum += row[i];
-                        double mean = sum / static_cast<double>(width), sq = 0;
-                        for (std::int64_t i = 0; i < width; ++i) {
-                          double d = row[i] - mean;
-                          sq += d * d;
+                        double mean, sq;
+                        if constexpr (std::is_same_v<T, float>) {
+                          mean = vmath::sum(row, width) / static_cast<double>(width);
+                          sq = vmath::sum_squared_deviations(row, width, mean);
+                        } else {
+                          double sum = 0;
+                          for (std::int64_t i = 0; i < width; ++i) sum += row[i];
+                          mean = sum / static_cast<double>(width);
+                          sq = 0;
+                          for (std::int64_t i = 0; i < width; ++i) sq += (row[i] - mean) * (row[i] - mean);
                         }
                         double inv = 1.0 / std::sqrt(sq / static_cast<double>(width) + epsilon_);
                         T* out = py + r * width;

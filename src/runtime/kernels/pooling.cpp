@@ -83,9 +83,40 @@ class Pool : public Kernel {
     }
   }
 
+  // 2-D max pooling of float32 planes, row by row: for each kernel tap the
+  // valid output columns take a running maximum (vectorizable).
+  static void max_plane_2d(const float* x, const Window& w, float* y) {
+    std::int64_t H = w.in[0], W = w.in[1], OH = w.out[0], OW = w.out[1], KH = w.kernel[0], KW = w.kernel[1];
+    std::int64_t sh = w.strides[0], sw = w.strides[1], dh = w.dilations[0], dw = w.dilations[1];
+    for (std::int64_t oh = 0; oh < OH; ++oh) {
+      float* row = y + oh * OW;
+      std::fill(row, row + OW, -std::numeric_limits<float>::infinity());
+      for (std::int64_t kh = 0; kh < KH; ++kh) {
+        std::int64_t ih = oh * sh - w.pad_begin[0] + kh * dh;
+        if (ih < 0 || ih >= H) continue;
+        const float* xrow = x + ih * W;
+        for (std::int64_t kw = 0; kw < KW; ++kw) {
+          std::int64_t off = kw * dw - w.pad_begin[1];
+          std::int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+          std::int64_t hi = W - 1 - off < 0 ? -1 : std::min(OW - 1, (W - 1 - off) / sw);
+          for (std::int64_t ow = lo; ow <= hi; ++ow) {
+            float v = xrow[ow * sw + off];
+            row[ow] = v > row[ow] ? v : row[ow];
+          }
+        }
+      }
+    }
+  }
+
   template <typename T>
   void pool_plane(const T* x, const Window& w, T* y, std::int64_t* indices, std::int64_t plane_offset) const {
     int d = w.dims();
+    if constexpr (std::is_same_v<T, float>) {
+      if (d == 2 && !indices && kind_ == PoolKind::kMax) {
+        max_plane_2d(x, w, y);
+        return;
+      }
+    }
     if (d == 2 && !indices && kind_ != PoolKind::kLp) {
       pool_plane_2d(x, w, y);
       return;

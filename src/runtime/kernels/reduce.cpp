@@ -8,6 +8,7 @@
 
 #include "runtime/kernels/common.h"
 #include "runtime/kernels/register.h"
+#include "runtime/vector_math.h"
 
 namespace winml::runtime::kernels {
 
@@ -74,6 +75,17 @@ std::set<int> resolve_axes(const std::vector<std::int64_t>& axes, int rank, bool
   return s;
 }
 
+// True when the reduced axes are the last ones, so each output reduces one
+// contiguous run.
+bool trailing(const ReduceLayout& l, int rank) {
+  int reduced = static_cast<int>(l.reduced_dims.size());
+  for (int i = 0; i < reduced; ++i)
+    if (l.reduced_strides[i] != dims_product(Shape(l.reduced_dims.begin() + i + 1, l.reduced_dims.end()), 0,
+                                             reduced - i - 1))
+      return false;
+  return reduced == 0 || l.reduced_strides.back() == 1;
+}
+
 template <Reduction R>
 class Reduce : public Kernel {
  public:
@@ -98,9 +110,21 @@ class Reduce : public Kernel {
       std::int64_t n_out = shape_size(out);
       if (l.reduced_count == 0 && (R == Reduction::kMax || R == Reduction::kMin))
         throw InputError("cannot take the maximum or minimum of an empty set");
+      // Sums over trailing axes of float32 rows take the vectorized path.
+      bool rows = trailing(l, x.rank()) && (R == Reduction::kSum || R == Reduction::kMean);
+      std::int64_t width = l.reduced_count;
       parallel_ranges(ctx.pool(), n_out, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(l.reduced_count, 1)),
                       [&](std::int64_t o0, std::int64_t o1) {
-                        for (std::int64_t o = o0; o < o1; ++o) py[o] = reduce_one<T>(px + base_offset(l, o), offs);
+                        for (std::int64_t o = o0; o < o1; ++o) {
+                          if constexpr (std::is_same_v<T, float>) {
+                            if (rows) {
+                              double s = vmath::sum(px + o * width, width);
+                              py[o] = static_cast<float>(R == Reduction::kMean ? s / static_cast<double>(width) : s);
+                              continue;
+                            }
+                          }
+                          py[o] = reduce_one<T>(px + base_offset(l, o), offs);
+                        }
                       });
     };
     dispatch_numeric(x.dtype(), body);

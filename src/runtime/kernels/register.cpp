@@ -23,6 +23,12 @@ void register_builtin_kernels(KernelRegistry& r) {
   register_control_flow(r);
   register_misc(r);
   register_einsum(r);
+  register_rnn(r);
+  register_signal(r);
+  register_losses(r);
+  register_detection(r);
+  register_integer_ops(r);
+  register_spatial(r);
 }
 
 }  // namespace winml::runtime::kernels

@@ -30,6 +30,12 @@ void register_quantize(KernelRegistry& r);
 void register_control_flow(KernelRegistry& r);
 void register_misc(KernelRegistry& r);
 void register_einsum(KernelRegistry& r);
+void register_rnn(KernelRegistry& r);
+void register_signal(KernelRegistry& r);
+void register_losses(KernelRegistry& r);
+void register_detection(KernelRegistry& r);
+void register_integer_ops(KernelRegistry& r);
+void register_spatial(KernelRegistry& r);
 
 // A factory constructing K from the NodeContext.
 template <typename K>

@@ -44,6 +44,9 @@ std::array<double, 4> cubic_coeffs(double t, double a) {
 std::vector<Taps> make_taps(const ResizeAttrs& at, std::int64_t in, std::int64_t out, double scale, double roi_start,
                             double roi_end) {
   std::vector<Taps> taps(static_cast<std::size_t>(out));
+  // With scales given, ONNX's reference measures the resized length as
+  // scale * input length (not the truncated integer size).
+  double resized = scale * static_cast<double>(in);
   for (std::int64_t x = 0; x < out; ++x) {
     double xr = static_cast<double>(x), pos;
     const std::string& cm = at.coordinate;
@@ -56,12 +59,14 @@ std::vector<Taps> make_taps(const ResizeAttrs& at, std::int64_t in, std::int64_t
     } else if (cm == "pytorch_half_pixel") {
       pos = out > 1 ? (xr + 0.5) / scale - 0.5 : 0.0;
     } else if (cm == "align_corners") {
-      pos = out == 1 ? 0.0 : xr * static_cast<double>(in - 1) / static_cast<double>(out - 1);
+      pos = resized == 1.0 ? 0.0 : xr * static_cast<double>(in - 1) / (resized - 1);
+    } else if (cm == "tf_half_pixel_for_nn") {
+      pos = (xr + 0.5) / scale;
     } else if (cm == "asymmetric") {
       pos = xr / scale;
     } else {  // tf_crop_and_resize
-      pos = out > 1 ? roi_start * static_cast<double>(in - 1) +
-                          xr * (roi_end - roi_start) * static_cast<double>(in - 1) / static_cast<double>(out - 1)
+      pos = resized > 1 ? roi_start * static_cast<double>(in - 1) +
+                              xr * (roi_end - roi_start) * static_cast<double>(in - 1) / (resized - 1)
                     : 0.5 * (roi_start + roi_end) * static_cast<double>(in - 1);
       if (pos < 0 || pos > static_cast<double>(in - 1)) {
         taps[x].extrapolate = true;
@@ -149,7 +154,7 @@ class Resize : public Kernel {
     scales_attr_ = n.attr_floats("scales");
     if (n.attr_int("antialias", 0) != 0) n.unsupported("Resize with antialias is not supported");
     static const char* modes[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
-                                  "asymmetric", "tf_crop_and_resize"};
+                                  "asymmetric", "tf_crop_and_resize", "tf_half_pixel_for_nn"};
     if (std::find(std::begin(modes), std::end(modes), at_.coordinate) == std::end(modes))
       n.fail("unknown coordinate_transformation_mode '" + at_.coordinate + "'");
   }

@@ -6,6 +6,8 @@
 
 #include "runtime/kernels/common.h"
 #include "runtime/kernels/register.h"
+#include "runtime/scratch.h"
+#include "runtime/vector_math.h"
 
 namespace winml::runtime::kernels {
 
@@ -35,13 +37,20 @@ class Softmax : public Kernel {
       const T* px = x.data<T>();
       T* py = ctx.allocate_output(0, x.dtype(), x.shape()).template mutable_data<T>();
       std::int64_t lines = outer * inner;
-      parallel_ranges(ctx.pool(), lines, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(len, 1)),
-                      [&](std::int64_t l0, std::int64_t l1) {
-                        for (std::int64_t l = l0; l < l1; ++l) {
-                          std::int64_t o = l / inner, i = l % inner;
-                          line<T>(px + o * len * inner + i, py + o * len * inner + i, len, inner);
-                        }
-                      });
+      std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(len, 1));
+      if constexpr (std::is_same_v<T, float>) {
+        if (inner == 1 && M != Mode::kHardmax) {
+          parallel_ranges(ctx.pool(), lines, grain,
+                          [&](std::int64_t l0, std::int64_t l1) { contiguous_rows(px + l0 * len, py + l0 * len, l1 - l0, len); });
+          return;
+        }
+      }
+      parallel_ranges(ctx.pool(), lines, grain, [&](std::int64_t l0, std::int64_t l1) {
+        for (std::int64_t l = l0; l < l1; ++l) {
+          std::int64_t o = l / inner, i = l % inner;
+          line<T>(px + o * len * inner + i, py + o * len * inner + i, len, inner);
+        }
+      });
     });
   }
 
@@ -70,6 +79,30 @@ class Softmax : public Kernel {
       } else {
         T log_sum = std::log(sum);
         for (std::int64_t k = 0; k < len; ++k) y[k * stride] = x[k * stride] - max - log_sum;
+      }
+    }
+  }
+
+  // float32 rows: each row's maximum subtracted, one vectorized exp over
+  // all the rows, then per-row 8-lane double sums.
+  static void contiguous_rows(const float* x, float* y, std::int64_t rows, std::int64_t len) {
+    for (std::int64_t r = 0; r < rows; ++r) {
+      float max = vmath::max(x + r * len, len);
+      for (std::int64_t k = 0; k < len; ++k) y[r * len + k] = x[r * len + k] - max;
+    }
+    if constexpr (M == Mode::kSoftmax) {
+      vmath::exp(y, y, rows * len);
+      for (std::int64_t r = 0; r < rows; ++r) {
+        float* row = y + r * len;
+        float inv = static_cast<float>(1.0 / vmath::sum(row, len));
+        for (std::int64_t k = 0; k < len; ++k) row[k] *= inv;
+      }
+    } else {
+      Scratch e(sizeof(float) * static_cast<std::size_t>(rows * len));
+      vmath::exp(y, e.as<float>(), rows * len);
+      for (std::int64_t r = 0; r < rows; ++r) {
+        float log_sum = static_cast<float>(std::log(vmath::sum(e.as<float>() + r * len, len)));
+        for (std::int64_t k = 0; k < len; ++k) y[r * len + k] -= log_sum;
       }
     }
   }

@@ -27,4 +27,30 @@ class Unary : public Kernel {
   Op op_;
 };
 
+// Like Unary, with float32 computed by a vectorized array function
+// (vector_math.h); other types use the per-element Op.
+template <typename Op, void (*kArrayFn)(const float*, float*, std::int64_t)>
+class VectorUnary : public Kernel {
+ public:
+  explicit VectorUnary(const NodeContext& n) : op_(n) {}
+  void run(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
+    if (x.dtype() == onnx::TensorProto::FLOAT) {
+      const float* px = x.data<float>();
+      float* py = y.mutable_data<float>();
+      parallel_ranges(ctx.pool(), x.size(), kElementwiseGrain,
+                      [&](std::int64_t b, std::int64_t e) { kArrayFn(px + b, py + b, e - b); });
+      return;
+    }
+    dispatch_float(x.dtype(), [&]<typename T>() {
+      const Op& op = op_;
+      unary_loop<T, T>(x, y, ctx.pool(), [&op](T v) { return op(v); });
+    });
+  }
+
+ private:
+  Op op_;
+};
+
 }  // namespace winml::runtime::kernels

@@ -1,0 +1,136 @@
+#include "runtime/vector_math.h"
+
+#include <bit>
+#include <limits>
+
+namespace winml::runtime::vmath {
+
+namespace {
+
+#define WINML_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+
+// e^x for one lane: x = n ln2 + r with |r| <= ln2/2, e^r by its Taylor
+// polynomial to r^7, 2^n assembled in the exponent bits.
+inline float exp1(float x) {
+  const float hi = 88.72283f, lo = -87.33654f;  // e^x overflows / leaves the normal range
+  float xc = x > hi ? hi : (x < lo ? lo : x);
+  float t = xc * 1.44269504088896341f + 12582912.0f;  // round to nearest: 1.5 * 2^23
+  float n = t - 12582912.0f;
+  float r = xc - n * 0.693359375f;  // ln2 split so n * hi is exact
+  r = r - n * -2.12194440e-4f;
+  float p = 1.0f / 5040;
+  p = p * r + 1.0f / 720;
+  p = p * r + 1.0f / 120;
+  p = p * r + 1.0f / 24;
+  p = p * r + 1.0f / 6;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  // n can reach 128 at the top of the range: scale in two steps there.
+  float extra = n > 127.0f ? 2.0f : 1.0f;
+  n = n > 127.0f ? 127.0f : n;
+  auto bits = static_cast<std::int32_t>(n) + 127;
+  float scale = std::bit_cast<float>(bits << 23);
+  float y = p * scale * extra;
+  y = x > hi ? std::bit_cast<float>(0x7f800000) : y;
+  y = x < lo ? 0.0f : y;
+  return x != x ? x : y;
+}
+
+// erf for one lane: a Taylor series for |x| < 0.5; above,
+// 1 - e^(-x^2) R(u), u = 1 / (1 + x/2), with R fitted to erfc(x) e^(x^2) on
+// [0.5, 4] (relative error 2e-9); 1 beyond 4.
+inline float erf1(float x) {
+  float a = x < 0 ? -x : x;
+  float a2 = a * a;
+  float s = -1.0f / 75600;
+  s = s * a2 + 1.0f / 9360;
+  s = s * a2 - 1.0f / 1320;
+  s = s * a2 + 1.0f / 216;
+  s = s * a2 - 1.0f / 42;
+  s = s * a2 + 1.0f / 10;
+  s = s * a2 - 1.0f / 3;
+  s = s * a2 + 1.0f;
+  float small = 1.12837916709551257f * a * s;  // 2/sqrt(pi)
+  float u = 1.0f / (1.0f + 0.5f * a);
+  float r = -0.021092606708407402f;
+  r = r * u + 0.20736001431941986f;
+  r = r * u - 0.6301743388175964f;
+  r = r * u + 0.7255899310112f;
+  r = r * u - 0.2060617059469223f;
+  r = r * u + 0.38872605562210083f;
+  r = r * u + 0.24958567321300507f;
+  r = r * u + 0.2863214612007141f;
+  r = r * u - 0.0002391891903243959f;
+  float big = 1.0f - exp1(-a2) * r;
+  float y = a < 0.5f ? small : big;
+  y = a > 4.0f ? 1.0f : y;
+  y = x < 0 ? -y : y;
+  return x != x ? x : y;
+}
+
+}  // namespace
+
+WINML_CLONES void exp(const float* x, float* y, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) y[i] = exp1(x[i]);
+}
+
+WINML_CLONES void erf(const float* x, float* y, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) y[i] = erf1(x[i]);
+}
+
+WINML_CLONES void gelu(const float* x, float* y, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    float v = x[i];
+    y[i] = 0.5f * v * (1.0f + erf1(v * 0.70710678118654752f));
+  }
+}
+
+WINML_CLONES void sigmoid(const float* x, float* y, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    // e^-|x| never overflows; mirror for negative x.
+    float v = x[i];
+    float e = exp1(v < 0 ? v : -v);
+    float p = 1.0f / (1.0f + e);
+    y[i] = v < 0 ? e * p : p;
+  }
+}
+
+WINML_CLONES float max(const float* x, std::int64_t n) {
+  const float lowest = -std::numeric_limits<float>::infinity();
+  float lane[16];
+  for (int k = 0; k < 16; ++k) lane[k] = lowest;
+  std::int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int k = 0; k < 16; ++k) lane[k] = x[i + k] > lane[k] ? x[i + k] : lane[k];
+  for (int k = 0; i < n; ++i, ++k) lane[k] = x[i] > lane[k] ? x[i] : lane[k];
+  float m = lowest;
+  for (int k = 0; k < 16; ++k) m = lane[k] > m ? lane[k] : m;
+  return m;
+}
+
+WINML_CLONES double sum(const float* x, std::int64_t n) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) acc[k] += static_cast<double>(x[i + k]);
+  for (int k = 0; i < n; ++i, ++k) acc[k] += static_cast<double>(x[i]);
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+WINML_CLONES double sum_squared_deviations(const float* x, std::int64_t n, double center) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) {
+      double d = static_cast<double>(x[i + k]) - center;
+      acc[k] += d * d;
+    }
+  for (int k = 0; i < n; ++i, ++k) {
+    double d = static_cast<double>(x[i]) - center;
+    acc[k] += d * d;
+  }
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+}  // namespace winml::runtime::vmath

@@ -1,0 +1,120 @@
+// The tiled GEMM: correct against a double-precision reference, and
+// bit-identical for every thread count.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "runtime/gemm.h"
+#include "runtime/thread_pool.h"
+#include "support/model_builder.h"
+
+using namespace winml;
+
+namespace {
+
+struct Problem {
+  std::int64_t m, n, k;
+  bool ta, tb;
+};
+
+std::vector<float> multiply(const Problem& p, const std::vector<float>& a, const std::vector<float>& b,
+                            runtime::ThreadPool& pool) {
+  std::vector<float> c(static_cast<std::size_t>(p.m * p.n), 7.0f);
+  runtime::GemmArgs g;
+  g.a = a.data();
+  g.lda = p.ta ? p.m : p.k;
+  g.trans_a = p.ta;
+  g.b = b.data();
+  g.ldb = p.tb ? p.k : p.n;
+  g.trans_b = p.tb;
+  g.c = c.data();
+  g.ldc = p.n;
+  g.m = p.m;
+  g.n = p.n;
+  g.k = p.k;
+  runtime::sgemm(g, pool);
+  return c;
+}
+
+}  // namespace
+
+TEST(Gemm, MatchesADoublePrecisionReference) {
+  runtime::ThreadPool pool(3);
+  for (Problem p : {Problem{1, 1000, 2048, false, true}, Problem{197, 500, 400, false, false},
+                    Problem{64, 3136, 130, false, false}, Problem{5, 3, 0, false, false},
+                    Problem{33, 17, 9, true, true}, Problem{2048, 49, 200, true, false}}) {
+    auto a = test::random_floats(static_cast<std::size_t>(p.m * p.k), 1);
+    auto b = test::random_floats(static_cast<std::size_t>(p.k * p.n), 2);
+    auto c = multiply(p, a, b, pool);
+    double worst = 0;
+    for (std::int64_t i = 0; i < p.m; ++i)
+      for (std::int64_t j = 0; j < p.n; ++j) {
+        double ref = 0;
+        for (std::int64_t q = 0; q < p.k; ++q)
+          ref += double(p.ta ? a[q * p.m + i] : a[i * p.k + q]) * double(p.tb ? b[j * p.k + q] : b[q * p.n + j]);
+        worst = std::max(worst, std::fabs(ref - c[i * p.n + j]) / std::sqrt(double(std::max<std::int64_t>(p.k, 1))));
+      }
+    EXPECT_LT(worst, 1e-5) << p.m << "x" << p.n << "x" << p.k;
+  }
+}
+
+TEST(Gemm, IsBitIdenticalForAnyThreadCount) {
+  Problem p{300, 2000, 700, false, false};
+  auto a = test::random_floats(static_cast<std::size_t>(p.m * p.k), 3);
+  auto b = test::random_floats(static_cast<std::size_t>(p.k * p.n), 4);
+  runtime::ThreadPool one(1);
+  auto reference = multiply(p, a, b, one);
+  for (int threads : {2, 3, 8}) {
+    runtime::ThreadPool pool(threads);
+    auto c = multiply(p, a, b, pool);
+    EXPECT_EQ(std::memcmp(c.data(), reference.data(), c.size() * sizeof(float)), 0) << threads << " threads";
+  }
+}
+
+namespace {
+
+// C = A x B with A (left) or B (right) prepacked, the other operand as given.
+std::vector<float> multiply_packed(runtime::PackedWeights::Side side, const Problem& p, const std::vector<float>& a,
+                                   const std::vector<float>& b, runtime::ThreadPool& pool) {
+  std::vector<float> c(static_cast<std::size_t>(p.m * p.n), 7.0f);
+  std::int64_t lda = p.ta ? p.m : p.k, ldb = p.tb ? p.k : p.n;
+  if (side == runtime::PackedWeights::Side::kLeft) {
+    auto w = runtime::pack_weights(side, a.data(), lda, p.ta, p.k, p.m);
+    runtime::sgemm_packed(*w, b.data(), ldb, p.tb, p.n, c.data(), p.n, false, pool);
+  } else {
+    auto w = runtime::pack_weights(side, b.data(), ldb, p.tb, p.k, p.n);
+    runtime::sgemm_packed(*w, a.data(), lda, p.ta, p.m, c.data(), p.n, false, pool);
+  }
+  return c;
+}
+
+}  // namespace
+
+TEST(Gemm, PrepackedWeightsGiveTheSameProductOnEitherSide) {
+  runtime::ThreadPool pool(3);
+  for (auto side : {runtime::PackedWeights::Side::kLeft, runtime::PackedWeights::Side::kRight}) {
+    // Shapes with ragged edges and several tiles (>= 16M multiply-adds).
+    for (Problem p : {Problem{1, 1000, 2048, false, true}, Problem{197, 700, 300, false, false},
+                      Problem{64, 3136, 130, false, false}, Problem{1001, 5, 333, true, false},
+                      Problem{33, 17, 9, true, true}, Problem{600, 49, 700, false, true}}) {
+      auto a = test::random_floats(static_cast<std::size_t>(p.m * p.k), 5);
+      auto b = test::random_floats(static_cast<std::size_t>(p.k * p.n), 6);
+      auto c = multiply_packed(side, p, a, b, pool);
+      double worst = 0;
+      for (std::int64_t i = 0; i < p.m; ++i)
+        for (std::int64_t j = 0; j < p.n; ++j) {
+          double ref = 0;
+          for (std::int64_t q = 0; q < p.k; ++q)
+            ref += double(p.ta ? a[q * p.m + i] : a[i * p.k + q]) * double(p.tb ? b[j * p.k + q] : b[q * p.n + j]);
+          worst = std::max(worst, std::fabs(ref - c[i * p.n + j]) / std::sqrt(double(p.k)));
+        }
+      EXPECT_LT(worst, 1e-5) << (side == runtime::PackedWeights::Side::kLeft ? "left " : "right ") << p.m << "x" << p.n
+                             << "x" << p.k;
+      // Any thread count: the same bits.
+      runtime::ThreadPool one(1), eight(8);
+      EXPECT_EQ(multiply_packed(side, p, a, b, one), c);
+      EXPECT_EQ(multiply_packed(side, p, a, b, eight), c);
+    }
+  }
+}

@@ -1,0 +1,145 @@
+// `winml-make run` through the real binary.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "model/model_io.h"
+#include "model/tensor_file.h"
+#include "support/cli_runner.h"
+#include "support/model_builder.h"
+#include "support/temp_dir.h"
+
+using namespace winml;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path write_model(const test::TempDir& dir, const onnx::ModelProto& proto, const std::string& name = "m.onnx") {
+  model::Model m;
+  m.proto = proto;
+  model::save_model(m, dir / name);
+  return dir / name;
+}
+
+// y = x * 2 over a [batch, 3] input.
+onnx::ModelProto doubling_model() {
+  test::GraphBuilder b;
+  b.input("x", {"batch", 3});
+  b.initializer("two", {}, {2.0f});
+  b.node("Mul", {"x", "two"}, {"y"});
+  b.output("y", {"batch", 3});
+  return test::make_model(b.graph());
+}
+
+}  // namespace
+
+TEST(RunCli, SummarizesOutputsAsJson) {
+  test::TempDir dir;
+  auto model = write_model(dir, doubling_model());
+  model::TensorFile x{onnx::TensorProto::FLOAT, {2, 3}, {}};
+  std::vector<float> v = {1, -2, 3, 4, 5, -6};
+  x.data.resize(v.size() * 4);
+  std::memcpy(x.data.data(), v.data(), x.data.size());
+  model::write_npy(dir / "x.npy", x);
+  auto r = test::run_cli({"run", "-m", model.string(), "--input", "x=" + (dir / "x.npy").string(), "--json",
+                          "--output-dir", dir.path().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  const auto& y = j["outputs"][0];
+  EXPECT_EQ(y["name"], "y");
+  EXPECT_EQ(y["dtype"], "float32");
+  EXPECT_EQ(y["shape"], nlohmann::json({2, 3}));
+  EXPECT_EQ(y["min"], -12.0);
+  EXPECT_EQ(y["max"], 10.0);
+  EXPECT_DOUBLE_EQ(y["mean"].get<double>(), 10.0 / 6);
+  EXPECT_EQ(y["nan"], 0);
+  auto saved = model::read_npy(dir / "y.npy");
+  EXPECT_EQ(saved.shape, (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(saved.as<float>()[5], -12.0f);
+}
+
+TEST(RunCli, FillsInputsAndBindsSymbolicDims) {
+  test::TempDir dir;
+  auto model = write_model(dir, doubling_model());
+  auto ones = test::run_cli({"run", "-m", model.string(), "--dim", "batch=4", "--json"});
+  ASSERT_EQ(ones.exit_code, 0) << ones.err;
+  auto j = nlohmann::json::parse(ones.out);
+  EXPECT_EQ(j["outputs"][0]["shape"], nlohmann::json({4, 3}));
+  EXPECT_EQ(j["outputs"][0]["min"], 2.0);
+  EXPECT_EQ(j["outputs"][0]["max"], 2.0);
+
+  auto r1 = test::run_cli({"run", "-m", model.string(), "--random", "--seed", "5", "--json"});
+  auto r2 = test::run_cli({"run", "-m", model.string(), "--random", "--seed", "5", "--json"});
+  auto r3 = test::run_cli({"run", "-m", model.string(), "--random", "--seed", "6", "--json"});
+  ASSERT_EQ(r1.exit_code, 0) << r1.err;
+  auto mean = [](const test::CliResult& r) { return nlohmann::json::parse(r.out)["outputs"][0]["mean"].get<double>(); };
+  EXPECT_EQ(mean(r1), mean(r2));
+  EXPECT_NE(mean(r1), mean(r3));
+}
+
+TEST(RunCli, TextOutputAndTiming) {
+  test::TempDir dir;
+  auto model = write_model(dir, doubling_model());
+  auto r = test::run_cli({"run", "-m", model.string(), "--repeat", "3", "--threads", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("y: float32[1, 3]  min 2  max 2  mean 2  nan 0  inf 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("over 3 runs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 threads"), std::string::npos) << r.out;
+}
+
+TEST(RunCli, CountsNonFiniteValues) {
+  test::TempDir dir;
+  test::GraphBuilder b;
+  b.input("x", {3});
+  b.node("Log", {"x"}, {"y"});
+  b.output("y", {3});
+  auto model = write_model(dir, test::make_model(b.graph()));
+  model::TensorFile x{onnx::TensorProto::FLOAT, {3}, {}};
+  std::vector<float> v = {-1, 0, 1};
+  x.data.resize(12);
+  std::memcpy(x.data.data(), v.data(), 12);
+  model::write_npy(dir / "x.npy", x);
+  auto r = test::run_cli({"run", "-m", model.string(), "--input", "x=" + (dir / "x.npy").string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto y = nlohmann::json::parse(r.out)["outputs"][0];
+  EXPECT_EQ(y["nan"], 1);
+  EXPECT_EQ(y["inf"], 1);
+  EXPECT_EQ(y["min"], 0.0);
+  EXPECT_EQ(y["max"], 0.0);
+}
+
+TEST(RunCli, ErrorsAndExitCodes) {
+  test::TempDir dir;
+  auto model = write_model(dir, doubling_model());
+  auto bad_input = test::run_cli({"run", "-m", model.string(), "--input", "nope=" + (dir / "missing.npy").string()});
+  EXPECT_EQ(bad_input.exit_code, 2);
+  EXPECT_NE(bad_input.first_error_line().find("missing.npy"), std::string::npos) << bad_input.err;
+
+  auto bad_dim = test::run_cli({"run", "-m", model.string(), "--dim", "batch"});
+  EXPECT_EQ(bad_dim.exit_code, 2);
+  EXPECT_NE(bad_dim.err.find("NAME=VALUE"), std::string::npos) << bad_dim.err;
+
+  test::GraphBuilder b;
+  b.input("x", {3});
+  b.node("Frobnicate", {"x"}, {"y"}, "frob_1");
+  b.output("y", {3});
+  auto unsupported = write_model(dir, test::make_model(b.graph()), "u.onnx");
+  auto r = test::run_cli({"run", "-m", unsupported.string()});
+  EXPECT_EQ(r.exit_code, 1) << "valid model, unsupported op: a build failure, not an input error";
+  EXPECT_NE(r.first_error_line().find("u.onnx"), std::string::npos) << r.err;
+  EXPECT_NE(r.first_error_line().find("node 'frob_1' (Frobnicate)"), std::string::npos) << r.err;
+}
+
+TEST(RunCli, ProfilesTimePerOpType) {
+  test::TempDir dir;
+  auto model = write_model(dir, doubling_model());
+  auto r = test::run_cli({"run", "-m", model.string(), "--repeat", "2", "--profile", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("profile_ms_per_run")) << r.out;
+  EXPECT_EQ(j["profile_ms_per_run"]["Mul"]["nodes"], 1);
+  EXPECT_GE(j["profile_ms_per_run"]["Mul"]["ms"].get<double>(), 0.0);
+  EXPECT_EQ(j["repeat"], 2);
+  EXPECT_GT(j["median_ms"].get<double>(), 0.0);
+}

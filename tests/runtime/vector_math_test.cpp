@@ -1,0 +1,85 @@
+// The vectorized float math against double-precision libm.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "runtime/vector_math.h"
+
+using namespace winml::runtime;
+
+namespace {
+
+std::vector<float> sweep(float lo, float hi, int n) {
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) v[i] = lo + (hi - lo) * static_cast<float>(i) / static_cast<float>(n - 1);
+  return v;
+}
+
+}  // namespace
+
+TEST(VectorMath, ExpIsWithinTwoUlpOverTheFloatRange) {
+  auto x = sweep(-87.0f, 88.5f, 200001);
+  std::vector<float> y(x.size());
+  vmath::exp(x.data(), y.data(), static_cast<std::int64_t>(x.size()));
+  double worst = 0;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    worst = std::max(worst, std::fabs(y[i] - std::exp(double(x[i]))) / std::exp(double(x[i])));
+  EXPECT_LT(worst, 2.5e-7);  // 2^-23 is 1.19e-7
+
+  float edge[] = {-200.0f, -88.0f, 89.0f, 1000.0f, INFINITY, -INFINITY, NAN, 0.0f};
+  float out[8];
+  vmath::exp(edge, out, 8);
+  EXPECT_EQ(out[0], 0.0f);
+  EXPECT_GE(out[1], 0.0f);
+  EXPECT_TRUE(std::isinf(out[2]) && out[2] > 0);
+  EXPECT_TRUE(std::isinf(out[3]));
+  EXPECT_TRUE(std::isinf(out[4]));
+  EXPECT_EQ(out[5], 0.0f);
+  EXPECT_TRUE(std::isnan(out[6]));
+  EXPECT_EQ(out[7], 1.0f);
+}
+
+TEST(VectorMath, ErfGeluAndSigmoidMatchLibm) {
+  auto x = sweep(-6.0f, 6.0f, 120001);
+  std::int64_t n = static_cast<std::int64_t>(x.size());
+  std::vector<float> e(x.size()), g(x.size()), s(x.size());
+  vmath::erf(x.data(), e.data(), n);
+  vmath::gelu(x.data(), g.data(), n);
+  vmath::sigmoid(x.data(), s.data(), n);
+  double erf_rel = 0, gelu_abs = 0, sig_rel = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    double v = x[i];
+    double ref = std::erf(v);
+    if (ref != 0) erf_rel = std::max(erf_rel, std::fabs(e[i] - ref) / std::fabs(ref));
+    gelu_abs = std::max(gelu_abs, std::fabs(g[i] - 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)))) / std::max(1.0, std::fabs(v)));
+    double sig = 1 / (1 + std::exp(-v));
+    sig_rel = std::max(sig_rel, std::fabs(s[i] - sig) / sig);
+  }
+  EXPECT_LT(erf_rel, 5e-7);
+  EXPECT_LT(gelu_abs, 5e-7);
+  EXPECT_LT(sig_rel, 5e-7);
+  float tiny[] = {1e-30f, -1e-20f, 1e-8f, NAN};
+  float out[4];
+  vmath::erf(tiny, out, 4);
+  EXPECT_NEAR(out[0], 1.1283791671e-30, 1e-36);
+  EXPECT_NEAR(out[2], 1.1283791671e-8, 1e-14);
+  EXPECT_LT(out[1], 0.0f);
+  EXPECT_TRUE(std::isnan(out[3]));
+}
+
+TEST(VectorMath, SumsInDoubleWhateverTheLengthAndAlignment) {
+  std::vector<float> v(1031);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(std::sin(double(i))) * 1000.0f;
+  for (std::size_t start : {0, 1, 3}) {
+    for (std::int64_t len : {0, 1, 7, 8, 9, 1000, 1024}) {
+      long double ref = 0, sq = 0;
+      for (std::int64_t i = 0; i < len; ++i) ref += v[start + i];
+      double mean = len ? static_cast<double>(ref / len) : 0.0;
+      for (std::int64_t i = 0; i < len; ++i) sq += (v[start + i] - mean) * (v[start + i] - mean);
+      EXPECT_NEAR(vmath::sum(v.data() + start, len), static_cast<double>(ref), 1e-9);
+      EXPECT_NEAR(vmath::sum_squared_deviations(v.data() + start, len, mean), static_cast<double>(sq), 1e-6 * (1 + sq));
+    }
+  }
+}
