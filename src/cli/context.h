@@ -33,6 +33,7 @@ struct Command {
 Command add_inspect_command(CLI::App& app);
 Command add_config_command(CLI::App& app);
 Command add_optimize_command(CLI::App& app);
+Command add_analyze_command(CLI::App& app);
 
 // The version string printed by --version.
 std::string version_string();

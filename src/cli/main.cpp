@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
       cli::add_config_command(app),
       cli::add_inspect_command(app),
       cli::add_optimize_command(app),
+      cli::add_analyze_command(app),
   };
 
   try {

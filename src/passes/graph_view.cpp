@@ -263,6 +263,10 @@ std::optional<std::vector<std::int64_t>> GraphView::static_shape(const std::stri
   return dims;
 }
 
+void GraphView::add_types(const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& infos) {
+  for (const auto& v : infos) types_.emplace(v.name(), &v.type());
+}
+
 void GraphView::remove_node(int i) {
   check_writable();
   removed_[static_cast<std::size_t>(i)] = true;

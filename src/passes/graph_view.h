@@ -70,6 +70,10 @@ class GraphView {
   // Dimensions with -1 for the unknown/symbolic ones (rank must be known).
   std::optional<std::vector<std::int64_t>> partial_shape(const std::string& value) const;
 
+  // Adds type information from elsewhere (e.g. shape inference run on a copy)
+  // for values this graph does not describe yet. `infos` must outlive the view.
+  void add_types(const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& infos);
+
   // ---- edits ----
   void remove_node(int i);
   // Adds a node; at commit it is placed just before node `before` (or at the end

@@ -1,7 +1,5 @@
 #include "passes/optimize.h"
 
-#include <onnx/defs/schema.h>
-
 #include <chrono>
 #include <set>
 #include <unordered_set>
@@ -58,15 +56,6 @@ std::int64_t count_initializers(const onnx::ModelProto& m) {
   std::int64_t n = 0;
   model::for_each_graph(m.graph(), [&](const onnx::GraphProto& g, int) { n += g.initializer_size(); });
   return n;
-}
-
-OpsetFacts opset_facts(const model::Model& m) {
-  OpsetFacts f;
-  f.onnx = m.opset("");
-  f.microsoft = m.opset("com.microsoft");
-  const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-  if (auto it = ranges.find(""); it != ranges.end()) f.libonnx_max = it->second.second;
-  return f;
 }
 
 // value_info entries for values that no longer exist (or duplicate inputs and

@@ -28,6 +28,14 @@ struct OpsetFacts {
   std::int64_t libonnx_max = 0;  // newest default-domain opset libonnx's schemas know
 };
 
+// The opset facts of a model.
+OpsetFacts opset_facts(const model::Model& m);
+
+// libonnx shape inference in lenient mode (a node it cannot infer keeps its
+// existing types). Skipped, with a note, for default-domain opsets newer than
+// libonnx knows. Returns the number of value_info entries added.
+int infer_shapes_lenient(onnx::ModelProto& m, const OpsetFacts& opsets, std::string* note);
+
 struct PassContext {
   model::Model& model;
   OpsetFacts opsets;
