@@ -97,6 +97,18 @@ json analyze_model(const model::Model& m, const AnalyzeOptions& options) {
   for (const auto& n : names) tables.push_back(load_ep_table(n));
   std::vector<EpClassifier> classifiers;
   for (const auto& t : tables) classifiers.emplace_back(t, options.device);
+  std::vector<std::string> dynamic_inputs;
+  {
+    std::set<std::string> inits;
+    for (const auto& t : m.proto.graph().initializer()) inits.insert(t.name());
+    for (const auto& in : m.proto.graph().input()) {
+      if (inits.count(in.name()) || !in.type().has_tensor_type()) continue;
+      bool fixed = in.type().tensor_type().has_shape();
+      for (const auto& d : in.type().tensor_type().shape().dim()) fixed = fixed && d.has_dim_value();
+      if (!fixed) dynamic_inputs.push_back(in.name());
+    }
+  }
+  for (auto& c : classifiers) c.set_dynamic_inputs(dynamic_inputs);
 
   std::map<std::string, std::int64_t> counts;
   std::int64_t total = 0;

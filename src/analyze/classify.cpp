@@ -5,6 +5,7 @@
 #include "base/text.h"
 #include "model/tensor_data.h"
 #include "passes/node_util.h"
+#include "passes/tensor_util.h"
 
 namespace winml::analyze {
 
@@ -35,8 +36,11 @@ std::string attribute_text(const onnx::AttributeProto& a) {
 
 }  // namespace
 
-std::string violation(const passes::GraphView& v, int i, const OpConstraint& c, std::int64_t opset) {
+std::string violation(const passes::GraphView& v, int i, const OpConstraint& c, std::int64_t opset,
+                      const std::string& device) {
   const auto& n = v.node(i);
+  if (!c.devices.empty() && std::find(c.devices.begin(), c.devices.end(), device) == c.devices.end())
+    return "not on " + device + " (runs on " + join(c.devices, ", ") + ")";
   if (c.min_opset && opset < *c.min_opset)
     return "opset " + std::to_string(opset) + " is below " + std::to_string(*c.min_opset);
   if (c.max_opset && opset > *c.max_opset)
@@ -69,6 +73,14 @@ std::string violation(const passes::GraphView& v, int i, const OpConstraint& c, 
     const std::string& in = passes::input_or_empty(n, k);
     if (!in.empty() && !v.constant(in)) return "input " + std::to_string(k) + " is not a constant";
   }
+  for (int k : c.nonnegative_inputs) {
+    const std::string& in = passes::input_or_empty(n, k);
+    const auto* t = in.empty() ? nullptr : v.constant(in);
+    if (!t) continue;  // only constants can be checked
+    auto values = passes::read_ints(v.model(), *t);
+    if (values && std::any_of(values->begin(), values->end(), [](std::int64_t x) { return x < 0; }))
+      return "input " + std::to_string(k) + " holds negative values";
+  }
   if (!c.attribute.empty()) {
     std::optional<std::string> value = c.attribute_default;
     if (const auto* a = passes::find_attr(n, c.attribute)) value = attribute_text(*a);
@@ -90,7 +102,7 @@ void EpClassifier::add(const passes::GraphView& v, int i, std::int64_t opset) {
   ++use.nodes;
   bool violated = false;
   for (const auto* c : table_.constraints(n.domain(), n.op_type())) {
-    std::string why = violation(v, i, *c, opset);
+    std::string why = violation(v, i, *c, opset, device_);
     if (why.empty()) continue;
     use.reasons[why + " — " + c->note].push_back(n.name());
     violated = true;
@@ -134,6 +146,11 @@ json EpClassifier::result() const {
                "not listed in rules/ep/" + table_.name + ".toml", {});
     }
   }
+  for (const auto& req : table_.requirements)
+    info.push_back({{"level", "info"}, {"operator", ""}, {"nodes", 0}, {"message", req}, {"examples", json::array()}});
+  if (table_.static_input_shapes && !dynamic_inputs_.empty())
+    add_info("warning", "", 0, table_.ep_type + " needs fixed input shapes; set [model] dims for the symbolic ones",
+             dynamic_inputs_);
   bool full = classification["partial"].empty() && classification["unsupported"].empty() &&
               classification["unknown"].empty();
   bool none = classification["supported"].empty() && classification["partial"].empty();
@@ -141,10 +158,11 @@ json EpClassifier::result() const {
   r["ep"] = table_.name;
   r["ihv_type"] = table_.ihv_type;
   r["ep_type"] = table_.ep_type;
-  r["device_type"] = device_.empty() ? table_.default_device : device_;
+  r["device_type"] = device_;
   r["runtime_support"] = full ? "full" : none ? "none" : "partial";
   r["has_errors"] = !classification["unsupported"].empty();
-  r["has_warnings"] = !classification["partial"].empty() || !classification["unknown"].empty();
+  r["has_warnings"] = !classification["partial"].empty() || !classification["unknown"].empty() ||
+                     (table_.static_input_shapes && !dynamic_inputs_.empty());
   r["classification"] = classification;
   r["information"] = info;
   return r;

@@ -70,7 +70,7 @@ std::vector<int> ints(const toml::value& v, const std::string& key) {
 
 OpConstraint parse_constraint(const toml::value& v, const std::string& origin) {
   static const std::set<std::string> known = {"op",     "domain",    "dtypes",  "dtype_inputs",     "max_rank",
-                                              "constant_inputs", "attribute", "values", "attribute_default",
+                                              "constant_inputs", "nonnegative_inputs", "devices", "attribute", "values", "attribute_default",
                                               "min_opset", "max_opset", "static_shapes", "note"};
   for (const auto& [k, _] : v.as_table())
     if (!known.count(k)) bad(origin, "[[partial]] has unknown key '" + k + "'");
@@ -83,6 +83,8 @@ OpConstraint parse_constraint(const toml::value& v, const std::string& origin) {
   if (!c.dtypes.empty() && c.dtype_inputs.empty()) c.dtype_inputs = {0};
   if (v.contains("max_rank")) c.max_rank = static_cast<int>(v.at("max_rank").as_integer());
   c.constant_inputs = ints(v, "constant_inputs");
+  c.nonnegative_inputs = ints(v, "nonnegative_inputs");
+  c.devices = strings(v, "devices", origin);
   if (v.contains("attribute")) c.attribute = v.at("attribute").as_string().str;
   c.values = strings(v, "values", origin);
   if (!c.attribute.empty() && c.values.empty()) bad(origin, "[[partial]] " + c.op + ": 'attribute' needs 'values'");
@@ -119,6 +121,12 @@ EpTable parse_ep_table(const std::string& name, const std::string& text, const s
     t.ihv_type = toml::find_or<std::string>(ep, "ihv_type", "");
     t.default_device = toml::find_or<std::string>(ep, "default_device", "");
     t.aot_compile = toml::find_or<bool>(ep, "aot_compile", false);
+    t.static_input_shapes = toml::find_or<bool>(ep, "static_input_shapes", false);
+    t.requirements = strings(ep, "requirements", origin);
+    static const std::set<std::string> known = {"name",        "ep_type",     "ihv_type",           "default_device",
+                                                "aot_compile", "requirements", "static_input_shapes"};
+    for (const auto& [k, _] : ep.as_table())
+      if (!known.count(k)) bad(origin, "[ep] has unknown key '" + k + "'");
     if (root.contains("ops")) {
       for (const auto& [domain, table] : root.at("ops").as_table()) {
         std::string d = canonical_domain(domain);

@@ -26,6 +26,8 @@ struct OpConstraint {
   std::vector<int> dtype_inputs;    // inputs whose element type is checked (default: input 0)
   std::optional<int> max_rank;      // of every input and output with a known rank
   std::vector<int> constant_inputs; // inputs that must be constant (initializers)
+  std::vector<int> nonnegative_inputs;  // inputs that must not hold negative values (checked when constant)
+  std::vector<std::string> devices;     // devices the op runs on ("cpu", "gpu", "npu"); empty: all
   std::string attribute;            // attribute whose value is restricted...
   std::vector<std::string> values;  // ...to one of these (ints written as text)
   std::optional<std::string> attribute_default;  // the value when the attribute is absent
@@ -43,6 +45,8 @@ struct EpTable {
   std::string ihv_type;
   std::string default_device;
   bool aot_compile = false;
+  bool static_input_shapes = false;     // the EP needs every model input dimension fixed
+  std::vector<std::string> requirements;  // model-level conditions, reported as information
   std::map<std::string, std::set<std::string>> supported;    // domain -> ops
   std::map<std::string, std::set<std::string>> unsupported;  // domain -> ops
   std::vector<OpConstraint> partial;
