@@ -71,6 +71,29 @@ void AtomicFileWriter::pad_to(std::uint64_t offset) {
 
 void AtomicFileWriter::copy_from_fd(int src_fd, std::uint64_t src_offset, std::uint64_t length) {
   loff_t in_off = static_cast<loff_t>(src_offset);
+  const loff_t end = in_off + static_cast<loff_t>(length);
+  while (in_off < end) {
+    // Holes in a sparse source stay holes: seek over them instead of writing zeros.
+    loff_t data = ::lseek(src_fd, in_off, SEEK_DATA);
+    if (data < 0 && errno == ENXIO) data = end;  // only a hole remains
+    if (data > in_off) {
+      loff_t skip = std::min(data, end) - in_off;
+      if (::lseek(fd_, skip, SEEK_CUR) < 0) throw BuildError(file_error(dest_.string(), "seek failed: " + errno_text()));
+      in_off += skip;
+      size_ += static_cast<std::uint64_t>(skip);
+      if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0)
+        throw BuildError(file_error(dest_.string(), "cannot extend: " + errno_text()));
+      continue;
+    }
+    loff_t hole = ::lseek(src_fd, in_off, SEEK_HOLE);
+    loff_t chunk_end = hole > in_off ? std::min(hole, end) : end;
+    copy_range(src_fd, in_off, static_cast<std::uint64_t>(chunk_end - in_off));
+    in_off = chunk_end;
+  }
+}
+
+void AtomicFileWriter::copy_range(int src_fd, std::int64_t offset, std::uint64_t length) {
+  loff_t in_off = offset;
   while (length > 0) {
     ssize_t n = ::copy_file_range(src_fd, &in_off, fd_, nullptr, length, 0);
     if (n < 0 && errno == EINTR) continue;

@@ -1,6 +1,9 @@
 // Model load/save: lossless, deterministic, external data honoured and written.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstring>
 
 #include "base/error.h"
@@ -11,6 +14,7 @@
 
 using namespace winml;
 using namespace winml::model;
+using winml::test::make_model;
 namespace fs = std::filesystem;
 
 namespace {
@@ -151,4 +155,55 @@ TEST(ModelIo, NewerOpsetsThanLibonnxKnowsStillLoad) {
   save_model(m, dir / "m.onnx");
   Model loaded = load_model(dir / "m.onnx");
   EXPECT_EQ(loaded.opset(), 21);
+}
+
+TEST(ModelIo, ModelOverTwoGiBLoadsAndSavesWithoutMaterialisingWeights) {
+  test::TempDir dir;
+  // Three 800 MB tensors in a sparse sidecar: 2.4 GB of weights, more than one
+  // protobuf message can hold. Marker bytes at both ends of each tensor.
+  const std::uint64_t n = 200'000'000, bytes = n * 4;
+  test::GraphBuilder b("huge");
+  b.input("x", {1});
+  std::vector<std::string> names = {"w0", "w1", "w2"};
+  int fd = ::open((dir / "huge.onnx.data").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::ftruncate(fd, static_cast<off_t>(3 * bytes)), 0);
+  for (int i = 0; i < 3; ++i) {
+    float head = 1.5f + i, tail = -2.5f - i;
+    ASSERT_EQ(::pwrite(fd, &head, 4, static_cast<off_t>(i * bytes)), 4);
+    ASSERT_EQ(::pwrite(fd, &tail, 4, static_cast<off_t>(i * bytes + bytes - 4)), 4);
+  }
+  ::close(fd);
+  std::string prev = "x";
+  for (int i = 0; i < 3; ++i) {
+    auto* t = b.graph().add_initializer();
+    t->set_name(names[i]);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_dims(static_cast<std::int64_t>(n));
+    set_external_ref(*t, "huge.onnx.data", i * bytes, bytes);
+    b.node("Add", {prev, names[i]}, {"s" + std::to_string(i)});
+    prev = "s" + std::to_string(i);
+  }
+  b.output(prev, {static_cast<std::int64_t>(n)});
+  test::write_text(dir / "huge.onnx", serialize_deterministic(make_model(b.graph())));
+
+  Model m = load_model(dir / "huge.onnx");
+  EXPECT_GT(inline_size(m), std::uint64_t{1} << 31);
+  SaveOptions never;
+  never.external = ExternalData::kNever;
+  Model copy = m;
+  EXPECT_THROW(save_model(copy, dir / "inline.onnx", never), BuildError);
+
+  save_model(m, dir / "out" / "huge.onnx");  // forced external: protobuf cannot hold it
+  Model back = load_model(dir / "out" / "huge.onnx");
+  ASSERT_EQ(back.external_files.size(), 1u);
+  for (int i = 0; i < 3; ++i) {
+    auto tb = back.tensor_bytes(back.proto.graph().initializer(i));
+    ASSERT_EQ(tb.bytes.size(), bytes);
+    float head, tail;
+    std::memcpy(&head, tb.bytes.data(), 4);
+    std::memcpy(&tail, tb.bytes.data() + bytes - 4, 4);
+    EXPECT_EQ(head, 1.5f + i);
+    EXPECT_EQ(tail, -2.5f - i);
+  }
 }
