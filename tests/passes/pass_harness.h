@@ -2,6 +2,7 @@
 // check, with ONNX Runtime as the oracle, that the outputs did not change.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -32,5 +33,7 @@ void expect_same_outputs(const onnx::ModelProto& original, const onnx::ModelProt
 
 // libonnx's checker (full check with shape inference) accepts the model.
 void expect_checker_accepts(const onnx::ModelProto& m);
+// The same for a saved model (external data files are checked next to it).
+void expect_checker_accepts(const std::filesystem::path& model_file, const onnx::ModelProto& m);
 
 }  // namespace winml::test
