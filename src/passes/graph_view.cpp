@@ -97,6 +97,12 @@ GraphView GraphView::read_only(const onnx::GraphProto& graph, const model::Model
 std::unordered_set<std::string>& GraphView::names() const {
   const GraphView* root = this;
   while (root->parent_) root = root->parent_;
+  // Collected on first use: most views never need a fresh name.
+  if (!root->names_collected_) {
+    root->names_collected_ = true;
+    root->collect_names(root->model_->proto.graph());
+    if (root->graph_ != &root->model_->proto.graph()) root->collect_names(*root->graph_);
+  }
   return root->own_names_;
 }
 
@@ -104,7 +110,7 @@ void GraphView::check_writable() const {
   if (read_only_) throw std::logic_error("edit of a read-only GraphView");
 }
 
-void GraphView::collect_names(const onnx::GraphProto& g) {
+void GraphView::collect_names(const onnx::GraphProto& g) const {
   model::for_each_graph(g, [&](const onnx::GraphProto& sg, int) {
     for (const auto& i : sg.input()) own_names_.insert(i.name());
     for (const auto& t : sg.initializer()) own_names_.insert(t.name());
@@ -135,8 +141,7 @@ void GraphView::build() {
   if (!parent_) {
     // Names must be unique across the whole model; subgraph views share this set.
     own_names_.clear();
-    collect_names(model_->proto.graph());
-    if (graph_ != &model_->proto.graph()) collect_names(*graph_);
+    names_collected_ = false;
   }
 
   for (const auto& o : graph_->output()) outputs_.insert(o.name());

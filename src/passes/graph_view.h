@@ -111,7 +111,7 @@ class GraphView {
   void check_writable() const;
   std::unordered_set<std::string>& names() const;
   void index_node(int i);
-  void collect_names(const onnx::GraphProto& g);
+  void collect_names(const onnx::GraphProto& g) const;
 
   onnx::GraphProto* graph_;
   const model::Model* model_;
@@ -134,6 +134,7 @@ class GraphView {
   mutable std::unordered_map<std::string, const onnx::TensorProto*> constant_cache_;
   // Every name in the model; kept by the root view, shared by subgraph views.
   mutable std::unordered_set<std::string> own_names_;
+  mutable bool names_collected_ = false;
 };
 
 // Outer-scope names a subgraph reads (names it uses but does not define).
