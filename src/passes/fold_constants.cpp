@@ -23,7 +23,7 @@ constexpr std::uint64_t kMaxGrowthBytes = 1 << 20;
 bool never_fold(const onnx::NodeProto& n) {
   static const std::set<std::string> kOps = {"RandomNormal",      "RandomUniform", "RandomNormalLike",
                                              "RandomUniformLike", "Multinomial",   "Bernoulli",
-                                             "QuantizeLinear",    "DequantizeLinear"};
+                                             "QuantizeLinear",    "DequantizeLinear", "Identity", "Dropout"};
   for (const auto& a : n.attribute())
     if (a.has_g() || a.graphs_size()) return true;
   return kOps.count(n.op_type()) > 0;

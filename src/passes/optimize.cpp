@@ -11,6 +11,7 @@
 #include "model/epcontext.h"
 #include "model/walk.h"
 #include "passes/registry.h"
+#include "passes/runtime_evaluator.h"
 
 namespace winml::passes {
 
@@ -124,7 +125,8 @@ OptimizeReport optimize_model(model::Model& model, const OptimizeOptions& option
   std::unique_ptr<analyze::EpTable> ep;
   if (!options.target_ep.empty()) ep = std::make_unique<analyze::EpTable>(analyze::load_ep_table(options.target_ep));
 
-  PassContext ctx{model, opset_facts(model), ep.get(), options.evaluator, {}};
+  PassContext ctx{model, opset_facts(model), ep.get(),
+                  options.evaluator ? options.evaluator : &runtime_evaluator(), {}};
   report.opsets = ctx.opsets;
   report.nodes_before = count_nodes(model.proto);
   report.initializers_before = count_initializers(model.proto);

@@ -19,8 +19,8 @@ struct OptimizeOptions {
   std::map<std::string, bool> passes;   // per-pass overrides of the level
   std::string target_ep;                // rules/ep/<name>.toml; "" for none
   int max_rounds = 10;                  // bound on rounds of the rewrite loop
-  // Evaluates constant nodes for fold_constants; null: only Constant nodes and
-  // shapes known from type information are folded.
+  // Evaluates constant nodes for fold_constants; null: winml-make's runtime
+  // (runtime_evaluator()).
   const ConstantEvaluator* evaluator = nullptr;
 
   static OptimizeOptions from_config(const config::OptimizeConfig& c, const std::string& target_ep = "");

@@ -60,3 +60,57 @@ TEST(FoldConstants, LeavesSymbolicShapesAlone) {
   auto o = test::optimize_with(test::make_model(b.graph()), {"infer_shapes", "fold_constants"});
   EXPECT_EQ(count_op(o.model.proto.graph(), "Shape"), 1);
 }
+
+TEST(FoldConstants, EvaluatesShapeArithmeticThroughTheRuntime) {
+  // The pattern PyTorch exports for reshapes: Shape -> Gather -> Unsqueeze -> Concat -> Reshape.
+  test::GraphBuilder b;
+  b.input("x", {2, 3, 4});
+  b.initializer_i64("idx", {}, {0});
+  b.initializer_i64("axes", {1}, {0});
+  b.initializer_i64("rest", {1}, {-1});
+  b.node("Shape", {"x"}, {"s"});
+  auto& g = b.node("Gather", {"s", "idx"}, {"n"});
+  test::set_attr(g, "axis", std::int64_t{0});
+  b.node("Unsqueeze", {"n", "axes"}, {"n1"});
+  auto& c = b.node("Concat", {"n1", "rest"}, {"shape"});
+  test::set_attr(c, "axis", std::int64_t{0});
+  b.node("Reshape", {"x", "shape"}, {"y"});
+  b.output("y", {2, 12});
+  auto model = test::make_model(b.graph(), 13);
+  auto o = test::optimize_with(model, {"infer_shapes", "fold_constants", "eliminate_unused_initializers"});
+  ASSERT_EQ(o.model.proto.graph().node_size(), 1);
+  EXPECT_EQ(o.model.proto.graph().node(0).op_type(), "Reshape");
+  EXPECT_EQ(o.report.rewrites.at("fold_constants"), 4);
+  test::expect_checker_accepts(o.model.proto);
+  test::expect_same_outputs(model, o.model.proto, {{"x", test::random_tensor({2, 3, 4}, 1)}}, 0);
+}
+
+TEST(FoldConstants, FoldsFloatMathOnWeightsButNotInputs) {
+  test::GraphBuilder b;
+  b.input("x", {4, 3});
+  b.initializer("w", {3, 4}, test::random_floats(12, 1));
+  b.initializer("two", {}, {2.0f});
+  auto& t = b.node("Transpose", {"w"}, {"wt"});
+  test::set_attr(t, "perm", std::vector<std::int64_t>{1, 0});
+  b.node("Mul", {"wt", "two"}, {"w2"});
+  b.node("Add", {"x", "w2"}, {"y"});
+  b.output("y", {4, 3});
+  auto model = test::make_model(b.graph());
+  auto o = test::optimize_with(model, {"fold_constants", "eliminate_unused_initializers"});
+  ASSERT_EQ(o.model.proto.graph().node_size(), 1);
+  EXPECT_EQ(o.model.proto.graph().node(0).op_type(), "Add");
+  EXPECT_EQ(o.model.proto.graph().initializer_size(), 1);
+  test::expect_same_outputs(model, o.model.proto, {{"x", test::random_tensor({4, 3}, 1)}}, 0);
+}
+
+TEST(FoldConstants, DoesNotInflateTheModel) {
+  // ConstantOfShape would turn 16 bytes into 4 MiB of zeros: left as is.
+  test::GraphBuilder b;
+  b.input("x", {1024, 1024});
+  b.initializer_i64("shape", {2}, {1024, 1024});
+  b.node("ConstantOfShape", {"shape"}, {"zeros"});
+  b.node("Add", {"x", "zeros"}, {"y"});
+  b.output("y", {1024, 1024});
+  auto o = test::optimize_with(test::make_model(b.graph()), {"fold_constants"});
+  EXPECT_EQ(test::count_op(o.model.proto.graph(), "ConstantOfShape"), 1);
+}
