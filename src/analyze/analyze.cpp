@@ -217,11 +217,24 @@ std::string format_analysis(const json& a) {
          std::to_string(c.at("supported").size()) + " supported, " + std::to_string(c.at("partial").size()) +
          " partial, " + std::to_string(c.at("unsupported").size()) + " unsupported, " +
          std::to_string(c.at("unknown").size()) + " unknown operator types\n";
-    for (const auto& i : r.at("information"))
-      if (i.at("level") != "info")
-        s += "  " + i.at("level").get<std::string>() + " " + i.at("operator").get<std::string>() + " (" +
-             std::to_string(i.at("nodes").get<std::int64_t>()) + " nodes): " + i.at("message").get<std::string>() +
-             "\n";
+    std::vector<std::string> unknown;
+    for (const auto& u : c.at("unknown")) unknown.push_back(u.get<std::string>().substr(3));  // drop "OP/"
+    for (const auto& i : r.at("information")) {
+      if (i.at("level") == "info") continue;
+      if (i.at("level") == "warning" && std::find(c.at("unknown").begin(), c.at("unknown").end(),
+                                                  i.at("operator")) != c.at("unknown").end())
+        continue;  // listed once below
+      s += "  " + i.at("level").get<std::string>() + " " +
+           (i.at("operator").get<std::string>().empty() ? std::string("model") : i.at("operator").get<std::string>()) +
+           (i.at("nodes").get<std::int64_t>() > 0 ? " (" + std::to_string(i.at("nodes").get<std::int64_t>()) + " nodes)"
+                                                  : std::string()) +
+           ": " + i.at("message").get<std::string>() + "\n";
+    }
+    if (!unknown.empty()) {
+      s += "  not in rules/ep/" + r.at("ep").get<std::string>() + ".toml:";
+      for (const auto& u : unknown) s += " " + u;
+      s += "\n";
+    }
   }
   return s;
 }

@@ -17,6 +17,7 @@
 #include "model/model_io.h"
 #include "pass_harness.h"
 #include "runtime/session.h"
+#include "support/cli_runner.h"
 #include "support/ort_oracle.h"
 #include "support/temp_dir.h"
 
@@ -137,3 +138,22 @@ INSTANTIATE_TEST_SUITE_P(Exported, RealModel,
                                            Case{"mobilenet_v3_small_op13", {1, 3, 224, 224}},
                                            Case{"mobilenet_v3_small_op17", {1, 3, 224, 224}}),
                          [](const auto& info) { return std::string(info.param.model); });
+
+TEST(OptimizeCliRealModels, ExternalDataAtTheThresholdAndDeterministicBytes) {
+  test::TempDir dir;
+  for (int run = 0; run < 2; ++run) {
+    auto r = test::run_cli({"optimize", "-m", test::exported_model("vit_b_16_op17").string(), "-o",
+                            (dir / ("vit" + std::to_string(run)) / "optimized.onnx").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  EXPECT_TRUE(fs::exists(dir / "vit0" / "optimized.onnx.data")) << "ViT's ~330 MiB of weights go to the sidecar";
+  EXPECT_LT(fs::file_size(dir / "vit0" / "optimized.onnx"), 1u << 20);
+  EXPECT_EQ(test::read_text(dir / "vit0" / "optimized.onnx"), test::read_text(dir / "vit1" / "optimized.onnx"));
+  EXPECT_EQ(test::read_text(dir / "vit0" / "optimized.onnx.data"),
+            test::read_text(dir / "vit1" / "optimized.onnx.data"));
+
+  auto r = test::run_cli({"optimize", "-m", test::exported_model("resnet50_op13").string(), "-o",
+                          (dir / "resnet.onnx").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "resnet.onnx.data")) << "ResNet-50 (97 MiB) stays below 100 MiB";
+}
