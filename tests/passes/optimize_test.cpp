@@ -139,3 +139,39 @@ TEST(OptimizeModel, LevelNoneChangesNothing) {
   EXPECT_EQ(o.model.proto.SerializeAsString(), model.SerializeAsString());
   EXPECT_EQ(o.report.rounds, 1);
 }
+
+TEST(OptimizeModel, OptimizesLoopBodiesWithoutTouchingTheirSignature) {
+  // for i in range(3): acc = acc + (w * 1) ; the body reads the outer constant w.
+  test::GraphBuilder body("body");
+  body.input("i", {}, onnx::TensorProto::INT64);
+  body.input("cond_in", {}, onnx::TensorProto::BOOL);
+  body.input("acc_in", {4});
+  body.initializer("one", {}, {1.0f});
+  body.node("Identity", {"cond_in"}, {"cond_out"});
+  body.node("Mul", {"w", "one"}, {"w1"});
+  body.node("Identity", {"w1"}, {"w2"});
+  body.node("Add", {"acc_in", "w2"}, {"acc_out"});
+  body.output("cond_out", {}, onnx::TensorProto::BOOL);
+  body.output("acc_out", {4});
+
+  test::GraphBuilder b("with_loop");
+  b.input("x", {4});
+  b.initializer("w", {4}, {1, 2, 3, 4});
+  b.initializer_i64("trips", {}, {3});
+  b.node("Identity", {"x"}, {"x_id"});
+  auto& loop = b.node("Loop", {"trips", "", "x_id"}, {"y"}, "loop");
+  test::set_attr(loop, "body", body.graph());
+  b.output("y", {4});
+  auto model = test::make_model(b.graph(), 13);
+  auto o = test::optimize_with(model, {}, "", "basic");
+  const auto& body_g = o.model.proto.graph().node(o.model.proto.graph().node_size() - 1).attribute(0).g();
+  EXPECT_EQ(body_g.input_size(), 3);
+  ASSERT_EQ(body_g.output_size(), 2);
+  EXPECT_EQ(body_g.output(0).name(), "cond_out");
+  EXPECT_EQ(body_g.output(1).name(), "acc_out");
+  EXPECT_EQ(count_op(body_g, "Mul"), 0) << "w * 1 folded through the runtime, reading the outer constant";
+  EXPECT_EQ(count_op(body_g, "Identity"), 1) << "cond_in -> cond_out stays: both are the body's signature";
+  EXPECT_EQ(count_op(o.model.proto.graph(), "Identity"), 0);
+  test::expect_checker_accepts(o.model.proto);
+  test::expect_same_outputs(model, o.model.proto, {{"x", test::random_tensor({4}, 3)}}, 0);
+}
