@@ -19,14 +19,9 @@ namespace {
 // whose names come from data, so they arrive as extras and are parsed here.
 void parse_pass_flags(const std::vector<std::string>& extras, std::map<std::string, bool>& overrides) {
   for (const auto& arg : extras) {
-    for (const auto& [prefix, value] : {std::pair<std::string, bool>{"--enable-", true}, {"--disable-", false}}) {
-      if (arg.rfind(prefix, 0) == 0) {
-        overrides[arg.substr(prefix.size())] = value;
-        goto next;
-      }
-    }
-    throw InputError("optimize: unexpected argument '" + arg + "'" + did_you_mean(arg, {"--enable", "--disable"}));
-  next:;
+    if (arg.rfind("--enable-", 0) == 0) overrides[arg.substr(9)] = true;
+    else if (arg.rfind("--disable-", 0) == 0) overrides[arg.substr(10)] = false;
+    else throw InputError("optimize: unexpected argument '" + arg + "'" + did_you_mean(arg, {"--enable", "--disable"}));
   }
 }
 
