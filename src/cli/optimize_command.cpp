@@ -33,7 +33,7 @@ std::string text_report(const passes::OptimizeReport& r, const std::string& out)
   for (const auto& p : r.passes) {
     auto it = r.rewrites.find(p);
     std::int64_t n = it == r.rewrites.end() ? 0 : it->second;
-    if (n > 0) s += "  " + p + ": " + std::to_string(n) + "\n";
+    if (n > 0) s += "  " + p + ": " + std::to_string(n) + (p == "infer_shapes" ? " values typed" : "") + "\n";
   }
   for (const auto& n : r.notes) s += "  note: " + n + "\n";
   s += "wrote " + out + "\n";
