@@ -96,7 +96,10 @@ json analyze_model(const model::Model& m, const AnalyzeOptions& options) {
   std::vector<EpTable> tables;
   for (const auto& n : names) tables.push_back(load_ep_table(n));
   std::vector<EpClassifier> classifiers;
-  for (const auto& t : tables) classifiers.emplace_back(t, options.device);
+  for (const auto& t : tables) {
+    auto d = options.devices.find(t.name);
+    classifiers.emplace_back(t, d != options.devices.end() ? d->second : options.device);
+  }
   std::vector<std::string> dynamic_inputs;
   {
     std::set<std::string> inits;

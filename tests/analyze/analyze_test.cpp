@@ -194,6 +194,11 @@ note = "not on the NPU"
   EXPECT_EQ(gpu["results"][0]["device_type"], "gpu");
   EXPECT_TRUE(contains(gpu["results"][0]["classification"]["supported"], "OP/ai.onnx/Relu"));
   EXPECT_EQ(gpu["results"][0]["runtime_support"], "full");
+  auto per_ep = opts({"devices", "cpu"});
+  per_ep.devices["devices"] = "cpu";
+  auto mixed = analyze::analyze_model(m, per_ep);
+  EXPECT_EQ(mixed["results"][0]["device_type"], "cpu");
+  EXPECT_EQ(mixed["results"][1]["device_type"], "cpu") << "cpu's default device";
 }
 
 TEST(Analyze, DiscoversFlagsTheTargetEpBenefitsFrom) {
