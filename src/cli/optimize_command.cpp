@@ -6,7 +6,6 @@
 #include "base/error.h"
 #include "base/text.h"
 #include "cli/context.h"
-#include "model/epcontext.h"
 #include "model/model_io.h"
 #include "passes/optimize.h"
 #include "passes/registry.h"
@@ -69,10 +68,7 @@ Command add_optimize_command(CLI::App& app) {
             // Reject unknown names before touching the model.
             passes::resolve_passes(o.level, o.passes);
 
-            model::Model m = model::load_model(opts->model);
-            model::refuse_epcontext_input(m.proto, opts->model,
-                                          " and cannot be re-optimized. Run optimize on the original ONNX model "
-                                          "before compilation.");
+            model::Model m = passes::load_model_to_optimize(opts->model);
             passes::OptimizeReport report = passes::optimize_model(m, o);
             model::save_model(m, opts->output);
             if (opts->json) std::cout << report.to_json(/*with_timings=*/true).dump(2) << "\n";

@@ -5,10 +5,12 @@
 #include <unordered_set>
 
 #include "analyze/ep_table.h"
+#include "base/atomic_file.h"
 #include "base/error.h"
 #include "base/text.h"
 #include "config/rule_names.h"
 #include "model/epcontext.h"
+#include "model/model_io.h"
 #include "model/walk.h"
 #include "passes/registry.h"
 #include "passes/runtime_evaluator.h"
@@ -116,10 +118,28 @@ nlohmann::json OptimizeReport::to_json(bool with_timings) const {
   return j;
 }
 
-OptimizeReport optimize_model(model::Model& model, const OptimizeOptions& options) {
-  model::refuse_epcontext_input(model.proto, model.path.string(),
+void refuse_compiled_model(const onnx::ModelProto& proto, const std::string& path) {
+  model::refuse_epcontext_input(proto, path,
                                 " and cannot be re-optimized. Run optimize on the original ONNX model before "
                                 "compilation.");
+}
+
+model::Model load_model_to_optimize(const std::filesystem::path& path) {
+  try {
+    return model::load_model(path);
+  } catch (const InputError&) {
+    // Recognise a compiled model even if it does not load (say, a missing
+    // EPContext blob): that message tells the user what to do instead.
+    onnx::ModelProto proto;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec) && proto.ParseFromString(read_file(path)))
+      refuse_compiled_model(proto, path.string());
+    throw;
+  }
+}
+
+OptimizeReport optimize_model(model::Model& model, const OptimizeOptions& options) {
+  refuse_compiled_model(model.proto, model.path.string());
   OptimizeReport report;
   report.passes = resolve_passes(options.level, options.passes);
   std::unique_ptr<analyze::EpTable> ep;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -47,6 +48,15 @@ std::vector<std::string> resolve_passes(const std::string& level, const std::map
 // Optimizes `model` in place. Refuses (InputError) a compiled EPContext model
 // before doing anything. Graph outputs keep their names and order.
 OptimizeReport optimize_model(model::Model& model, const OptimizeOptions& options);
+
+// Throws the InputError the optimize stage gives for a compiled EPContext
+// model ("... cannot be re-optimized ..."); does nothing for other models.
+void refuse_compiled_model(const onnx::ModelProto& proto, const std::string& path);
+
+// model::load_model for optimization: a compiled EPContext model is refused
+// with the message above even when loading it fails first (e.g. a blob file
+// of an EPContext node is missing).
+model::Model load_model_to_optimize(const std::filesystem::path& path);
 
 // Number of nodes in the model, subgraphs included.
 std::int64_t count_nodes(const onnx::ModelProto& m);

@@ -88,3 +88,15 @@ TEST(OptimizeCli, RefusesEpContextModelsWithExitTwoAndWritesNothing) {
       << r.err;
   EXPECT_FALSE(fs::exists(dir / "out.onnx"));
 }
+
+TEST(OptimizeCli, RefusesACompiledModelEvenWhenItsBlobIsMissing) {
+  test::TempDir dir;
+  test::write_text(dir / "compiled.onnx",
+                   model::serialize_deterministic(test::epcontext_model("ref", 0, "missing_ref.bin")));
+  auto r = test::run_cli({"optimize", "-m", (dir / "compiled.onnx").string(), "-o", (dir / "out.onnx").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.first_error_line().find("Input model is a compiled EPContext artifact (EPContext nodes from ref)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out.onnx"));
+}
