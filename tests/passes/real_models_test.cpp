@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "model/model_io.h"
@@ -151,6 +152,16 @@ TEST(OptimizeCliRealModels, ExternalDataAtTheThresholdAndDeterministicBytes) {
   EXPECT_EQ(test::read_text(dir / "vit0" / "optimized.onnx"), test::read_text(dir / "vit1" / "optimized.onnx"));
   EXPECT_EQ(test::read_text(dir / "vit0" / "optimized.onnx.data"),
             test::read_text(dir / "vit1" / "optimized.onnx.data"));
+
+  // Optimizing the result again finds nothing left to do.
+  auto again = test::run_cli({"optimize", "-m", (dir / "vit0" / "optimized.onnx").string(), "-o",
+                              (dir / "again.onnx").string(), "--json"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  auto report = nlohmann::json::parse(again.out);
+  EXPECT_EQ(report["nodes_before"], report["nodes_after"]);
+  for (const auto& [pass, n] : report["rewrites"].items())
+    if (pass != "infer_shapes") EXPECT_EQ(n, 0) << pass;
+  EXPECT_EQ(report["rounds"], 1);
 
   auto r = test::run_cli({"optimize", "-m", test::exported_model("resnet50_op13").string(), "-o",
                           (dir / "resnet.onnx").string()});
