@@ -34,6 +34,11 @@ Command add_inspect_command(CLI::App& app);
 Command add_config_command(CLI::App& app);
 Command add_optimize_command(CLI::App& app);
 Command add_analyze_command(CLI::App& app);
+Command add_build_command(CLI::App& app);  // the main app: winml-make [TARGET...]
+Command add_status_command(CLI::App& app);
+Command add_clean_command(CLI::App& app);
+Command add_graph_command(CLI::App& app);
+Command add_cache_command(CLI::App& app);
 
 // The version string printed by --version.
 std::string version_string();

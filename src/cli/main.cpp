@@ -23,15 +23,19 @@ int main(int argc, char** argv) {
       cli::add_inspect_command(app),
       cli::add_optimize_command(app),
       cli::add_analyze_command(app),
+      cli::add_status_command(app),
+      cli::add_clean_command(app),
+      cli::add_graph_command(app),
+      cli::add_cache_command(app),
   };
+  cli::Command build = cli::add_build_command(app);
 
   try {
     app.parse(argc, argv);
     rules::set_active(rules::Rules::for_project(ctx.project_dir()));
     for (const auto& c : commands)
       if (c.app->parsed()) return c.run(ctx);
-    std::cerr << "winml-make: error: no build command yet; see --help\n";
-    return kExitInputError;
+    return build.run(ctx);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? kExitOk : kExitInputError;

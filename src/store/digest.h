@@ -5,6 +5,7 @@
 #include <xxhash.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -47,7 +48,9 @@ class Hasher {
 Digest digest_of(std::string_view bytes);
 
 // Hashes a file's content; `bytes_hashed` (if given) is incremented as data
-// is read, for progress display. Throws InputError if unreadable.
-Digest hash_file(const std::filesystem::path& path, std::uint64_t* bytes_hashed = nullptr);
+// is read, and so is `progress`, which another thread may read for a
+// progress display. Throws InputError if unreadable.
+Digest hash_file(const std::filesystem::path& path, std::uint64_t* bytes_hashed = nullptr,
+                 std::atomic<std::uint64_t>* progress = nullptr);
 
 }  // namespace winml::store

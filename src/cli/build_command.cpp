@@ -1,0 +1,112 @@
+// winml-make [TARGET...] [-j N] [-k] [-n] [--explain] [--json] [--rebuild]
+//            [--cache-dir DIR | --no-cache] [-o DIR] [--lock-timeout S]
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+#include "base/error.h"
+#include "cli/build_report.h"
+#include "cli/context.h"
+#include "cli/interrupt.h"
+#include "cli/project_options.h"
+#include "stages/registry.h"
+#include "stages/stage_runner.h"
+#include "store/cache.h"
+
+namespace winml::cli {
+
+namespace {
+
+struct BuildFlags {
+  std::vector<std::string> targets;
+  int jobs = 0;
+  bool keep_going = false, dry_run = false, explain = false, json = false, rebuild = false, no_cache = false;
+  std::string cache_dir, output_dir;
+  double lock_timeout = -1;
+};
+
+int exit_code_of(const std::vector<graph::NodeResult>& results, bool interrupted) {
+  if (interrupted) return kExitInterrupted;
+  bool build_failure = false, input_failure = false;
+  for (const auto& r : results)
+    if (r.status == graph::Status::kFailed) (r.input_error ? input_failure : build_failure) = true;
+  return build_failure ? kExitBuildFailure : input_failure ? kExitInputError : kExitOk;
+}
+
+int run_build(const Context& ctx, const BuildFlags& f) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::atomic<bool>& cancel = install_interrupt_handler();
+  stages::SessionOptions so = session_options(ctx, f.output_dir, !f.dry_run, &cancel);
+  so.lock_timeout_seconds = f.lock_timeout;
+  // Deliberately never freed: tearing down the plan and state of a large
+  // project costs ~5% of a no-op build, and the process ends right after.
+  stages::Session& session = *new stages::Session(so, stages::builtin_stages());
+  if (!session.open()) {
+    std::cerr << "winml-make: interrupted while waiting for the lock\n";
+    return kExitInterrupted;
+  }
+  const stages::Plan& plan = session.plan();
+  graph::BuildOptions o;
+  o.targets = select_targets(session, f.targets);
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  o.jobs = f.jobs > 0 ? f.jobs : plan.build.jobs > 0 ? static_cast<int>(plan.build.jobs) : static_cast<int>(cores);
+  o.keep_going = f.keep_going || plan.build.keep_going;
+  o.rebuild = f.rebuild || plan.build.rebuild;
+  o.dry_run = f.dry_run;
+  o.explain = f.explain;
+  o.cancel = &cancel;
+  std::optional<store::LocalCache> cache;
+  if (!f.no_cache && plan.build.cache && !f.dry_run) {
+    cache.emplace(cache_dir(f.cache_dir));
+    o.cache = &*cache;
+  }
+
+  std::ostream& log = f.json ? std::cerr : std::cout;
+  const bool tty = ::isatty(f.json ? 2 : 1) != 0;
+  for (const auto& w : session.state().warnings()) log << "winml-make: warning: " << w << "\n";
+  std::size_t total = 0;
+  for (const auto& n : plan.graph.nodes)
+    if (o.targets.empty() || o.targets.count(n.target)) ++total;
+
+  stages::StageRunner runner(session);
+  BuildReporter reporter(log, tty, f.explain || f.dry_run, plan.graph, total);
+  graph::Builder builder(plan.graph, {session.options().source.project_dir, plan.output_dir, session.state_dir()},
+                         session.state(), session.ingredients(), runner, &reporter);
+  std::vector<graph::NodeResult> results = builder.build(o);
+  reporter.stop();
+  const bool interrupted = cancel.load();
+  if (!f.dry_run) session.finish(results, o.targets, interrupted);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  reporter.summary(results, seconds, f.dry_run);
+  int code = exit_code_of(results, interrupted);
+  if (f.json) {
+    const char* status = code == kExitOk ? "ok" : code == kExitInterrupted ? "interrupted" : "failed";
+    std::cout << run_report(plan.graph, results, status, f.dry_run, seconds, plan.output_dir.string()).dump(2) << "\n";
+  }
+  return code;
+}
+
+}  // namespace
+
+Command add_build_command(CLI::App& app) {
+  auto f = std::make_shared<BuildFlags>();
+  app.add_option("targets", f->targets, "Models to build (default: all)");
+  app.add_option("-j,--jobs", f->jobs, "Models built in parallel (default: [build] jobs, else one per CPU core)");
+  app.add_flag("-k,--keep-going", f->keep_going, "Keep building other models after one fails");
+  app.add_flag("-n,--dry-run", f->dry_run, "Show what would run, and why, without running anything");
+  app.add_flag("--explain", f->explain, "For every stage that reruns, show which config key or input changed");
+  app.add_flag("--json", f->json, "Print a machine-readable report of the run on stdout (logs go to stderr)");
+  app.add_flag("--rebuild", f->rebuild, "Delete every artifact of the selected models (with sidecars) and rebuild");
+  app.add_option("--cache-dir", f->cache_dir,
+                 "Content-addressed cache directory (default: $WINML_MAKE_CACHE_DIR, else ~/.cache/winml-make)");
+  app.add_flag("--no-cache", f->no_cache, "Neither restore from nor store into the cache");
+  app.add_option("-o,--output-dir", f->output_dir, "Output directory (default: [build] output_dir)");
+  app.add_option("--lock-timeout", f->lock_timeout,
+                 "Seconds to wait for another winml-make building into the same directory (default: forever)");
+  return {&app, [f](const Context& ctx) { return run_build(ctx, *f); }};
+}
+
+}  // namespace winml::cli

@@ -1,0 +1,187 @@
+#include "cli/build_report.h"
+
+#include <cstdio>
+
+#include "base/text.h"
+
+namespace winml::cli {
+
+namespace {
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, s < 10 ? "%.2f s" : "%.1f s", s);
+  return buf;
+}
+
+std::string pad(std::string s, std::size_t n) {
+  if (s.size() < n) s.append(n - s.size(), ' ');
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> describe_result(const graph::Node& node, const graph::NodeResult& r, bool explain) {
+  std::vector<std::string> lines;
+  std::string status = r.status == graph::Status::kStale    ? "would run"
+                       : r.status == graph::Status::kFailed ? "FAILED"
+                       : r.status == graph::Status::kNotRun ? "not run"
+                                                            : graph::status_name(r.status);
+  std::string line = "  " + pad(status, 10) + " " + node.id();
+  if (r.status == graph::Status::kCompleted || r.status == graph::Status::kCached) {
+    line += " (" + seconds_text(r.elapsed_seconds) + ")";
+    // Stand-in stages must never pass for real ones.
+    if (r.implementation.starts_with("passthrough")) line += " [passthrough: input copied unchanged]";
+  }
+  if (r.status == graph::Status::kFailed) {
+    // The error can be several lines (a command's output): indent them.
+    std::string msg = r.reason;
+    for (std::size_t p = 0; (p = msg.find('\n', p)) != std::string::npos; p += 5) msg.replace(p, 1, "\n    ");
+    line += ": " + msg;
+  } else if (!r.reason.empty()) {
+    line += ": " + r.reason;
+  }
+  lines.push_back(line);
+  if (explain)
+    for (const auto& e : r.explanation)
+      if (e != r.reason) lines.push_back("      " + e);
+  return lines;
+}
+
+BuildReporter::BuildReporter(std::ostream& out, bool tty, bool explain, const graph::Graph& graph,
+                             std::size_t total_nodes)
+    : out_(out), tty_(tty), explain_(explain), graph_(graph), total_(total_nodes) {
+  if (tty_) {
+    ticker_ = std::thread([this] {
+      std::unique_lock lock(mu_);
+      while (!stopping_) {
+        cv_.wait_for(lock, std::chrono::milliseconds(100));
+        if (!stopping_ && (!running_.empty() || !hashing_.empty())) redraw_locked();
+      }
+    });
+  }
+}
+
+BuildReporter::~BuildReporter() { stop(); }
+
+void BuildReporter::stop() {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+    if (status_shown_) out_ << "\r\033[K" << std::flush;
+    status_shown_ = false;
+  }
+  cv_.notify_all();
+  if (ticker_.joinable()) ticker_.join();
+}
+
+void BuildReporter::redraw_locked() {
+  if (!tty_) return;
+  std::string line = "[" + std::to_string(done_) + "/" + std::to_string(total_) + "]";
+  auto now = std::chrono::steady_clock::now();
+  int shown = 0;
+  for (const auto& [id, start] : running_) {
+    if (shown++ == 3) {
+      line += " +" + std::to_string(running_.size() - 3) + " more";
+      break;
+    }
+    line += " " + id + " " + seconds_text(std::chrono::duration<double>(now - start).count());
+  }
+  if (!hashing_.empty()) line += " | hashing " + hashing_;
+  if (hashed_ && hashed_->load() > 0) line += " | " + human_bytes(hashed_->load()) + " hashed";
+  if (line.size() > 150) line = line.substr(0, 147) + "...";
+  out_ << "\r\033[K" << line << std::flush;
+  status_shown_ = true;
+}
+
+void BuildReporter::print_locked(const std::string& line) {
+  if (status_shown_) out_ << "\r\033[K";
+  status_shown_ = false;
+  out_ << line << "\n";
+}
+
+void BuildReporter::node_started(const graph::Node& node, const std::string& reason) {
+  std::lock_guard lock(mu_);
+  running_[node.id()] = std::chrono::steady_clock::now();
+  if (!tty_) print_locked("  running    " + node.id() + ": " + reason);
+  else redraw_locked();
+  out_.flush();
+}
+
+void BuildReporter::node_finished(const graph::Node& node, const graph::NodeResult& r) {
+  bool quiet = r.status == graph::Status::kUpToDate || (r.status == graph::Status::kSkipped) ||
+               (r.status == graph::Status::kNotRun && r.reason.empty());
+  std::lock_guard lock(mu_);
+  ++done_;
+  if (quiet && !tty_) return;  // the common no-op case: nothing to print
+  if (!running_.empty()) running_.erase(node.id());
+  hashing_.clear();
+  if (!quiet)
+    for (const auto& l : describe_result(node, r, explain_)) print_locked(l);
+  redraw_locked();
+  out_.flush();
+}
+
+void BuildReporter::hashing(const std::filesystem::path& file, std::uint64_t size) {
+  std::lock_guard lock(mu_);
+  hashing_ = file.filename().string() + " (" + human_bytes(size) + ")";
+  if (!tty_) print_locked("  hashing    " + file.string() + " (" + human_bytes(size) + ")");
+  else redraw_locked();
+}
+
+void BuildReporter::summary(const std::vector<graph::NodeResult>& results, double seconds, bool dry_run) {
+  std::map<std::string, int> counts;
+  int considered = 0;
+  for (const auto& r : results) {
+    if (r.status == graph::Status::kNotRun && r.reason.empty()) continue;  // not selected
+    ++considered;
+    counts[r.status == graph::Status::kNotRun ? "not run" : graph::status_name(r.status)]++;
+  }
+  std::lock_guard lock(mu_);
+  std::vector<std::string> parts;
+  for (const char* k : {"completed", "cached", "stale", "failed", "not run", "up-to-date", "skipped"})
+    if (counts[k]) parts.push_back(std::to_string(counts[k]) + " " + (std::string(k) == "up-to-date" ? "up to date" : k));
+  std::string text = "winml-make: ";
+  if (!dry_run && counts["completed"] + counts["cached"] + counts["failed"] + counts["not run"] == 0)
+    text += "nothing to do, ";
+  text += std::to_string(considered) + " stages: " + join(parts, ", ") + " (" + seconds_text(seconds) + ")";
+  print_locked(text);
+  out_.flush();
+}
+
+nlohmann::json run_report(const graph::Graph& graph, const std::vector<graph::NodeResult>& results,
+                          const std::string& status, bool dry_run, double seconds, const std::string& output_dir) {
+  nlohmann::json targets = nlohmann::json::array();
+  std::map<std::string, int> summary;
+  const auto by_target = graph.nodes_by_target();
+  for (std::size_t ti = 0; ti < graph.targets.size(); ++ti) {
+    const std::string& t = graph.targets[ti];
+    nlohmann::json stages = nlohmann::json::array();
+    bool selected = false;
+    for (std::size_t i : by_target[ti]) {
+      const auto& n = graph.nodes[i];
+      const auto& r = results[i];
+      if (r.status == graph::Status::kNotRun && r.reason.empty()) continue;
+      selected = true;
+      summary[graph::status_name(r.status)]++;
+      nlohmann::json s = {{"name", n.name},
+                          {"status", graph::status_name(r.status)},
+                          {"implementation", r.implementation.empty() ? n.implementation : r.implementation},
+                          {"filename", n.primary_output},
+                          {"elapsed_seconds", r.elapsed_seconds}};
+      if (!r.reason.empty()) s["reason"] = r.reason;
+      if (r.has_key) s["key"] = r.key.hex();
+      if (!r.explanation.empty()) s["explanation"] = r.explanation;
+      nlohmann::json outs = nlohmann::json::array();
+      for (const auto& o : r.outputs) outs.push_back({{"file", o.name}, {"digest", o.digest.hex()}, {"size", o.size}});
+      s["outputs"] = outs;
+      stages.push_back(std::move(s));
+    }
+    if (selected) targets.push_back({{"model", t}, {"stages", stages}});
+  }
+  return {{"schema_version", 1}, {"status", status},   {"dry_run", dry_run},   {"elapsed_seconds", seconds},
+          {"output_dir", output_dir}, {"summary", summary}, {"targets", targets}};
+}
+
+}  // namespace winml::cli

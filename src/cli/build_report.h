@@ -1,0 +1,59 @@
+// What a build prints. On a terminal: a live status line (stage, model,
+// elapsed, big files being hashed) above which each finished stage is
+// listed; otherwise (CI logs) one plain line per event. --json adds a
+// machine-readable report of the run on stdout.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "graph/builder.h"
+
+namespace winml::cli {
+
+class BuildReporter : public graph::BuildObserver {
+ public:
+  BuildReporter(std::ostream& out, bool tty, bool explain, const graph::Graph& graph, std::size_t total_nodes);
+  ~BuildReporter() override;
+
+  void node_started(const graph::Node& node, const std::string& reason) override;
+  void node_finished(const graph::Node& node, const graph::NodeResult& result) override;
+  void hashing(const std::filesystem::path& file, std::uint64_t size) override;
+  void hash_counter(const std::atomic<std::uint64_t>* bytes) override { hashed_ = bytes; }
+
+  void stop();  // ends the status line
+  // "winml-make: 3 completed, 9 up to date (0.42 s)".
+  void summary(const std::vector<graph::NodeResult>& results, double seconds, bool dry_run);
+
+ private:
+  void redraw_locked();
+  void print_locked(const std::string& line);
+
+  std::ostream& out_;
+  bool tty_, explain_;
+  const graph::Graph& graph_;
+  std::size_t total_, done_ = 0;
+  std::mutex mu_;
+  std::map<std::string, std::chrono::steady_clock::time_point> running_;
+  std::string hashing_;
+  const std::atomic<std::uint64_t>* hashed_ = nullptr;
+  bool status_shown_ = false, stopping_ = false;
+  std::condition_variable cv_;
+  std::thread ticker_;
+};
+
+// Lines for a node that reran or would rerun: "  would run  m/quantize: config quantize.samples changed".
+std::vector<std::string> describe_result(const graph::Node& node, const graph::NodeResult& r, bool explain);
+
+// The --json report.
+nlohmann::json run_report(const graph::Graph& graph, const std::vector<graph::NodeResult>& results,
+                          const std::string& status, bool dry_run, double seconds, const std::string& output_dir);
+
+}  // namespace winml::cli

@@ -1,0 +1,53 @@
+// winml-make cache stats | verify | gc --max-size SIZE   [--cache-dir DIR]
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "base/text.h"
+#include "cli/context.h"
+#include "cli/project_options.h"
+#include "store/cache.h"
+
+namespace winml::cli {
+
+Command add_cache_command(CLI::App& app) {
+  struct Options {
+    std::string cache_dir, max_size;
+  };
+  auto opts = std::make_shared<Options>();
+  CLI::App* sub = app.add_subcommand("cache", "Inspect and maintain the content-addressed cache");
+  sub->add_option("--cache-dir", opts->cache_dir,
+                  "Cache directory (default: $WINML_MAKE_CACHE_DIR, else ~/.cache/winml-make)");
+  sub->require_subcommand(1, 1);
+  CLI::App* stats = sub->add_subcommand("stats", "Entries, blobs and size");
+  CLI::App* verify = sub->add_subcommand("verify", "Re-hash every blob; remove corrupt blobs and broken entries");
+  CLI::App* gc = sub->add_subcommand("gc", "Remove least recently used entries until the cache fits --max-size");
+  gc->add_option("--max-size", opts->max_size, "Size limit, e.g. 10G, 500M")->required();
+  for (CLI::App* s : {stats, verify, gc}) s->fallthrough();
+  sub->fallthrough();
+  return {sub, [opts, stats, verify, gc](const Context&) {
+            store::LocalCache cache(cache_dir(opts->cache_dir));
+            std::cout << "cache: " << cache.root().string() << "\n";
+            if (stats->parsed()) {
+              auto s = cache.stats();
+              std::cout << s.entries << " entries, " << s.blobs << " blobs, " << human_bytes(s.bytes) << "\n";
+              return 0;
+            }
+            if (verify->parsed()) {
+              auto r = cache.verify();
+              for (const auto& p : r.problems) std::cout << p << "\n";
+              std::cout << "checked " << r.entries_checked << " entries and " << r.blobs_checked << " blobs ("
+                        << human_bytes(r.bytes_checked) << "): "
+                        << (r.problems.empty() ? "all good" : std::to_string(r.problems.size()) + " removed") << "\n";
+              return r.problems.empty() ? 0 : 1;
+            }
+            if (gc->parsed()) {
+              auto r = cache.gc(store::parse_size(opts->max_size));
+              std::cout << "removed " << r.entries_removed << " entries and " << r.blobs_removed << " blobs: "
+                        << human_bytes(r.bytes_before) << " -> " << human_bytes(r.bytes_after) << "\n";
+              return 0;
+            }
+            return 0;
+          }};
+}
+
+}  // namespace winml::cli

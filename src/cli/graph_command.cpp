@@ -1,0 +1,65 @@
+// winml-make graph [TARGET...] [-o DIR]: the build graph in Graphviz dot,
+// each stage labelled with its current status (e.g. `| dot -Tsvg`).
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/context.h"
+#include "cli/project_options.h"
+#include "graph/dot.h"
+#include "stages/registry.h"
+#include "stages/stage_runner.h"
+
+namespace winml::cli {
+
+Command add_graph_command(CLI::App& app) {
+  struct Options {
+    std::vector<std::string> targets;
+    std::string output_dir;
+  };
+  auto opts = std::make_shared<Options>();
+  CLI::App* sub = app.add_subcommand("graph", "Print the build graph in Graphviz dot, with each stage's status");
+  sub->add_option("targets", opts->targets, "Models to show (default: all)");
+  sub->add_option("-o,--output-dir", opts->output_dir, "Output directory (default: [build] output_dir)");
+  sub->fallthrough();
+  return {sub, [opts](const Context& ctx) {
+            stages::Session session(session_options(ctx, opts->output_dir, /*write=*/false, nullptr),
+                                    stages::builtin_stages());
+            session.open();
+            auto selected = select_targets(session, opts->targets);
+            graph::Graph g = session.plan().graph;
+            graph::BuildOptions o;
+            o.dry_run = true;
+            o.targets = selected;
+            stages::StageRunner runner(session);
+            graph::Builder builder(g, {session.options().source.project_dir, session.plan().output_dir,
+                                       session.state_dir()},
+                                   session.state(), session.ingredients(), runner);
+            auto results = builder.build(o);
+            if (!selected.empty()) {
+              // Keep only the selected models (indices shift: rebuild deps).
+              graph::Graph sub;
+              std::vector<std::size_t> index(g.nodes.size(), graph::npos);
+              std::vector<graph::NodeResult> kept;
+              for (const auto& t : g.targets)
+                if (selected.count(t)) sub.targets.push_back(t);
+              for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+                if (!selected.count(g.nodes[i].target)) continue;
+                graph::Node n = g.nodes[i];
+                for (auto& d : n.deps) d = index[d];
+                index[i] = sub.nodes.size();
+                sub.nodes.push_back(std::move(n));
+                kept.push_back(results[i]);
+              }
+              g = std::move(sub);
+              results = std::move(kept);
+            }
+            std::cout << graph::to_dot(g, [&](std::size_t i) {
+              const auto& r = results[i];
+              if (!g.nodes[i].enabled) return std::string();
+              return std::string(r.status == graph::Status::kStale ? "stale" : graph::status_name(r.status));
+            });
+            return 0;
+          }};
+}
+
+}  // namespace winml::cli

@@ -1,0 +1,46 @@
+#include "cli/project_options.h"
+
+#include <iostream>
+
+#include "base/error.h"
+#include "base/text.h"
+#include "config/project.h"
+#include "store/cache.h"
+
+namespace winml::cli {
+
+namespace fs = std::filesystem;
+
+stages::SessionOptions session_options(const Context& ctx, const std::string& output_dir, bool write,
+                                       const std::atomic<bool>* cancel) {
+  stages::SessionOptions o;
+  o.source.project_dir = ctx.project_dir();
+  o.source.config_file = ctx.config_file().empty() ? o.source.project_dir / config::kProjectFile : ctx.config_file();
+  if (!output_dir.empty()) o.source.output_dir_override = fs::absolute(output_dir).lexically_normal();
+  o.write = write;
+  o.cancel = cancel;
+  o.on_lock_wait = [](const fs::path& lock_file, const std::string& holder) {
+    std::cerr << "winml-make: waiting for " << holder << ", which is building into " << lock_file.parent_path().parent_path().string()
+              << " (lock " << lock_file.string() << ")" << std::endl;
+  };
+  return o;
+}
+
+std::set<std::string> select_targets(const stages::Session& session, const std::vector<std::string>& names) {
+  std::set<std::string> out;
+  const auto& all = session.plan().graph.targets;
+  for (const auto& n : names) {
+    if (std::find(all.begin(), all.end(), n) == all.end())
+      throw InputError(session.options().source.config_file.string() + ": no model named '" + n + "'" +
+                       did_you_mean(n, all) + " (models: " + join(all, ", ") + ")");
+    out.insert(n);
+  }
+  return out;
+}
+
+fs::path cache_dir(const std::string& option) {
+  if (!option.empty()) return fs::absolute(option).lexically_normal();
+  return store::LocalCache::default_dir();
+}
+
+}  // namespace winml::cli

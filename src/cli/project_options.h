@@ -1,0 +1,25 @@
+// What build, status, clean and graph share: finding the project's plan and
+// state, and choosing targets.
+#pragma once
+
+#include <atomic>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli/context.h"
+#include "stages/session.h"
+
+namespace winml::cli {
+
+// -C/-c from the context, -o `output_dir` (may be empty).
+stages::SessionOptions session_options(const Context& ctx, const std::string& output_dir, bool write,
+                                       const std::atomic<bool>* cancel);
+
+// The named targets (all when `names` is empty); InputError for an unknown name.
+std::set<std::string> select_targets(const stages::Session& session, const std::vector<std::string>& names);
+
+// The cache directory: --cache-dir, else $WINML_MAKE_CACHE_DIR, else ~/.cache/winml-make.
+std::filesystem::path cache_dir(const std::string& option);
+
+}  // namespace winml::cli

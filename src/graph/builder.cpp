@@ -1,0 +1,430 @@
+#include "graph/builder.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "base/atomic_file.h"
+#include "base/copy_file.h"
+#include "base/error.h"
+#include "graph/explain.h"
+#include "graph/inputs.h"
+#include "graph/key.h"
+
+namespace winml::graph {
+
+const char* status_name(Status s) {
+  switch (s) {
+    case Status::kUpToDate: return "up-to-date";
+    case Status::kCompleted: return "completed";
+    case Status::kCached: return "cached";
+    case Status::kSkipped: return "skipped";
+    case Status::kFailed: return "failed";
+    case Status::kNotRun: return "skipped";
+    case Status::kStale: return "stale";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr std::uint64_t kBigFile = 64ull << 20;  // announce hashing of files this large
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+void remove_tree_quietly(const fs::path& p) {
+  std::error_code ec;
+  fs::remove_all(p, ec);
+}
+
+// rename(2) into place; a copy when the staging area is on another file system.
+void move_into_place(const fs::path& from, const fs::path& to) {
+  if (::rename(from.c_str(), to.c_str()) == 0) return;
+  if (errno != EXDEV) throw BuildError(file_error(to.string(), std::string("cannot move into place: ") + std::strerror(errno)));
+  copy_file_atomic(from, to);
+  std::error_code ec;
+  fs::remove(from, ec);
+}
+
+NodeResult interrupted(NodeResult r, std::chrono::steady_clock::time_point start) {
+  r.status = Status::kNotRun;
+  r.reason = "interrupted";
+  r.elapsed_seconds = seconds_since(start);
+  return r;
+}
+
+bool is_inside(const fs::path& dir, const fs::path& file) {
+  fs::path rel = file.lexically_normal().lexically_relative(dir.lexically_normal());
+  return !rel.empty() && *rel.begin() != ".." && rel.is_relative();
+}
+
+}  // namespace
+
+Builder::Builder(const Graph& graph, BuildPaths paths, store::BuildState& state, store::IngredientLog& ingredients,
+                 NodeRunner& runner, BuildObserver* observer)
+    : graph_(graph), paths_(std::move(paths)), state_(state), ingredients_(ingredients), runner_(runner),
+      observer_(observer) {
+  output_prefix_ = paths_.output_dir.native() + "/";
+  ids_.reserve(graph.nodes.size());
+  for (const auto& n : graph.nodes) ids_.push_back(n.id());
+}
+
+std::vector<Ingredient> Builder::statics_of(const Node& node) {
+  if (!node.static_ingredients.empty()) return node.static_ingredients;
+  if (auto s = ingredients_.find_static(node.static_digest)) return *s;
+  return {};
+}
+
+void Builder::remove_artifacts(std::size_t index, bool drop_record) {
+  const Node& node = graph_.nodes[index];
+  const std::string& id = ids_[index];
+  const fs::path dir = target_dir(node.target);
+  std::vector<fs::path> files;
+  if (auto rec = state_.find(id))
+    for (const auto& o : rec->outputs) files.push_back(dir / o.name);
+  // Also what the primary artifact on disk names (its sidecars), in case the
+  // record is gone or older than the files.
+  std::error_code ec;
+  if (!node.primary_output.empty() && fs::exists(dir / node.primary_output, ec))
+    for (const auto& f : runner_.artifact_files(node, dir / node.primary_output))
+      if (is_inside(dir, f)) files.push_back(f);
+  for (const auto& f : files) {
+    fs::remove(f, ec);
+    state_.stat_cache().forget(f);
+  }
+  if (drop_record) state_.erase(id);
+}
+
+NodeResult Builder::process(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results) {
+  const Node& node = graph_.nodes[index];
+  // Paths as plain strings until something runs: std::filesystem::path
+  // construction costs more than a stat on the no-op path.
+  const std::string dir_s = output_prefix_ + node.target + "/";
+  NodeResult r;
+  r.implementation = node.implementation;
+
+  if (!node.enabled) {
+    // An artifact of a disabled stage is known from its record; without one,
+    // it can only be a leftover when the records were lost.
+    if (!o.dry_run && (state_.started_empty() || state_.find(ids_[index])))
+      remove_artifacts(index, /*drop_record=*/true);
+    r.status = Status::kSkipped;
+    r.reason = node.disabled_reason;
+    return r;
+  }
+
+  // Inputs: what the dependencies produced, then the declared extra inputs.
+  bool upstream_stale = false;
+  for (std::size_t d : node.deps) {
+    const NodeResult& dep = results[d];
+    const Node& dn = graph_.nodes[d];
+    if (dep.status == Status::kFailed || dep.status == Status::kNotRun) {
+      r.status = Status::kNotRun;
+      r.reason = "not run: " + dn.name + " " + (dep.status == Status::kFailed ? "failed" : "did not run");
+      return r;
+    }
+    if (dep.status == Status::kStale) {
+      upstream_stale = true;
+      continue;
+    }
+    const std::string prefix = dn.target == node.target ? "" : dn.target + "/";
+    for (const auto& out : dep.outputs) r.inputs.push_back(Ingredient{"input:" + prefix + out.name, out.digest, ""});
+  }
+
+  std::shared_ptr<const store::NodeRecord> rec = state_.find(ids_[index]);
+  std::vector<ResolvedInput> extra;
+  try {
+    extra = resolve_inputs(node.extra_inputs, paths_.project_dir, state_, runner_);
+  } catch (const InputError& e) {
+    r.status = Status::kFailed;
+    r.input_error = true;
+    r.reason = e.what();
+    return r;
+  }
+  for (const auto& e : extra) r.inputs.push_back(e.ingredient);
+  sort_ingredients(r.inputs);
+
+  if (upstream_stale) {
+    // Dry run: an input will be rebuilt, so this key cannot be known yet.
+    r.status = Status::kStale;
+    r.reason = rec ? "an input will be rebuilt (reruns only if its content changes)" : "never built";
+    return r;
+  }
+
+  r.key = key_of(node.static_digest, r.inputs);
+  r.has_key = true;
+
+  // The decision.
+  std::string reason;
+  std::vector<std::string> explanation;
+  if (o.rebuild) {
+    reason = "--rebuild";
+  } else if (!rec) {
+    reason = "never built";
+  } else if (rec->key != r.key) {
+    std::vector<Ingredient> now = statics_of(node);
+    now.insert(now.end(), r.inputs.begin(), r.inputs.end());
+    auto before = ingredients_.find(rec->key);
+    reason = summarize_change(before, now);
+    if (o.explain) explanation = explain_change(before, now);
+  } else {
+    for (const auto& out : rec->outputs) {
+      auto d = state_.stat_cache().digest(dir_s + out.name);
+      if (!d) reason = "output " + out.name + " is missing";
+      else if (*d != out.digest) reason = "output " + out.name + " was modified";
+      if (!reason.empty()) break;
+    }
+  }
+  if (o.explain && explanation.empty() && !reason.empty()) explanation.push_back(reason);
+
+  if (reason.empty()) {
+    r.status = Status::kUpToDate;
+    r.outputs = rec->outputs;
+    r.metrics_json = rec->metrics_json;
+    r.implementation = rec->implementation;
+    return r;
+  }
+  r.reason = reason;
+  r.explanation = explanation;
+  if (o.dry_run) {
+    r.status = Status::kStale;
+    return r;
+  }
+
+  if (observer_) observer_->node_started(node, reason);
+  const auto start = std::chrono::steady_clock::now();
+  const fs::path dir = target_dir(node.target);
+  std::vector<InputArtifact> artifacts;
+  for (std::size_t d : node.deps) {
+    const Node& dn = graph_.nodes[d];
+    const fs::path ddir = target_dir(dn.target);
+    InputArtifact a;
+    a.primary = ddir / dn.primary_output;
+    a.files.push_back(a.primary);
+    for (const auto& out : results[d].outputs)
+      if (out.name != dn.primary_output) a.files.push_back(ddir / out.name);
+    artifacts.push_back(std::move(a));
+  }
+  // Per process: a command orphaned by a killed build can never write into
+  // the staging area of a later one.
+  const fs::path staging =
+      paths_.state_dir / "staging" / (node.target + "." + node.name + "." + std::to_string(::getpid()));
+  remove_tree_quietly(staging);
+  fs::create_directories(staging);
+
+  try {
+    bool restored = false;
+    std::vector<store::OutputFile> verified;  // digests the cache restore already checked
+    if (o.cache && !o.rebuild) {
+      if (auto entry = o.cache->lookup(r.key)) {
+        std::string problem;
+        if (o.cache->restore(*entry, staging, &problem)) {
+          restored = true;
+          verified = entry->outputs;
+          r.status = Status::kCached;
+          r.implementation = entry->implementation;
+          r.metrics_json = entry->metrics_json;
+        } else {
+          r.reason += "; cache entry discarded: " + problem;
+          remove_tree_quietly(staging);
+          fs::create_directories(staging);
+        }
+      }
+    }
+    if (!restored) {
+      fs::create_directories(paths_.state_dir / "logs");
+      RunRequest req{node, paths_.project_dir, staging, artifacts, {}, o.cancel,
+                     paths_.state_dir / "logs" / (node.target + "." + node.name + ".log")};
+      for (const auto& e : extra) req.extra_inputs.push_back(fs::path(e.path));
+      RunResult run = runner_.run(req);
+      if (o.cancel && o.cancel->load()) throw Interrupted();
+      r.status = Status::kCompleted;
+      r.metrics_json = run.metrics_json;
+    }
+
+    // Outputs: every file the stage left in staging; the primary one first.
+    auto names = store::real_disk().list_files(staging);
+    if (std::find(names.begin(), names.end(), node.primary_output) == names.end())
+      throw BuildError(node.id() + ": the stage did not write " + node.primary_output);
+    for (const auto& n : names)
+      if (n.find('/') != std::string::npos || is_temp_name(n))
+        throw BuildError(node.id() + ": the stage left an unexpected file '" + n + "' (outputs are plain files)");
+    std::stable_partition(names.begin(), names.end(), [&](const std::string& n) { return n == node.primary_output; });
+    const std::int64_t stamp = store::real_disk().now_ns();
+    std::vector<store::OutputFile> outputs;
+    for (const auto& n : names) {
+      auto known = std::find_if(verified.begin(), verified.end(), [&](const auto& v) { return v.name == n; });
+      if (known != verified.end()) {
+        outputs.push_back(*known);
+        continue;
+      }
+      std::uint64_t size = fs::file_size(staging / n);
+      if (observer_ && size >= kBigFile) observer_->hashing(dir / n, size);
+      outputs.push_back({n, store::hash_file(staging / n, nullptr, &hashed_), size});
+    }
+    if (r.status == Status::kCached && o.cancel && o.cancel->load()) throw Interrupted();
+
+    // Place: new files over old ones, then remove old files the new set lacks
+    // (a sidecar an earlier, larger version had). The old set is known before
+    // anything moves.
+    std::vector<fs::path> old_files;
+    if (rec)
+      for (const auto& out : rec->outputs) old_files.push_back(dir / out.name);
+    std::error_code ec;
+    if (fs::exists(dir / node.primary_output, ec))
+      for (const auto& f : runner_.artifact_files(node, dir / node.primary_output))
+        if (is_inside(dir, f)) old_files.push_back(f);
+    fs::create_directories(dir);
+    for (const auto& out : outputs) move_into_place(staging / out.name, dir / out.name);
+    fsync_directory(dir);
+    for (const auto& f : old_files) {
+      bool kept = std::any_of(outputs.begin(), outputs.end(), [&](const auto& out) { return dir / out.name == f; });
+      if (kept) continue;
+      fs::remove(f, ec);
+      state_.stat_cache().forget(f);
+    }
+    remove_tree_quietly(staging);
+    for (const auto& out : outputs) state_.stat_cache().record(dir / out.name, out.digest, stamp);
+
+    r.outputs = outputs;
+    r.elapsed_seconds = seconds_since(start);
+    store::NodeRecord record;
+    record.key = r.key;
+    record.implementation = r.implementation;
+    record.elapsed_seconds = r.elapsed_seconds;
+    record.finished_ns = store::real_disk().now_ns();
+    record.metrics_json = r.metrics_json;
+    record.outputs = outputs;
+    // Recorded only now that every output is in place.
+    state_.put(ids_[index], record);
+    ingredients_.add(r.key, node.static_digest, statics_of(node), r.inputs);
+
+    if (r.status == Status::kCompleted && o.cache) {
+      try {
+        o.cache->store({r.key, r.implementation, r.elapsed_seconds, r.metrics_json, outputs}, dir);
+      } catch (const std::exception& e) {
+        r.reason += "; not cached: " + std::string(e.what());  // the build itself succeeded
+      }
+    }
+  } catch (const Interrupted&) {
+    remove_tree_quietly(staging);
+    return interrupted(r, start);
+  } catch (const InputError& e) {
+    remove_tree_quietly(staging);
+    if (o.cancel && o.cancel->load()) return interrupted(r, start);
+    r.status = Status::kFailed;
+    r.input_error = true;
+    r.reason = e.what();
+    r.elapsed_seconds = seconds_since(start);
+  } catch (const std::exception& e) {
+    remove_tree_quietly(staging);
+    // A stage whose command died of the same Ctrl-C was interrupted, not broken.
+    if (o.cancel && o.cancel->load()) return interrupted(r, start);
+    r.status = Status::kFailed;
+    r.reason = e.what();
+    r.elapsed_seconds = seconds_since(start);
+  }
+  return r;
+}
+
+std::vector<NodeResult> Builder::build(const BuildOptions& o) {
+  const std::size_t n = graph_.nodes.size();
+  std::vector<NodeResult> results(n);
+  std::vector<bool> selected(n, false);
+  std::vector<int> pending(n, 0);
+  std::vector<std::vector<std::size_t>> dependants(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Node& node = graph_.nodes[i];
+    selected[i] = o.targets.empty() || o.targets.count(node.target);
+    for (std::size_t d : node.deps) dependants[d].push_back(i);
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    if (selected[i])
+      for (std::size_t d : graph_.nodes[i].deps)
+        if (selected[d]) ++pending[i];
+
+  if (observer_) {
+    state_.stat_cache().on_hash_start = [this](const fs::path& f, std::uint64_t size) {
+      if (size >= kBigFile) observer_->hashing(f, size);
+    };
+    observer_->hash_counter(&hashed_);
+  }
+  state_.stat_cache().hash_progress = &hashed_;
+  if (!o.dry_run) {
+    remove_tree_quietly(paths_.state_dir / "staging");  // leftovers of a killed build
+    if (o.rebuild)
+      for (std::size_t i = 0; i < n; ++i)
+        if (selected[i]) remove_artifacts(i, /*drop_record=*/false);
+  }
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::size_t> ready;
+  std::size_t remaining = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (selected[i]) {
+      ++remaining;
+      if (pending[i] == 0) ready.push_back(i);
+    }
+  bool stop = false;  // a failure without -k
+  std::string stop_reason;
+
+  auto worker = [&] {
+    std::unique_lock lock(mu);
+    for (;;) {
+      cv.wait(lock, [&] { return !ready.empty() || remaining == 0; });
+      if (remaining == 0) return;
+      std::size_t i = ready.front();
+      ready.pop_front();
+      NodeResult r;
+      bool cancelled = o.cancel && o.cancel->load();
+      if (stop || cancelled) {
+        r.status = Status::kNotRun;
+        r.reason = cancelled ? "interrupted" : stop_reason;
+      } else {
+        lock.unlock();
+        r = process(i, o, results);
+        lock.lock();
+      }
+      results[i] = std::move(r);
+      if (results[i].status == Status::kFailed && !o.keep_going && !stop) {
+        stop = true;
+        stop_reason = "not started: " + graph_.nodes[i].id() + " failed (use -k to keep going)";
+      }
+      for (std::size_t d : dependants[i])
+        if (selected[d] && --pending[d] == 0) ready.push_back(d);
+      --remaining;
+      const NodeResult& done = results[i];
+      if (observer_) {
+        lock.unlock();
+        observer_->node_finished(graph_.nodes[i], done);
+        lock.lock();
+      }
+      cv.notify_all();
+    }
+  };
+
+  int threads = std::max(1, std::min<int>(o.jobs, static_cast<int>(std::max<std::size_t>(remaining, 1))));
+  if (threads == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+  }
+  state_.stat_cache().on_hash_start = nullptr;
+  state_.stat_cache().hash_progress = nullptr;
+  return results;
+}
+
+}  // namespace winml::graph

@@ -1,0 +1,110 @@
+// Runs a graph: decides per node whether it is up to date (key and outputs
+// unchanged), restores it from the cache, or runs it through the NodeRunner;
+// places outputs atomically and records them. Independent nodes run on `jobs`
+// threads. Keys of a node's dependants are computed from the digests of the
+// outputs it actually produced, so a node that reruns to the same bytes stops
+// the rebuild there (early cutoff).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "graph/node.h"
+#include "graph/runner.h"
+#include "store/build_state.h"
+#include "store/cache.h"
+#include "store/ingredient_log.h"
+
+namespace winml::graph {
+
+enum class Status {
+  kUpToDate,   // key and outputs unchanged
+  kCompleted,  // ran
+  kCached,     // restored from the cache
+  kSkipped,    // disabled in config
+  kFailed,
+  kNotRun,     // blocked by a failed dependency, stopped after a failure, or interrupted
+  kStale,      // dry run: would run
+};
+
+// The manifest's words: completed, cached, up-to-date, skipped, failed (not-run
+// is reported as skipped with its reason; stale only appears in dry runs).
+const char* status_name(Status s);
+
+struct NodeResult {
+  Status status = Status::kNotRun;
+  std::string reason;                    // why it ran / was skipped / failed
+  std::vector<std::string> explanation;  // with --explain: every changed ingredient
+  bool has_key = false;
+  Digest key;
+  std::vector<Ingredient> inputs;  // the dynamic ingredients (input digests)
+  std::vector<store::OutputFile> outputs;
+  std::string implementation;
+  std::string metrics_json = "{}";
+  double elapsed_seconds = 0;      // this run
+  bool input_error = false;        // failed on bad input (exit 2) rather than a stage error
+};
+
+struct BuildOptions {
+  int jobs = 1;
+  bool keep_going = false;
+  bool rebuild = false;     // delete every artifact of the selected targets first; never restore from the cache
+  bool dry_run = false;     // decide and explain, write nothing
+  bool explain = false;     // fill NodeResult::explanation
+  store::LocalCache* cache = nullptr;
+  const std::atomic<bool>* cancel = nullptr;
+  std::set<std::string> targets;  // empty: all
+};
+
+class BuildObserver {
+ public:
+  virtual ~BuildObserver() = default;
+  virtual void node_started(const Node& node, const std::string& reason) {}
+  virtual void node_finished(const Node& node, const NodeResult& result) {}
+  // A file of `size` bytes is about to be hashed (called for big files only).
+  virtual void hashing(const fs::path& file, std::uint64_t size) {}
+  // Bytes hashed so far in this build; grows while files are read. Called
+  // once, before the first node; valid until build() returns.
+  virtual void hash_counter(const std::atomic<std::uint64_t>* bytes) {}
+};
+
+struct BuildPaths {
+  fs::path project_dir;
+  fs::path output_dir;  // <output_dir>/<target>/<file>
+  fs::path state_dir;   // <output_dir>/.winml-make
+};
+
+class Builder {
+ public:
+  Builder(const Graph& graph, BuildPaths paths, store::BuildState& state, store::IngredientLog& ingredients,
+          NodeRunner& runner, BuildObserver* observer = nullptr);
+
+  // One result per node of the graph (nodes of unselected targets stay kNotRun
+  // with an empty reason).
+  std::vector<NodeResult> build(const BuildOptions& options);
+
+  fs::path target_dir(const std::string& target) const { return paths_.output_dir / target; }
+
+ private:
+  NodeResult process(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results);
+  void remove_artifacts(std::size_t index, bool drop_record);
+  std::vector<Ingredient> statics_of(const Node& node);
+
+  const Graph& graph_;
+  BuildPaths paths_;
+  store::BuildState& state_;
+  store::IngredientLog& ingredients_;
+  NodeRunner& runner_;
+  BuildObserver* observer_;
+  std::vector<std::string> ids_;  // Node::id() of each node, made once
+  std::string output_prefix_;     // output_dir + '/'
+  std::atomic<std::uint64_t> hashed_{0};
+
+};
+
+}  // namespace winml::graph

@@ -1,0 +1,78 @@
+#include "graph/explain.h"
+
+#include <map>
+
+namespace winml::graph {
+
+std::string describe_ingredient(const std::string& name) {
+  auto colon = name.find(':');
+  if (colon == std::string::npos) {
+    if (name == "tool") return "winml-make version";
+    if (name == "implementation") return "stage implementation";
+    return name;
+  }
+  return name.substr(0, colon) + " " + name.substr(colon + 1);
+}
+
+namespace {
+
+struct Change {
+  std::string name;
+  const Ingredient* before = nullptr;
+  const Ingredient* after = nullptr;
+};
+
+std::vector<Change> diff(const std::vector<Ingredient>& a, const std::vector<Ingredient>& b) {
+  std::map<std::string, Change> all;
+  for (const auto& i : a) all[i.name].before = &i;
+  for (const auto& i : b) all[i.name].after = &i;
+  std::vector<Change> out;
+  for (auto& [name, c] : all) {
+    c.name = name;
+    if (c.before && c.after && c.before->digest == c.after->digest) continue;
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::string value(const Ingredient& i) {
+  // Config values and versions are shown as text; files by digest.
+  if (!i.text.empty() && i.text.size() <= 200) return i.text + " (digest " + i.digest.hex() + ")";
+  return i.digest.hex();
+}
+
+std::string line(const Change& c) {
+  std::string what = describe_ingredient(c.name);
+  if (c.before && c.after) {
+    bool has_text = !c.before->text.empty() || !c.after->text.empty();
+    if (has_text && c.before->text.size() <= 200 && c.after->text.size() <= 200)
+      return what + ": " + c.before->text + " -> " + c.after->text + " (digest " + c.before->digest.hex() + " -> " +
+             c.after->digest.hex() + ")";
+    return what + ": " + c.before->digest.hex() + " -> " + c.after->digest.hex();
+  }
+  if (c.after) return what + ": new, " + value(*c.after);
+  return what + ": no longer used (was " + value(*c.before) + ")";
+}
+
+}  // namespace
+
+std::vector<std::string> explain_change(const std::optional<std::vector<Ingredient>>& old_ingredients,
+                                        const std::vector<Ingredient>& new_ingredients) {
+  if (!old_ingredients) return {"the previous key's ingredients are not recorded; cannot say what changed"};
+  std::vector<std::string> out;
+  for (const auto& c : diff(*old_ingredients, new_ingredients)) out.push_back(line(c));
+  if (out.empty()) out.push_back("same ingredients, different key (key format changed)");
+  return out;
+}
+
+std::string summarize_change(const std::optional<std::vector<Ingredient>>& old_ingredients,
+                             const std::vector<Ingredient>& new_ingredients) {
+  if (!old_ingredients) return "key changed";
+  auto changes = diff(*old_ingredients, new_ingredients);
+  if (changes.empty()) return "key changed";
+  std::string s = describe_ingredient(changes.front().name) + " changed";
+  if (changes.size() > 1) s += " (+" + std::to_string(changes.size() - 1) + " more)";
+  return s;
+}
+
+}  // namespace winml::graph

@@ -1,0 +1,29 @@
+// Why a key changed: the difference between the ingredients recorded with the
+// old key and the current ones, one line per changed ingredient, e.g.
+//
+//   config quantize.calibration_method: "minmax" -> "entropy" (digest 5f0c...e1 -> 9a22...07)
+//   input optimized.onnx: 3b8e...2d -> 71c4...a0
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/node.h"
+
+namespace winml::graph {
+
+// `old_ingredients` is nullopt when the old key's ingredients were never
+// recorded (e.g. the log was deleted); the result then says only that.
+std::vector<std::string> explain_change(const std::optional<std::vector<Ingredient>>& old_ingredients,
+                                        const std::vector<Ingredient>& new_ingredients);
+
+// A short form for one-line logs: "config quantize.samples changed" or
+// "input optimized.onnx changed (+2 more)".
+std::string summarize_change(const std::optional<std::vector<Ingredient>>& old_ingredients,
+                             const std::vector<Ingredient>& new_ingredients);
+
+// "config:quantize.samples" -> "config quantize.samples"; "input:x" -> "input x".
+std::string describe_ingredient(const std::string& name);
+
+}  // namespace winml::graph

@@ -1,0 +1,127 @@
+#include "graph/inputs.h"
+
+#include "base/error.h"
+
+namespace winml::graph {
+
+bool glob_match(std::string_view p, std::string_view s) {
+  if (p.empty()) return s.empty();
+  if (p.starts_with("**")) {
+    std::string_view rest = p.substr(2);
+    if (rest.starts_with("/")) {
+      // "**/x" also matches "x" at this level.
+      if (glob_match(rest.substr(1), s)) return true;
+    }
+    for (std::size_t i = 0; i <= s.size(); ++i)
+      if (glob_match(rest, s.substr(i))) return true;
+    return false;
+  }
+  if (p[0] == '*') {
+    for (std::size_t i = 0; i <= s.size(); ++i) {
+      if (glob_match(p.substr(1), s.substr(i))) return true;
+      if (i < s.size() && s[i] == '/') break;
+    }
+    return false;
+  }
+  if (s.empty()) return false;
+  if (p[0] == '?') return s[0] != '/' && glob_match(p.substr(1), s.substr(1));
+  return p[0] == s[0] && glob_match(p.substr(1), s.substr(1));
+}
+
+namespace {
+
+std::string display(const fs::path& project_dir, const fs::path& file) {
+  const std::string& f = file.native();
+  const std::string& p = project_dir.native();
+  if (f.size() > p.size() + 1 && f.compare(0, p.size(), p) == 0 && f[p.size()] == '/' &&
+      f.find("/.") == std::string::npos)
+    return f.substr(p.size() + 1);  // the usual case, without path arithmetic
+  fs::path rel = file.lexically_normal().lexically_relative(project_dir.lexically_normal());
+  if (!rel.empty() && *rel.begin() != "..") return rel.generic_string();
+  return file.generic_string();
+}
+
+ResolvedInput file_input(const std::string& prefix, const fs::path& project_dir, const fs::path& file,
+                         store::BuildState& state) {
+  auto d = state.stat_cache().digest(file);
+  if (!d) throw InputError(file_error(file.string(), "no such file (a declared input)"));
+  std::string name = display(project_dir, file);
+  return {Ingredient{prefix + name, *d, ""}, file.native()};
+}
+
+// A plain relative path (no '.', '..' or empty components): joined as strings.
+bool plain_relative(const std::string& p) {
+  if (p.empty() || p.front() == '/' || p.find("//") != std::string::npos) return false;
+  return p != "." && p != ".." && !p.starts_with("./") && !p.starts_with("../") &&
+         p.find("/./") == std::string::npos && p.find("/../") == std::string::npos && !p.ends_with("/.") &&
+         !p.ends_with("/..");
+}
+
+}  // namespace
+
+std::vector<ResolvedInput> resolve_inputs(const std::vector<InputDecl>& decls, const fs::path& project_dir,
+                                          store::BuildState& state, NodeRunner& runner) {
+  std::vector<ResolvedInput> out;
+  auto& disk = store::real_disk();
+  for (const auto& decl : decls) {
+    auto full_path = [&] { return fs::path(decl.path).is_absolute() ? fs::path(decl.path) : project_dir / decl.path; };
+    // (made lazily: the common kModel case below needs no std::filesystem arithmetic)
+    fs::path path = decl.kind == InputKind::kModel && plain_relative(decl.path) ? fs::path() : full_path();
+    switch (decl.kind) {
+      case InputKind::kFile:
+        out.push_back(file_input("file:", project_dir, path, state));
+        break;
+      case InputKind::kTree: {
+        if (!disk.stat(path.native()).is_dir) throw InputError(file_error(path.string(), "no such directory (a declared input)"));
+        for (const auto& rel : disk.list_files(path)) out.push_back(file_input("file:", project_dir, path / rel, state));
+        break;
+      }
+      case InputKind::kGlob: {
+        // List below the longest wildcard-free directory prefix, then match.
+        std::string pattern = fs::path(decl.path).generic_string();
+        std::size_t wild = pattern.find_first_of("*?[");
+        std::string fixed = pattern.substr(0, wild == std::string::npos ? pattern.size() : wild);
+        std::size_t slash = fixed.rfind('/');
+        fs::path base = slash == std::string::npos ? fs::path() : fs::path(fixed.substr(0, slash));
+        std::string rest = slash == std::string::npos ? pattern : pattern.substr(slash + 1);
+        fs::path dir = base.is_absolute() ? base : project_dir / base;
+        if (wild == std::string::npos) {
+          if (disk.stat((dir / rest).native()).exists) out.push_back(file_input("file:", project_dir, dir / rest, state));
+          break;
+        }
+        for (const auto& rel : disk.list_files(dir))
+          if (glob_match(rest, rel)) out.push_back(file_input("file:", project_dir, dir / rel, state));
+        break;
+      }
+      case InputKind::kModel: {
+        ResolvedInput primary;
+        if (plain_relative(decl.path)) {
+          // The no-op path: no std::filesystem arithmetic.
+          const std::string full = project_dir.native() + "/" + decl.path;
+          auto d = state.stat_cache().digest(full);
+          if (!d) throw InputError(file_error(full, "no such file (a declared input)"));
+          primary = {Ingredient{"model:" + decl.path, *d, ""}, full};
+        } else {
+          primary = file_input("model:", project_dir, path, state);
+        }
+        // The sidecars a model names are a function of its bytes: memoized by digest.
+        auto names = state.model_files(primary.ingredient.digest);
+        if (!names) {
+          names = runner.model_files(fs::path(primary.path));
+          state.put_model_files(primary.ingredient.digest, *names);
+        }
+        const std::string& full = primary.path;
+        const std::size_t slash = full.rfind('/');
+        const std::string_view file_name = std::string_view(full).substr(slash + 1);
+        const std::string parent = full.substr(0, slash);
+        out.push_back(primary);
+        for (const auto& n : *names)
+          if (n != file_name) out.push_back(file_input("model:", project_dir, fs::path(parent) / n, state));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace winml::graph

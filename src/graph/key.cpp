@@ -1,0 +1,67 @@
+#include "graph/key.h"
+
+#include <algorithm>
+#include <map>
+#include <string_view>
+
+namespace winml::graph {
+
+void sort_ingredients(std::vector<Ingredient>& list) {
+  std::sort(list.begin(), list.end(), [](const Ingredient& a, const Ingredient& b) { return a.name < b.name; });
+}
+
+namespace {
+
+void feed(store::Hasher& h, std::vector<Ingredient>& list) {
+  sort_ingredients(list);
+  h.update_field(std::to_string(list.size()));
+  for (const auto& i : list) {
+    h.update_field(i.name);
+    h.update_digest(i.digest);
+  }
+}
+
+}  // namespace
+
+Digest static_digest_of(std::vector<Ingredient> statics) {
+  store::Hasher h;
+  h.update_field("winml-make static ingredients v1");
+  feed(h, statics);
+  return h.finish();
+}
+
+Digest key_of(const Digest& static_digest, std::vector<Ingredient> dynamic) {
+  store::Hasher h;
+  h.update_field("winml-make node key v1");
+  h.update_digest(static_digest);
+  feed(h, dynamic);
+  return h.finish();
+}
+
+Ingredient text_ingredient(std::string name, std::string text) {
+  Digest d = store::digest_of(text);
+  return Ingredient{std::move(name), d, std::move(text)};
+}
+
+Ingredient digest_ingredient(std::string name, const Digest& d, std::string text) {
+  return Ingredient{std::move(name), d, std::move(text)};
+}
+
+std::size_t Graph::find(const std::string& target, const std::string& name) const {
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].target == target && nodes[i].name == name) return i;
+  return npos;
+}
+
+std::vector<std::vector<std::size_t>> Graph::nodes_by_target() const {
+  std::map<std::string_view, std::size_t> index;
+  for (std::size_t t = 0; t < targets.size(); ++t) index[targets[t]] = t;
+  std::vector<std::vector<std::size_t>> out(targets.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    auto it = index.find(nodes[i].target);
+    if (it != index.end()) out[it->second].push_back(i);
+  }
+  return out;
+}
+
+}  // namespace winml::graph

@@ -1,0 +1,57 @@
+// How the builder runs a node: the stages layer implements NodeRunner; tests
+// implement it with fake stages.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "graph/node.h"
+
+namespace winml::graph {
+
+namespace fs = std::filesystem;
+
+// Thrown by a runner that noticed the cancellation flag.
+class Interrupted : public std::runtime_error {
+ public:
+  Interrupted() : std::runtime_error("interrupted") {}
+};
+
+struct InputArtifact {
+  fs::path primary;              // e.g. <out>/<model>/optimized.onnx
+  std::vector<fs::path> files;   // primary first, then its sidecars
+};
+
+struct RunRequest {
+  const Node& node;
+  fs::path project_dir;
+  fs::path staging_dir;               // write every output here; it is empty and private to this run
+  std::vector<InputArtifact> inputs;  // one per dep, in order
+  std::vector<fs::path> extra_inputs; // the declared inputs, resolved
+  const std::atomic<bool>* cancel = nullptr;
+  fs::path log_file;                  // <state>/logs/<target>.<node>.log, kept for the user
+};
+
+struct RunResult {
+  std::string metrics_json = "{}";  // lands in the manifest under the stage
+};
+
+class NodeRunner {
+ public:
+  virtual ~NodeRunner() = default;
+  // Writes the node's primary output (and any sidecars) into
+  // request.staging_dir. Throws InputError (bad input), BuildError (stage
+  // failure) or Interrupted.
+  virtual RunResult run(const RunRequest& request) = 0;
+  // Every file of the artifact at `primary` (itself and its sidecars), for
+  // removing an artifact that no record describes.
+  virtual std::vector<fs::path> artifact_files(const Node& node, const fs::path& primary) { return {primary}; }
+  // The files of an external model input (kModel), primary first, each
+  // relative to the model's directory.
+  virtual std::vector<std::string> model_files(const fs::path& model) { return {model.filename().string()}; }
+};
+
+}  // namespace winml::graph

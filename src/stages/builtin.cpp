@@ -1,0 +1,34 @@
+// The stage implementations of this binary. To plug in a real stage, replace
+// its line, e.g.
+//
+//   r.set("quantize", std::make_shared<quant::QuantizeStage>());
+//
+// (and link its library to winml_stages in src/stages/CMakeLists.txt). The
+// engine needs no other change: keys, staleness, caching and the manifest
+// follow from the Stage's declarations.
+#include "stages/export_stages.h"
+#include "stages/passthrough.h"
+#include "stages/registry.h"
+
+namespace winml::stages {
+
+void register_builtin_stages(StageRegistry& r) {
+  r.set("import", std::make_shared<ImportStage>());
+  r.set("export", std::make_shared<ExportStage>());
+  // analyze: no implementation yet; the auto loop then discovers nothing.
+  r.set("optimize", std::make_shared<PassthroughStage>("optimize"));
+  r.set("quantize", std::make_shared<PassthroughStage>("quantize"));
+  r.set("compile", std::make_shared<PassthroughStage>("compile"));
+  r.set("package", std::make_shared<PackageStage>());
+}
+
+const StageRegistry& builtin_stages() {
+  static const StageRegistry registry = [] {
+    StageRegistry r;
+    register_builtin_stages(r);
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace winml::stages

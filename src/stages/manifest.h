@@ -1,0 +1,35 @@
+// Per model, after every build that touched it:
+//
+//   build_manifest.json       what this build did, stage by stage (schema in docs/output-layout.md)
+//   winml_build_config.json   the resolved config, auto-discovered optimization
+//                             flags merged in and `auto = false`: replaying it
+//                             with -c rebuilds byte-identical artifacts
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "graph/builder.h"
+#include "stages/plan.h"
+
+namespace winml::stages {
+
+inline constexpr int kManifestSchemaVersion = 1;
+
+// `nodes`: the target's node indices in plan.graph.
+nlohmann::json manifest_json(const Plan& plan, const config::TargetConfig& target, const std::vector<std::size_t>& nodes,
+                             const std::vector<graph::NodeResult>& results, bool interrupted);
+
+// The replayable config: `target` with `discovered_flags` merged into
+// [optimize] (explicit settings win) and `auto = false`.
+std::string build_config_text(const config::TargetConfig& target, const nlohmann::json& discovered_flags);
+
+// Writes both files into `dir` (atomically).
+void write_target_reports(const Plan& plan, const config::TargetConfig& target, const std::vector<std::size_t>& nodes,
+                          const std::vector<graph::NodeResult>& results, const std::filesystem::path& dir,
+                          bool interrupted);
+
+}  // namespace winml::stages

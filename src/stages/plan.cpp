@@ -1,0 +1,200 @@
+#include "stages/plan.h"
+
+#include <cstdlib>
+#include <set>
+
+#include "base/error.h"
+#include "graph/graph_io.h"
+#include "graph/key.h"
+#include "stages/auto_optimize.h"
+#include "stages/layout.h"
+#include "store/disk.h"
+#include "store/record_io.h"
+
+namespace winml::stages {
+
+namespace {
+
+constexpr const char* kPlanMagic = "winml-make-plan";
+constexpr std::uint64_t kPlanVersion = 1;
+
+// One ingredient per config key the stage reads: "config:quantize.samples" = 8.
+void add_config(const nlohmann::json& cfg, const std::string& key, std::vector<graph::Ingredient>& out) {
+  auto dot = key.find('.');
+  const std::string section = key.substr(0, dot);
+  if (!cfg.contains(section)) throw std::logic_error("stage reads unknown config section '" + section + "'");
+  const nlohmann::json& s = cfg[section];
+  if (dot == std::string::npos) {
+    for (const auto& [k, v] : s.items()) out.push_back(graph::text_ingredient("config:" + section + "." + k, v.dump()));
+    return;
+  }
+  const std::string name = key.substr(dot + 1);
+  if (!s.contains(name)) throw std::logic_error("stage reads unknown config key '" + key + "'");
+  out.push_back(graph::text_ingredient("config:" + key, s[name].dump()));
+}
+
+std::string env_value(const std::string& name) {
+  const char* v = std::getenv(name.c_str());
+  return v ? nlohmann::json(std::string(v)).dump() : "null";
+}
+
+}  // namespace
+
+std::shared_ptr<Stage> stage_for(const graph::Node& node, const StageRegistry& registry) {
+  if (node.kind == "optimize.auto") {
+    auto opt = registry.find("optimize");
+    if (!opt) return nullptr;
+    return std::make_shared<AutoOptimizeStage>(opt, registry.find("analyze"));
+  }
+  return registry.find(node.kind);
+}
+
+fs::path output_dir_of(const config::ProjectConfig& project, const fs::path& override_dir) {
+  if (!override_dir.empty()) return fs::absolute(override_dir).lexically_normal();
+  fs::path p(project.build.output_dir);
+  return (p.is_absolute() ? p : project.project_dir / p).lexically_normal();
+}
+
+Plan make_plan(const config::ProjectConfig& project, const StageRegistry& registry, const fs::path& output_dir) {
+  Plan plan;
+  plan.output_dir = output_dir;
+  plan.build = project.build;
+  auto& g = plan.graph;
+  std::set<std::string> env_names;
+  for (const auto& t : project.targets) {
+    const std::string& name = t.model.name;
+    if (name == kStateDir || name.empty() || name.front() == '.')
+      throw InputError(project.config_file.string() + ": model name '" + name +
+                       "' cannot be used as an output folder (it starts with '.')");
+    g.targets.push_back(name);
+    const nlohmann::json cfg = config::to_json(t);
+    std::size_t last_model = graph::npos;  // the latest enabled node producing a model
+
+    auto add = [&](const std::string& stage_name, const std::string& kind, const char* output, bool enabled,
+                   std::string disabled_reason, std::size_t dep) -> std::size_t {
+      graph::Node n;
+      n.target = name;
+      n.name = stage_name;
+      n.kind = kind;
+      n.primary_output = output;
+      n.enabled = enabled;
+      n.disabled_reason = std::move(disabled_reason);
+      if (dep != graph::npos) n.deps.push_back(dep);
+      if (enabled) {
+        auto stage = stage_for(n, registry);
+        if (!stage) throw std::logic_error("no stage registered for '" + kind + "'");
+        n.implementation = stage->implementation() + "/" + std::to_string(stage->version());
+        auto& st = n.static_ingredients;
+        st.push_back(graph::text_ingredient("tool", WINML_VERSION));
+        st.push_back(graph::text_ingredient("implementation", n.implementation));
+        for (const auto& key : stage->config_keys()) add_config(cfg, key, st);
+        for (const auto& e : stage->environment(t)) {
+          st.push_back(graph::text_ingredient("env:" + e, env_value(e)));
+          env_names.insert(e);
+        }
+        for (const auto& [k, v] : stage->key_values(t)) st.push_back(graph::text_ingredient("value:" + k, v));
+        n.static_digest = graph::static_digest_of(st);
+        n.extra_inputs = stage->extra_inputs(t);
+      }
+      g.nodes.push_back(std::move(n));
+      return g.nodes.size() - 1;
+    };
+
+    std::string export_kind = t.model.source.empty() ? "export" : "import";
+    last_model = add("export", export_kind, kExportFile, true, "", graph::npos);
+    const bool opt_on = t.optimize.enabled;
+    std::size_t opt = add("optimize", t.build.auto_discover ? "optimize.auto" : "optimize", kOptimizedFile, opt_on,
+                          "disabled in config (optimize.enabled = false)", last_model);
+    if (opt_on) last_model = opt;
+    const bool has_analyze = registry.find("analyze") != nullptr;
+    add("analyze", "analyze", kAnalyzeFile, has_analyze, "no analyze implementation in this build", last_model);
+    std::size_t q = add("quantize", "quantize", kQuantizedFile, t.quantize.enabled,
+                        "disabled in config (quantize.enabled = false)", last_model);
+    if (t.quantize.enabled) last_model = q;
+    std::size_t c = add("compile", "compile", kCompiledFile, t.compile.enabled,
+                        "disabled in config (compile.enabled = false)", last_model);
+    if (t.compile.enabled) last_model = c;
+    add("package", "package", kModelFile, true, "", last_model);
+  }
+  plan.env_names.assign(env_names.begin(), env_names.end());
+  return plan;
+}
+
+store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& registry, store::StatCache& stats,
+                            const std::vector<std::string>& env_names) {
+  store::Hasher h;
+  h.update_field(kPlanMagic);
+  h.update_field(WINML_VERSION);
+  h.update_field(registry.fingerprint());
+  // This very binary: a rebuilt winml-make never trusts another's plan.
+  if (auto self = stats.digest(std::string("/proc/self/exe"))) h.update_digest(*self);
+  h.update_field(source.project_dir.string());
+  h.update_field(source.config_file.string());
+  h.update_field(source.output_dir_override.string());
+  auto config_digest = stats.digest(source.config_file);
+  h.update_field(config_digest ? config_digest->hex() : "missing");
+  // Rule overlays change validation and resolved defaults.
+  std::vector<fs::path> overlays;
+  if (const char* d = std::getenv("WINML_MAKE_RULES_DIR"); d && *d) overlays.emplace_back(d);
+  overlays.push_back(source.project_dir / "rules");
+  for (const auto& dir : overlays) {
+    h.update_field(dir.string());
+    for (const auto& rel : store::real_disk().list_files(dir)) {
+      h.update_field(rel);
+      if (auto d = stats.digest(dir / rel)) h.update_digest(*d);
+    }
+  }
+  for (const auto& e : env_names) {
+    h.update_field(e);
+    h.update_field(env_value(e));
+  }
+  return h.finish();
+}
+
+std::string serialize_plan(const Plan& plan) {
+  std::string out;
+  store::RecordWriter w;
+  w.field("H").field(kPlanMagic).field(kPlanVersion).field(plan.memo_key).field(plan.output_dir.string());
+  w.finish(out);
+  const auto& b = plan.build;
+  w.field("B").field(b.output_dir).field(std::uint64_t(b.auto_discover)).field(std::uint64_t(b.rebuild));
+  w.field(b.max_auto_iterations).field(b.external_data_threshold_mib).field(b.jobs);
+  w.field(std::uint64_t(b.keep_going)).field(std::uint64_t(b.cache));
+  w.finish(out);
+  w.field("E").field(static_cast<std::uint64_t>(plan.env_names.size()));
+  for (const auto& e : plan.env_names) w.field(e);
+  w.finish(out);
+  graph::write_graph(plan.graph, out);
+  return out;
+}
+
+std::optional<Plan> parse_plan(std::string_view text) {
+  using store::field_text;
+  using store::parse_i64;
+  using store::parse_u64;
+  store::RecordReader reader(text);
+  std::vector<std::string_view> f;
+  Plan plan;
+  std::uint64_t version = 0, n = 0, v1 = 0, v2 = 0, v3 = 0, v4 = 0;
+  if (!reader.next(f) || f.size() != 5 || f[0] != "H" || f[1] != kPlanMagic || !parse_u64(f[2], version) ||
+      version != kPlanVersion)
+    return std::nullopt;
+  auto key = store::Digest::from_hex(f[3]);
+  if (!key) return std::nullopt;
+  plan.memo_key = *key;
+  plan.output_dir = field_text(f[4]);
+  if (!reader.next(f) || f.size() != 9 || f[0] != "B") return std::nullopt;
+  auto& b = plan.build;
+  b.output_dir = field_text(f[1]);
+  if (!parse_u64(f[2], v1) || !parse_u64(f[3], v2) || !parse_i64(f[4], b.max_auto_iterations) ||
+      !parse_i64(f[5], b.external_data_threshold_mib) || !parse_i64(f[6], b.jobs) || !parse_u64(f[7], v3) ||
+      !parse_u64(f[8], v4))
+    return std::nullopt;
+  b.auto_discover = v1, b.rebuild = v2, b.keep_going = v3, b.cache = v4;
+  if (!reader.next(f) || f.size() < 2 || f[0] != "E" || !parse_u64(f[1], n) || f.size() != 2 + n) return std::nullopt;
+  for (std::uint64_t i = 0; i < n; ++i) plan.env_names.push_back(field_text(f[2 + i]));
+  if (!graph::read_graph(reader, plan.graph)) return std::nullopt;
+  return plan;
+}
+
+}  // namespace winml::stages

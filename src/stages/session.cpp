@@ -1,0 +1,151 @@
+#include "stages/session.h"
+
+#include <chrono>
+
+#include "base/atomic_file.h"
+#include "base/error.h"
+#include "config/project.h"
+#include "stages/layout.h"
+#include "stages/manifest.h"
+
+namespace winml::stages {
+
+Session::Session(SessionOptions options, const StageRegistry& registry)
+    : options_(std::move(options)), registry_(registry) {}
+
+Session::~Session() = default;
+
+namespace {
+constexpr const char* kRunningMarker = "running";
+
+// Removes temporary files a killed build left in the output directory. Only
+// needed when the previous writing build did not finish, which the marker
+// says; a clean build does not pay for walking the directory.
+void remove_temp_files(const fs::path& dir, int depth) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (is_temp_name(it->path())) fs::remove_all(it->path(), ec);
+    else if (depth > 0 && it->is_directory(ec) && it->path().filename() != kStateDir) remove_temp_files(it->path(), depth - 1);
+  }
+}
+}  // namespace
+
+void Session::sweep_after_crash(const fs::path& output_dir) {
+  const fs::path marker = output_dir / kStateDir / kRunningMarker;
+  std::error_code ec;
+  if (fs::exists(marker, ec)) remove_temp_files(output_dir, 1);
+  fs::create_directories(marker.parent_path(), ec);
+  write_file_atomic(marker, "");
+}
+
+void Session::lock_and_load(const fs::path& output_dir) {
+  if (loaded_dir_ == output_dir && state_) return;
+  lock_.reset();
+  const fs::path dir = output_dir / kStateDir;
+  if (options_.write) {
+    const fs::path lock_file = dir / "lock";
+    auto on_wait = [&](const std::string& holder) {
+      if (options_.on_lock_wait) options_.on_lock_wait(lock_file, holder);
+    };
+    lock_ = store::DirectoryLock::acquire(lock_file, on_wait, options_.lock_timeout_seconds, options_.cancel);
+    if (!lock_) return;  // interrupted while waiting
+    sweep_after_crash(output_dir);
+  }
+  state_ = std::make_unique<store::BuildState>(store::real_disk(), dir, options_.source.project_dir);
+  state_->load();
+  ingredients_ = std::make_unique<store::IngredientLog>(store::real_disk(), dir / "ingredients");
+  loaded_dir_ = output_dir;
+}
+
+bool Session::open() {
+  const auto& src = options_.source;
+  // A stored plan is looked for where the output directory usually is (-o or
+  // "build"); a project with another output_dir is parsed every time.
+  const fs::path probe = src.output_dir_override.empty() ? src.project_dir / "build" : src.output_dir_override;
+  const fs::path plan_file = probe / kStateDir / "plan";
+  std::error_code ec;
+  if (fs::exists(plan_file, ec)) {
+    std::optional<Plan> stored;
+    try {
+      std::string_view text;
+      auto keep = store::real_disk().view(plan_file, text);
+      stored = parse_plan(text);
+    } catch (const InputError&) {
+    }
+    if (stored && stored->output_dir == probe) {
+      lock_and_load(probe);
+      if (!state_) return false;
+      if (plan_memo_key(src, registry_, state_->stat_cache(), stored->env_names) == stored->memo_key) {
+        plan_ = std::move(stored);
+        plan_reused_ = true;
+        return true;
+      }
+    }
+  }
+  const config::ProjectConfig& p = project();
+  const fs::path out = output_dir_of(p, src.output_dir_override);
+  lock_and_load(out);
+  if (!state_) return false;
+  plan_ = make_plan(p, registry_, out);
+  plan_->memo_key = plan_memo_key(src, registry_, state_->stat_cache(), plan_->env_names);
+  if (options_.write) {
+    write_file_atomic(out / kStateDir / "plan", serialize_plan(*plan_));
+    // So that --explain can show config values of nodes that have not run yet.
+    for (const auto& n : plan_->graph.nodes)
+      if (n.enabled) ingredients_->add_static(n.static_digest, n.static_ingredients);
+  }
+  return true;
+}
+
+const config::ProjectConfig& Session::project() {
+  std::lock_guard lock(project_mu_);
+  if (!project_) project_ = config::load_project(options_.source.project_dir, options_.source.config_file);
+  return *project_;
+}
+
+const config::TargetConfig& Session::target(const std::string& name) {
+  for (const auto& t : project().targets)
+    if (t.model.name == name) return t;
+  throw BuildError("model '" + name + "' is not in the configuration any more");
+}
+
+void Session::finish(const std::vector<graph::NodeResult>& results, const std::set<std::string>& selected,
+                     bool interrupted) {
+  const auto& g = plan_->graph;
+  const auto by_target = g.nodes_by_target();
+  for (std::size_t ti = 0; ti < g.targets.size(); ++ti) {
+    const std::string& t = g.targets[ti];
+    if (!selected.empty() && !selected.count(t)) continue;
+    bool touched = !plan_reused_;
+    for (std::size_t i : by_target[ti])
+      if (results[i].status != graph::Status::kUpToDate && results[i].status != graph::Status::kSkipped) touched = true;
+    if (!touched && store::real_disk().stat(plan_->output_dir.native() + "/" + t + "/" + kManifestFile).exists) continue;
+    const fs::path dir = target_dir(t);
+    write_target_reports(*plan_, target(t), by_target[ti], results, dir, interrupted);
+  }
+  if (selected.empty()) {
+    state_->stat_cache().prune_unused();
+    if (!plan_reused_) {
+      // Records of models or stages no longer in the configuration.
+      std::set<std::string> live;
+      for (const auto& n : g.nodes) live.insert(n.id());
+      for (const auto& id : state_->node_ids())
+        if (!live.count(id)) state_->erase(id);
+    }
+  }
+  if (selected.empty() && ingredients_->needs_compaction()) {
+    // Keep the ingredient log to what current records and the plan use.
+    std::set<store::Digest> keys, statics;
+    for (const auto& id : state_->node_ids())
+      if (auto r = state_->find(id)) keys.insert(r->key);
+    for (const auto& n : g.nodes) statics.insert(n.static_digest);
+    ingredients_->compact(keys, statics);
+  }
+  state_->save();
+  if (lock_) {
+    std::error_code ec;
+    fs::remove(loaded_dir_ / kStateDir / kRunningMarker, ec);
+  }
+}
+
+}  // namespace winml::stages

@@ -1,0 +1,81 @@
+// One build (or status, clean, graph) of a project: finds or makes the plan,
+// takes the output directory's lock, loads the build state, and at the end
+// writes each model's build_manifest.json and winml_build_config.json and
+// saves the state.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "graph/builder.h"
+#include "stages/layout.h"
+#include "stages/plan.h"
+#include "store/build_state.h"
+#include "store/ingredient_log.h"
+#include "store/lock.h"
+
+namespace winml::stages {
+
+struct SessionOptions {
+  PlanSource source;
+  bool write = true;  // takes the lock and may write; false for status, graph and dry runs
+  double lock_timeout_seconds = -1;
+  const std::atomic<bool>* cancel = nullptr;
+  // Told when another process holds the lock (it is then waited for).
+  std::function<void(const fs::path& lock_file, const std::string& holder)> on_lock_wait;
+};
+
+class Session {
+ public:
+  Session(SessionOptions options, const StageRegistry& registry);
+  ~Session();
+
+  // False when interrupted while waiting for the lock. Throws InputError for
+  // a bad config.
+  bool open();
+
+  const Plan& plan() const { return *plan_; }
+  bool plan_reused() const { return plan_reused_; }
+  const StageRegistry& registry() const { return registry_; }
+  store::BuildState& state() { return *state_; }
+  store::IngredientLog& ingredients() { return *ingredients_; }
+  fs::path state_dir() const { return plan_->output_dir / kStateDir; }
+  fs::path target_dir(const std::string& target) const { return plan_->output_dir / target; }
+  const SessionOptions& options() const { return options_; }
+
+  // The parsed configuration, loaded on first use (a reused plan needs it
+  // only when a node runs or a manifest is written). Thread-safe.
+  const config::ProjectConfig& project();
+  const config::TargetConfig& target(const std::string& name);
+
+  // Writes manifests and build configs of the targets this build touched
+  // (or that lack them), then saves the state. `elapsed` per target.
+  void finish(const std::vector<graph::NodeResult>& results, const std::set<std::string>& selected_targets,
+              bool interrupted);
+
+
+ private:
+  void lock_and_load(const fs::path& output_dir);
+  // After a killed build (its "running" marker is still there), removes the
+  // temporary files it left in the output directory.
+  void sweep_after_crash(const fs::path& output_dir);
+
+  SessionOptions options_;
+  const StageRegistry& registry_;
+  std::optional<Plan> plan_;
+  bool plan_reused_ = false;
+  fs::path loaded_dir_;
+  std::unique_ptr<store::DirectoryLock> lock_;
+  std::unique_ptr<store::BuildState> state_;
+  std::unique_ptr<store::IngredientLog> ingredients_;
+  std::mutex project_mu_;
+  std::optional<config::ProjectConfig> project_;
+};
+
+}  // namespace winml::stages

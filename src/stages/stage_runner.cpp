@@ -1,0 +1,48 @@
+#include "stages/stage_runner.h"
+
+#include "base/error.h"
+#include "model/model_io.h"
+#include "model/sidecars.h"
+
+namespace winml::stages {
+
+graph::RunResult StageRunner::run(const graph::RunRequest& req) {
+  auto stage = stage_for(req.node, session_.registry());
+  if (!stage) throw BuildError(req.node.id() + ": no implementation registered for '" + req.node.kind + "'");
+  const config::TargetConfig& t = session_.target(req.node.target);
+  StageContext ctx{t,
+                   req.project_dir,
+                   session_.options().source.config_file.string(),
+                   {},
+                   {},
+                   req.staging_dir / req.node.primary_output,
+                   req.extra_inputs,
+                   static_cast<std::uint64_t>(t.build.external_data_threshold_mib) * model::kMiB,
+                   req.cancel,
+                   req.log_file};
+  if (!req.inputs.empty()) {
+    ctx.input = req.inputs.front().primary;
+    ctx.input_files = req.inputs.front().files;
+  }
+  StageResult r = stage->run(ctx);
+  return {r.metrics.dump()};
+}
+
+std::vector<fs::path> StageRunner::artifact_files(const graph::Node& node, const fs::path& primary) {
+  if (primary.extension() != ".onnx") return {primary};
+  try {
+    return model::model_files(primary).all();
+  } catch (const std::exception&) {
+    // A model that no longer loads: what can be named without reading it.
+    return {primary, primary.parent_path() / model::data_file_name(primary)};
+  }
+}
+
+std::vector<std::string> StageRunner::model_files(const fs::path& model) {
+  std::vector<std::string> names;
+  for (const auto& f : model::model_files(model).all())
+    names.push_back(f.lexically_relative(model.parent_path()).generic_string());
+  return names;
+}
+
+}  // namespace winml::stages

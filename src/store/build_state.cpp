@@ -1,0 +1,307 @@
+#include "store/build_state.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "base/error.h"
+#include "store/record_io.h"
+
+namespace winml::store {
+
+namespace {
+
+constexpr const char* kSnapshotFile = "state";
+constexpr const char* kJournalFile = "journal";
+constexpr const char* kSnapshotMagic = "winml-make-state";
+constexpr const char* kJournalMagic = "winml-make-journal";
+
+void write_node(RecordWriter& w, const std::string& id, const NodeRecord& r) {
+  w.field("N").field(id).field(r.key).field(r.implementation).field(r.elapsed_seconds).field(r.finished_ns);
+  w.field(r.metrics_json).field(static_cast<std::uint64_t>(r.outputs.size()));
+  for (const auto& o : r.outputs) w.field(o.name).field(o.digest).field(o.size);
+}
+
+bool read_digest(std::string_view s, Digest& d) {
+  auto v = Digest::from_hex(s);
+  if (!v) return false;
+  d = *v;
+  return true;
+}
+
+bool read_node(const std::vector<std::string_view>& f, std::string& id, NodeRecord& r) {
+  if (f.size() < 8) return false;
+  id = field_text(f[1]);
+  std::uint64_t n = 0;
+  if (!read_digest(f[2], r.key) || !parse_double(f[4], r.elapsed_seconds) || !parse_i64(f[5], r.finished_ns) ||
+      !parse_u64(f[7], n) || f.size() != 8 + 3 * n)
+    return false;
+  r.implementation = field_text(f[3]);
+  r.metrics_json = field_text(f[6]);
+  r.outputs.resize(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    auto& o = r.outputs[i];
+    o.name = field_text(f[8 + 3 * i]);
+    if (!read_digest(f[9 + 3 * i], o.digest) || !parse_u64(f[10 + 3 * i], o.size)) return false;
+  }
+  return true;
+}
+
+bool read_model_files(const std::vector<std::string_view>& f, Digest& d, std::vector<std::string>& names) {
+  std::uint64_t n = 0;
+  if (f.size() < 3 || !read_digest(f[1], d) || !parse_u64(f[2], n) || f.size() != 3 + n) return false;
+  names.clear();
+  for (std::uint64_t i = 0; i < n; ++i) names.push_back(field_text(f[3 + i]));
+  return true;
+}
+
+}  // namespace
+
+BuildState::BuildState(DiskInterface& disk, fs::path state_dir, fs::path project_dir)
+    : disk_(disk), dir_(std::move(state_dir)), stats_(disk, std::move(project_dir)) {}
+
+BuildState::~BuildState() {
+  if (journal_fd_ >= 0) ::close(journal_fd_);
+}
+
+void BuildState::load() {
+  std::lock_guard lock(mu_);
+  nodes_.clear();
+  model_files_.clear();
+  generation_ = 0;
+  const fs::path snapshot = dir_ / kSnapshotFile;
+  if (disk_.stat(snapshot.native()).exists) {
+    std::string_view text;
+    std::shared_ptr<const void> keep;  // the snapshot's bytes (mapped) while parsing
+    try {
+      keep = disk_.view(snapshot, text);
+    } catch (const InputError& e) {
+      warnings_.push_back(std::string(e.what()) + "; starting without build records");
+    }
+    if (!text.empty() && !parse_snapshot(text)) {
+      warnings_.push_back(file_error(snapshot.string(), "is corrupt; starting without build records"));
+      nodes_.clear();
+      model_files_.clear();
+      generation_ = 0;
+    }
+  }
+  const fs::path journal = dir_ / kJournalFile;
+  if (disk_.stat(journal.native()).exists) {
+    try {
+      replay_journal(disk_.read(journal));
+    } catch (const InputError& e) {
+      warnings_.push_back(e.what());
+    }
+  }
+  started_empty_ = nodes_.empty();
+}
+
+bool BuildState::parse_snapshot(std::string_view text) {
+  RecordReader reader(text);
+  std::vector<std::string_view> f;
+  if (!reader.next(f) || f.size() != 4 || f[0] != "H" || f[1] != kSnapshotMagic) return false;
+  std::uint64_t version = 0;
+  if (!parse_u64(f[2], version) || !parse_u64(f[3], generation_)) return false;
+  if (version != kFormatVersion) {
+    warnings_.push_back("build records of another winml-make version are ignored");
+    generation_ = 0;
+    return true;
+  }
+  std::string id;
+  while (reader.next(f)) {
+    if (f[0] == "N") {
+      NodeRecord r;
+      if (!read_node(f, id, r)) return false;
+      nodes_[id] = std::make_shared<const NodeRecord>(std::move(r));
+    } else if (f[0] == "F") {
+      StatEntry e;
+      std::uint64_t size = 0, ino = 0, dev = 0;
+      if (f.size() != 9 || !parse_u64(f[2], size) || !parse_i64(f[3], e.stat.mtime_ns) ||
+          !parse_i64(f[4], e.stat.ctime_ns) || !parse_u64(f[5], ino) || !parse_u64(f[6], dev) ||
+          !read_digest(f[7], e.digest) || !parse_i64(f[8], e.stamp_ns))
+        return false;
+      e.stat.exists = true;
+      e.stat.size = size;
+      e.stat.inode = ino;
+      e.stat.device = dev;
+      stats_.load(field_text(f[1]), e);
+    } else if (f[0] == "M") {
+      Digest d;
+      std::vector<std::string> names;
+      if (!read_model_files(f, d, names)) return false;
+      model_files_[d] = std::move(names);
+    } else {
+      return false;
+    }
+  }
+  return !reader.corrupt();
+}
+
+void BuildState::replay_journal(std::string_view text) {
+  RecordReader reader(text);
+  std::vector<std::string_view> f;
+  std::uint64_t version = 0, generation = 0;
+  if (!reader.next(f) || f.size() != 4 || f[0] != "H" || f[1] != kJournalMagic || !parse_u64(f[2], version) ||
+      !parse_u64(f[3], generation) || version != kFormatVersion || generation != generation_)
+    return;  // a journal already folded into the snapshot (or unreadable): nothing to replay
+  std::string id;
+  while (reader.next(f)) {
+    if (f[0] == "N") {
+      NodeRecord r;
+      if (!read_node(f, id, r)) break;
+      nodes_[id] = std::make_shared<const NodeRecord>(std::move(r));
+    } else if (f[0] == "D" && f.size() == 2) {
+      nodes_.erase(field_text(f[1]));
+    } else if (f[0] == "M") {
+      Digest d;
+      std::vector<std::string> names;
+      if (!read_model_files(f, d, names)) break;
+      model_files_[d] = std::move(names);
+    } else {
+      break;
+    }
+    changed_ = true;  // the snapshot is behind: rewrite it at the end of this build
+  }
+  // A torn last line (a crash while appending) is simply not replayed.
+  if (journal_fd_ < 0) journal_offset_valid_ = reader.corrupt() ? reader.offset() : text.size();
+  journal_generation_ok_ = true;
+}
+
+std::shared_ptr<const NodeRecord> BuildState::find(const std::string& node_id) const {
+  std::lock_guard lock(mu_);
+  auto it = nodes_.find(node_id);
+  if (it == nodes_.end()) return nullptr;
+  return it->second;
+}
+
+std::vector<std::string> BuildState::node_ids() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& [id, r] : nodes_) out.push_back(id);
+  return out;
+}
+
+void BuildState::put(const std::string& node_id, const NodeRecord& record) {
+  RecordWriter w;
+  std::string line;
+  write_node(w, node_id, record);
+  w.finish(line);
+  auto stored = std::make_shared<const NodeRecord>(record);
+  std::lock_guard lock(mu_);
+  nodes_[node_id] = std::move(stored);
+  changed_ = true;
+  append_journal(line);
+}
+
+void BuildState::erase(const std::string& node_id) {
+  std::lock_guard lock(mu_);
+  if (!nodes_.erase(node_id)) return;
+  RecordWriter w;
+  std::string line;
+  w.field("D").field(node_id);
+  w.finish(line);
+  changed_ = true;
+  append_journal(line);
+}
+
+std::optional<std::vector<std::string>> BuildState::model_files(const Digest& model_digest) const {
+  std::lock_guard lock(mu_);
+  auto it = model_files_.find(model_digest);
+  if (it == model_files_.end()) return std::nullopt;
+  return it->second;
+}
+
+void BuildState::put_model_files(const Digest& model_digest, const std::vector<std::string>& names) {
+  RecordWriter w;
+  std::string line;
+  w.field("M").field(model_digest).field(static_cast<std::uint64_t>(names.size()));
+  for (const auto& n : names) w.field(n);
+  w.finish(line);
+  std::lock_guard lock(mu_);
+  auto [it, inserted] = model_files_.emplace(model_digest, names);
+  if (!inserted) return;
+  changed_ = true;
+  append_journal(line);
+}
+
+void BuildState::append_journal(const std::string& line) {
+  // Caller holds mu_.
+  const fs::path journal = dir_ / kJournalFile;
+  if (journal_fd_ < 0) {
+    fs::create_directories(dir_);
+    if (!journal_generation_ok_) {
+      // Start this generation's journal: the header alone, atomically.
+      RecordWriter w;
+      std::string header;
+      w.field("H").field(kJournalMagic).field(static_cast<std::uint64_t>(kFormatVersion)).field(generation_);
+      w.finish(header);
+      disk_.write_atomic(journal, header);
+      journal_generation_ok_ = true;
+      journal_offset_valid_ = header.size();
+    }
+    journal_fd_ = ::open(journal.c_str(), O_WRONLY | O_CLOEXEC);
+    if (journal_fd_ < 0)
+      throw BuildError(file_error(journal.string(), std::string("cannot open: ") + std::strerror(errno)));
+    // Cut a torn tail left by a crash, so new records follow valid ones.
+    if (::ftruncate(journal_fd_, static_cast<off_t>(journal_offset_valid_)) != 0 ||
+        ::lseek(journal_fd_, 0, SEEK_END) < 0)
+      throw BuildError(file_error(journal.string(), std::string("cannot append: ") + std::strerror(errno)));
+  }
+  // One write() per record: a crash leaves it whole or torn, and a torn line
+  // fails its checksum. No fsync: the outputs it describes are already
+  // durable, and a lost record only costs a rebuild of that node.
+  const char* p = line.data();
+  std::size_t left = line.size();
+  while (left > 0) {
+    ssize_t n = ::write(journal_fd_, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw BuildError(file_error(journal.string(), std::string("write failed: ") + std::strerror(errno)));
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  journal_offset_valid_ += line.size();
+}
+
+void BuildState::save() {
+  std::lock_guard lock(mu_);
+  if (!changed_ && !stats_.dirty()) return;
+  std::uint64_t next = generation_ + 1;
+  std::string text;
+  RecordWriter w;
+  w.field("H").field(kSnapshotMagic).field(static_cast<std::uint64_t>(kFormatVersion)).field(next);
+  w.finish(text);
+  std::map<std::string, const NodeRecord*> sorted;  // a stable snapshot: same state, same bytes
+  for (const auto& [id, r] : nodes_) sorted[id] = r.get();
+  for (const auto& [id, r] : sorted) {
+    write_node(w, id, *r);
+    w.finish(text);
+  }
+  for (const auto& [d, names] : model_files_) {
+    w.field("M").field(d).field(static_cast<std::uint64_t>(names.size()));
+    for (const auto& n : names) w.field(n);
+    w.finish(text);
+  }
+  for (const auto& [key, e] : stats_.entries()) {
+    w.field("F").field(key).field(e.stat.size).field(e.stat.mtime_ns).field(e.stat.ctime_ns).field(e.stat.inode);
+    w.field(e.stat.device).field(e.digest).field(e.stamp_ns);
+    w.finish(text);
+  }
+  fs::create_directories(dir_);
+  disk_.write_atomic(dir_ / kSnapshotFile, text);
+  generation_ = next;
+  // The old journal is now part of the snapshot; its generation no longer
+  // matches, so it is ignored even if the next lines are never reached.
+  if (journal_fd_ >= 0) {
+    ::close(journal_fd_);
+    journal_fd_ = -1;
+  }
+  disk_.remove(dir_ / kJournalFile);
+  journal_generation_ok_ = false;
+  journal_offset_valid_ = 0;
+  changed_ = false;
+  stats_.mark_clean();
+}
+
+}  // namespace winml::store

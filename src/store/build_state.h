@@ -1,0 +1,101 @@
+// What the last builds recorded, under <output_dir>/.winml-make/:
+//
+//   state    snapshot: node records, stat cache, model file sets (atomic rewrite)
+//   journal  records appended as nodes finish since the snapshot
+//
+// A node is recorded only after its outputs are in place, and each record is
+// one checksummed line (record_io.h), so a crash at any point leaves either
+// the old record or the new one. Every build ends by folding the journal into
+// a fresh snapshot. A journal whose generation differs from the snapshot's is
+// already contained in it and is ignored.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <string>
+#include <vector>
+
+#include "store/digest.h"
+#include "store/disk.h"
+#include "store/stat_cache.h"
+
+namespace winml::store {
+
+struct OutputFile {
+  std::string name;  // file name in the target's output folder
+  Digest digest;
+  std::uint64_t size = 0;
+  friend bool operator==(const OutputFile&, const OutputFile&) = default;
+};
+
+struct NodeRecord {
+  Digest key;
+  std::string implementation;
+  double elapsed_seconds = 0;
+  std::int64_t finished_ns = 0;
+  std::string metrics_json = "{}";
+  std::vector<OutputFile> outputs;
+};
+
+class BuildState {
+ public:
+  static constexpr int kFormatVersion = 1;
+
+  // `project_dir` is the base for stat cache paths.
+  BuildState(DiskInterface& disk, fs::path state_dir, fs::path project_dir);
+  ~BuildState();
+
+  // Reads the snapshot and journal. A missing state is empty; an unreadable
+  // or corrupt snapshot is dropped (with a warning) and the build starts from
+  // nothing, which only costs time.
+  void load();
+
+  // Records are immutable once stored: the pointer stays valid whatever is put later.
+  std::shared_ptr<const NodeRecord> find(const std::string& node_id) const;
+  // Journaled at once (after the caller placed the outputs).
+  void put(const std::string& node_id, const NodeRecord& record);
+  void erase(const std::string& node_id);
+  std::vector<std::string> node_ids() const;
+
+  // The files of a model (sidecars, relative to its folder) by its digest:
+  // they are named inside the model, so its content determines them.
+  std::optional<std::vector<std::string>> model_files(const Digest& model_digest) const;
+  void put_model_files(const Digest& model_digest, const std::vector<std::string>& names);
+
+  StatCache& stat_cache() { return stats_; }
+  // True when load() found no records (first build, or the state was lost).
+  bool started_empty() const { return started_empty_; }
+
+  // Writes a new snapshot if anything changed since load() and starts a new
+  // journal generation. Safe to call more than once.
+  void save();
+
+  const fs::path& dir() const { return dir_; }
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  void append_journal(const std::string& line);
+  bool parse_snapshot(std::string_view text);
+  void replay_journal(std::string_view text);
+
+  DiskInterface& disk_;
+  fs::path dir_;
+  StatCache stats_;
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<const NodeRecord>> nodes_;
+  std::map<Digest, std::vector<std::string>> model_files_;
+  std::uint64_t generation_ = 0;
+  bool changed_ = false;
+  bool started_empty_ = true;
+  int journal_fd_ = -1;
+  bool journal_generation_ok_ = false;      // the journal file's header matches generation_
+  std::uint64_t journal_offset_valid_ = 0;  // bytes of whole records in the journal
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace winml::store

@@ -1,0 +1,285 @@
+#include "store/cache.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+#include "base/atomic_file.h"
+#include "base/copy_file.h"
+#include "base/error.h"
+#include "store/record_io.h"
+
+namespace winml::store {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kEntryMagic = "winml-make-action";
+constexpr std::uint64_t kEntryVersion = 1;
+
+fs::path sharded(const fs::path& dir, const std::string& hex) { return dir / hex.substr(0, 2) / hex; }
+
+void remove_quietly(const fs::path& p) {
+  std::error_code ec;
+  fs::remove(p, ec);
+}
+
+// Makes `to` the same file as `from`: a hard link where the file system
+// allows (no bytes copied, however large the model), else a copy (a reflink
+// where supported). Blobs are read-only, and every file reaches its place by
+// rename, so no winml-make write ever goes through a shared inode; an edit
+// by hand is caught by the stat cache and by the digest check on restore.
+void link_or_copy(const fs::path& from, const fs::path& to) {
+  fs::create_directories(to.parent_path());
+  const fs::path temp = to.parent_path() / ("." + to.filename().string() + std::string(kTempMarker) +
+                                            std::to_string(::getpid()) + ".link");
+  std::error_code ec;
+  fs::remove(temp, ec);
+  if (::link(from.c_str(), temp.c_str()) == 0) {
+    if (::rename(temp.c_str(), to.c_str()) == 0) return;
+    fs::remove(temp, ec);
+  }
+  copy_file_atomic(from, to);
+}
+
+std::vector<fs::path> files_under(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return out;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->is_regular_file(ec) && !is_temp_name(it->path())) out.push_back(it->path());
+  return out;
+}
+
+}  // namespace
+
+LocalCache::LocalCache(fs::path root) : root_(std::move(root)) {}
+
+fs::path LocalCache::default_dir() {
+  if (const char* d = std::getenv("WINML_MAKE_CACHE_DIR"); d && *d) return fs::path(d);
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "winml-make";
+  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "winml-make";
+  return fs::temp_directory_path() / "winml-make-cache";
+}
+
+fs::path LocalCache::blob_path(const Digest& d) const { return sharded(root_ / "cas", d.hex()); }
+fs::path LocalCache::entry_path(const Digest& key) const { return sharded(root_ / "ac", key.hex()); }
+
+std::optional<ActionEntry> LocalCache::read_entry(const fs::path& file) const {
+  std::string text;
+  try {
+    text = read_file(file);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+  RecordReader reader(text);
+  std::vector<std::string_view> f;
+  std::uint64_t version = 0, n = 0;
+  ActionEntry e;
+  if (!reader.next(f) || f.size() != 4 || f[0] != "H" || f[1] != kEntryMagic || !parse_u64(f[2], version) ||
+      version != kEntryVersion)
+    return std::nullopt;
+  auto key = Digest::from_hex(f[3]);
+  if (!key) return std::nullopt;
+  e.key = *key;
+  if (!reader.next(f) || f.size() != 5 || f[0] != "E" || !parse_double(f[2], e.elapsed_seconds) ||
+      !parse_u64(f[4], n))
+    return std::nullopt;
+  e.implementation = field_text(f[1]);
+  e.metrics_json = field_text(f[3]);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    OutputFile o;
+    if (!reader.next(f) || f.size() != 4 || f[0] != "O" || !parse_u64(f[3], o.size)) return std::nullopt;
+    auto d = Digest::from_hex(f[2]);
+    if (!d) return std::nullopt;
+    o.name = field_text(f[1]);
+    o.digest = *d;
+    // Names come from a shared directory: never let one climb out of the target folder.
+    if (o.name.empty() || o.name.find('/') != std::string::npos || o.name == "." || o.name == "..")
+      return std::nullopt;
+    e.outputs.push_back(std::move(o));
+  }
+  if (reader.next(f) || reader.corrupt()) return std::nullopt;
+  return e;
+}
+
+std::optional<ActionEntry> LocalCache::lookup(const Digest& key) {
+  const fs::path file = entry_path(key);
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return std::nullopt;
+  auto e = read_entry(file);
+  if (!e || e->key != key) {
+    remove_quietly(file);
+    return std::nullopt;
+  }
+  // The entry's mtime is its last use, for gc.
+  ::utimensat(AT_FDCWD, file.c_str(), nullptr, 0);
+  return e;
+}
+
+bool LocalCache::restore(const ActionEntry& entry, const fs::path& dir, std::string* problem) {
+  for (const auto& o : entry.outputs) {
+    const fs::path blob = blob_path(o.digest);
+    const fs::path dest = dir / o.name;
+    std::error_code ec;
+    bool ok = fs::exists(blob, ec);
+    std::string why = "blob " + o.digest.hex() + " of " + o.name + " is missing";
+    if (ok) {
+      // Link or copy first, then hash the result: what is verified is what will be used.
+      link_or_copy(blob, dest);
+      Digest got = hash_file(dest);
+      if (got != o.digest) {
+        ok = false;
+        why = "blob " + o.digest.hex() + " of " + o.name + " is corrupt (content hashes to " + got.hex() + ")";
+        remove_quietly(blob);
+      }
+    }
+    if (!ok) {
+      remove_quietly(entry_path(entry.key));
+      if (problem) *problem = why;
+      return false;
+    }
+  }
+  return true;
+}
+
+void LocalCache::store(const ActionEntry& entry, const fs::path& dir) {
+  for (const auto& o : entry.outputs) {
+    const fs::path blob = blob_path(o.digest);
+    std::error_code ec;
+    if (fs::exists(blob, ec)) continue;  // content-addressed: already there
+    link_or_copy(dir / o.name, blob);
+    ::chmod(blob.c_str(), 0444);
+  }
+  std::string text;
+  RecordWriter w;
+  w.field("H").field(kEntryMagic).field(kEntryVersion).field(entry.key);
+  w.finish(text);
+  w.field("E").field(entry.implementation).field(entry.elapsed_seconds).field(entry.metrics_json);
+  w.field(static_cast<std::uint64_t>(entry.outputs.size()));
+  w.finish(text);
+  for (const auto& o : entry.outputs) {
+    w.field("O").field(o.name).field(o.digest).field(o.size);
+    w.finish(text);
+  }
+  write_file_atomic(entry_path(entry.key), text);
+}
+
+CacheStats LocalCache::stats() const {
+  CacheStats s;
+  std::error_code ec;
+  for (const auto& f : files_under(root_ / "ac")) ++s.entries, s.bytes += fs::file_size(f, ec);
+  for (const auto& f : files_under(root_ / "cas")) ++s.blobs, s.bytes += fs::file_size(f, ec);
+  return s;
+}
+
+CacheVerifyReport LocalCache::verify() {
+  CacheVerifyReport r;
+  std::error_code ec;
+  for (const auto& f : files_under(root_ / "cas")) {
+    ++r.blobs_checked;
+    auto want = Digest::from_hex(f.filename().string());
+    std::uint64_t n = 0;
+    Digest got = hash_file(f, &n);
+    r.bytes_checked += n;
+    if (!want || got != *want) {
+      r.problems.push_back("removed corrupt blob " + f.string() + " (content hashes to " + got.hex() + ")");
+      remove_quietly(f);
+    }
+  }
+  for (const auto& f : files_under(root_ / "ac")) {
+    ++r.entries_checked;
+    auto e = read_entry(f);
+    std::string why;
+    if (!e || e->key.hex() != f.filename().string()) why = "is unreadable or torn";
+    else
+      for (const auto& o : e->outputs)
+        if (!fs::exists(blob_path(o.digest), ec)) why = "needs missing blob " + o.digest.hex() + " (" + o.name + ")";
+    if (!why.empty()) {
+      r.problems.push_back("removed entry " + f.string() + ": " + why);
+      remove_quietly(f);
+    }
+  }
+  return r;
+}
+
+CacheGcReport LocalCache::gc(std::uint64_t max_bytes) {
+  CacheGcReport r;
+  std::error_code ec;
+  struct Entry {
+    fs::path file;
+    fs::file_time_type used;
+    std::uint64_t size;
+    std::vector<Digest> blobs;
+  };
+  std::vector<Entry> entries;
+  std::map<Digest, int> refs;
+  std::map<Digest, std::pair<fs::path, std::uint64_t>> blobs;
+  std::uint64_t total = 0;
+  for (const auto& f : files_under(root_ / "cas")) {
+    auto d = Digest::from_hex(f.filename().string());
+    std::uint64_t size = fs::file_size(f, ec);
+    total += size;
+    if (d) blobs[*d] = {f, size};
+  }
+  for (const auto& f : files_under(root_ / "ac")) {
+    Entry e{f, fs::last_write_time(f, ec), fs::file_size(f, ec), {}};
+    total += e.size;
+    if (auto a = read_entry(f))
+      for (const auto& o : a->outputs) e.blobs.push_back(o.digest), ++refs[o.digest];
+    entries.push_back(std::move(e));
+  }
+  r.bytes_before = total;
+  auto drop_blob = [&](const Digest& d) {
+    auto it = blobs.find(d);
+    if (it == blobs.end()) return;
+    remove_quietly(it->second.first);
+    total -= it->second.second;
+    ++r.blobs_removed;
+    blobs.erase(it);
+  };
+  // Blobs no entry refers to are garbage whatever the size limit.
+  std::vector<Digest> orphans;
+  for (const auto& [d, b] : blobs)
+    if (!refs.count(d)) orphans.push_back(d);
+  for (const auto& d : orphans) drop_blob(d);
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  for (const auto& e : entries) {
+    if (total <= max_bytes) break;
+    remove_quietly(e.file);
+    total -= e.size;
+    ++r.entries_removed;
+    for (const auto& d : e.blobs)
+      if (--refs[d] == 0) drop_blob(d);
+  }
+  r.bytes_after = total;
+  return r;
+}
+
+std::uint64_t parse_size(const std::string& text) {
+  std::string s = text;
+  std::size_t i = 0;
+  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+  std::string number = s.substr(0, i), unit = s.substr(i);
+  for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (unit.ends_with("IB")) unit = unit.substr(0, unit.size() - 2);
+  else if (unit.ends_with("B")) unit = unit.substr(0, unit.size() - 1);
+  double v = 0;
+  if (number.empty() || !parse_double(number, v))
+    throw InputError("--max-size '" + text + "': expected a size such as 500M, 10G or 1048576");
+  static const std::map<std::string, double> units = {
+      {"", 1}, {"K", 1024.0}, {"M", 1024.0 * 1024}, {"G", 1024.0 * 1024 * 1024}, {"T", 1024.0 * 1024 * 1024 * 1024}};
+  auto u = units.find(unit);
+  if (u == units.end())
+    throw InputError("--max-size '" + text + "': unknown unit '" + text.substr(i) + "' (use K, M, G or T)");
+  return static_cast<std::uint64_t>(std::llround(v * u->second));
+}
+
+}  // namespace winml::store

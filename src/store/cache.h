@@ -1,0 +1,90 @@
+// The local content-addressed cache shared by every project of a user (or a
+// CI runner): an action cache maps a node key to the outputs it produced, and
+// a content-addressed store holds each output once, by digest.
+//
+//   <root>/ac/<key[0:2]>/<key>          action entry: outputs (name, digest, size) + metrics
+//   <root>/cas/<digest[0:2]>/<digest>   blob: the file's bytes
+//
+// Every file is written to a temporary name and renamed into place, and
+// entries are content-addressed, so processes may share the directory and a
+// CI system may save and restore it as a plain directory (the same ac/ + cas/
+// split as bazel-remote's HTTP layout). Restores always re-hash what they
+// copy: a corrupt or missing blob drops the entry, and the node is rebuilt.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/build_state.h"
+#include "store/digest.h"
+
+namespace winml::store {
+
+struct ActionEntry {
+  Digest key;
+  std::string implementation;
+  double elapsed_seconds = 0;  // what computing it took, originally
+  std::string metrics_json = "{}";
+  std::vector<OutputFile> outputs;
+};
+
+struct CacheStats {
+  std::uint64_t entries = 0;
+  std::uint64_t blobs = 0;
+  std::uint64_t bytes = 0;
+};
+
+struct CacheVerifyReport {
+  std::uint64_t blobs_checked = 0;
+  std::uint64_t bytes_checked = 0;
+  std::uint64_t entries_checked = 0;
+  std::vector<std::string> problems;  // one line per removed blob or entry
+};
+
+struct CacheGcReport {
+  std::uint64_t entries_removed = 0;
+  std::uint64_t blobs_removed = 0;
+  std::uint64_t bytes_before = 0;
+  std::uint64_t bytes_after = 0;
+};
+
+class LocalCache {
+ public:
+  explicit LocalCache(std::filesystem::path root);
+  const std::filesystem::path& root() const { return root_; }
+
+  // $WINML_MAKE_CACHE_DIR, else $XDG_CACHE_HOME/winml-make, else ~/.cache/winml-make.
+  static std::filesystem::path default_dir();
+
+  // The entry for `key`; a torn or corrupt entry is removed and not returned.
+  std::optional<ActionEntry> lookup(const Digest& key);
+  // Copies the entry's blobs into `dir` under their output names, verifying
+  // every digest. On a missing or corrupt blob, removes it and the entry,
+  // sets `problem` and returns false (files already copied are left for the
+  // caller's staging cleanup).
+  bool restore(const ActionEntry& entry, const std::filesystem::path& dir, std::string* problem);
+  // Stores the files of `dir` named by `entry.outputs`, then the entry.
+  void store(const ActionEntry& entry, const std::filesystem::path& dir);
+
+  CacheStats stats() const;
+  // Re-hashes every blob and checks every entry; removes what is corrupt.
+  CacheVerifyReport verify();
+  // Removes least recently used entries (and blobs no entry needs) until the
+  // cache is at most `max_bytes`.
+  CacheGcReport gc(std::uint64_t max_bytes);
+
+  std::filesystem::path blob_path(const Digest& d) const;
+  std::filesystem::path entry_path(const Digest& key) const;
+
+ private:
+  std::optional<ActionEntry> read_entry(const std::filesystem::path& file) const;
+  std::filesystem::path root_;
+};
+
+// "10G", "512MiB", "1.5GB", "100000" (bytes) -> bytes; InputError otherwise.
+std::uint64_t parse_size(const std::string& text);
+
+}  // namespace winml::store

@@ -1,0 +1,94 @@
+// The file-system operations the build engine needs, behind an interface so
+// that the stat cache and staleness logic can be tested against a fake disk
+// with controlled timestamps (ninja's DiskInterface is the model).
+#pragma once
+
+#include <cstdint>
+#include <atomic>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/digest.h"
+
+namespace winml::store {
+
+namespace fs = std::filesystem;
+
+// What the stat cache compares to decide whether a file may have changed.
+struct FileStat {
+  bool exists = false;
+  bool is_dir = false;
+  std::uint64_t size = 0;
+  std::int64_t mtime_ns = 0;
+  std::int64_t ctime_ns = 0;
+  std::uint64_t inode = 0;
+  std::uint64_t device = 0;
+
+  // Same file, same metadata: content is assumed unchanged (subject to the
+  // racily-clean rule in StatCache).
+  bool same_identity(const FileStat& o) const {
+    return exists == o.exists && size == o.size && mtime_ns == o.mtime_ns && ctime_ns == o.ctime_ns &&
+           inode == o.inode && device == o.device;
+  }
+};
+
+class DiskInterface {
+ public:
+  virtual ~DiskInterface() = default;
+  // Follows symlinks; `exists == false` when the path is missing. Takes the
+  // path as a string: building a std::filesystem::path splits it into
+  // components, which costs more than the stat itself on the no-op path.
+  virtual FileStat stat(const std::string& path) const = 0;
+  // Content digest; throws InputError naming the file when unreadable.
+  virtual Digest hash(const fs::path& path, std::uint64_t* bytes_hashed,
+                      std::atomic<std::uint64_t>* progress = nullptr) const = 0;
+  // Whole file; throws InputError naming the file when unreadable.
+  virtual std::string read(const fs::path& path) const = 0;
+  // The file's bytes in `view`, valid while the returned handle lives. For
+  // files that are only ever replaced by rename (the state files), a memory
+  // map spares the copy. Default: read().
+  virtual std::shared_ptr<const void> view(const fs::path& path, std::string_view& view) const;
+  // stat() of `relative` inside `base_dir`, resolved from a cached handle on
+  // the directory (a shorter path walk: most of a stat's cost on the no-op path).
+  virtual FileStat stat_in(const std::string& base_dir, std::string_view relative) const;
+  // temp + fsync + rename.
+  virtual void write_atomic(const fs::path& path, std::string_view contents) = 0;
+  virtual void rename(const fs::path& from, const fs::path& to) = 0;
+  // Missing files are fine.
+  virtual void remove(const fs::path& path) = 0;
+  // Regular files below `dir` (recursive), sorted, relative to `dir`.
+  virtual std::vector<std::string> list_files(const fs::path& dir) const = 0;
+  // Wall-clock time in the file system's time base (CLOCK_REALTIME), ns.
+  virtual std::int64_t now_ns() const = 0;
+};
+
+// The real file system.
+class RealDisk : public DiskInterface {
+ public:
+  FileStat stat(const std::string& path) const override;
+  Digest hash(const fs::path& path, std::uint64_t* bytes_hashed,
+              std::atomic<std::uint64_t>* progress = nullptr) const override;
+  std::string read(const fs::path& path) const override;
+  std::shared_ptr<const void> view(const fs::path& path, std::string_view& view) const override;
+  FileStat stat_in(const std::string& base_dir, std::string_view relative) const override;
+  ~RealDisk() override;
+  void write_atomic(const fs::path& path, std::string_view contents) override;
+  void rename(const fs::path& from, const fs::path& to) override;
+  void remove(const fs::path& path) override;
+  std::vector<std::string> list_files(const fs::path& dir) const override;
+  std::int64_t now_ns() const override;
+
+ private:
+  mutable std::mutex mu_;
+  mutable std::string dir_;  // the directory dir_fd_ refers to
+  mutable int dir_fd_ = -1;
+};
+
+// The process-wide real disk.
+RealDisk& real_disk();
+
+}  // namespace winml::store

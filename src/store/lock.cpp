@@ -1,0 +1,78 @@
+#include "store/lock.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "base/error.h"
+
+namespace winml::store {
+
+namespace fs = std::filesystem;
+
+DirectoryLock::~DirectoryLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing the descriptor releases the flock
+}
+
+namespace {
+
+std::string holder_of(int fd) {
+  char buf[128] = {};
+  ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  std::string s = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s.empty() ? "another process" : s;
+}
+
+}  // namespace
+
+std::unique_ptr<DirectoryLock> DirectoryLock::acquire(const fs::path& lock_file,
+                                                      const std::function<void(const std::string&)>& on_wait,
+                                                      double timeout_seconds, const std::atomic<bool>* cancel) {
+  fs::create_directories(lock_file.parent_path());
+  int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw BuildError(file_error(lock_file.string(), std::string("cannot open lock: ") + std::strerror(errno)));
+  const auto start = std::chrono::steady_clock::now();
+  bool told = false;
+  // Polling rather than a blocking flock: the wait stays interruptible and can time out.
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR) {
+      int e = errno;
+      ::close(fd);
+      throw BuildError(file_error(lock_file.string(), std::string("cannot lock: ") + std::strerror(e)));
+    }
+    if (!told && on_wait) on_wait(holder_of(fd));
+    told = true;
+    if (cancel && cancel->load()) {
+      ::close(fd);
+      return nullptr;
+    }
+    double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (timeout_seconds >= 0 && waited >= timeout_seconds) {
+      std::string holder = holder_of(fd);
+      ::close(fd);
+      throw BuildError(file_error(lock_file.string(), "still locked by " + holder + " after " +
+                                                          std::to_string(static_cast<int>(waited)) +
+                                                          " s; another winml-make is building into this directory"));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::string me = "pid " + std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) == 0) (void)::pwrite(fd, me.data(), me.size(), 0);
+  return std::unique_ptr<DirectoryLock>(new DirectoryLock(fd));
+}
+
+bool DirectoryLock::is_held(const fs::path& lock_file) {
+  int fd = ::open(lock_file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);
+  return held;
+}
+
+}  // namespace winml::store

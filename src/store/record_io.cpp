@@ -1,0 +1,134 @@
+#include "store/record_io.h"
+
+#include <xxhash.h>
+
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+
+namespace winml::store {
+
+namespace {
+
+void hex16(std::uint64_t v, char* out) {
+  static const char* digits = "0123456789abcdef";
+  for (int i = 15; i >= 0; --i, v >>= 4) out[i] = digits[v & 15];
+}
+
+}  // namespace
+
+RecordWriter& RecordWriter::field(std::string_view s) {
+  if (!first_) payload_ += '\t';
+  first_ = false;
+  for (char c : s) {
+    switch (c) {
+      case '\\': payload_ += "\\\\"; break;
+      case '\t': payload_ += "\\t"; break;
+      case '\n': payload_ += "\\n"; break;
+      case '\r': payload_ += "\\r"; break;
+      default: payload_ += c;
+    }
+  }
+  return *this;
+}
+
+RecordWriter& RecordWriter::field(std::uint64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return field(std::string_view(buf, r.ptr - buf));
+}
+
+RecordWriter& RecordWriter::field(std::int64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return field(std::string_view(buf, r.ptr - buf));
+}
+
+RecordWriter& RecordWriter::field(double v) {
+  char buf[32];
+  int n = std::snprintf(buf, sizeof buf, "%.6f", v);
+  return field(std::string_view(buf, static_cast<std::size_t>(n)));
+}
+
+void RecordWriter::finish(std::string& out) {
+  char sum[16];
+  hex16(XXH3_64bits(payload_.data(), payload_.size()), sum);
+  out.append(sum, 16);
+  out += ' ';
+  out += payload_;
+  out += '\n';
+  payload_.clear();
+  first_ = true;
+}
+
+bool RecordReader::next(std::vector<std::string_view>& fields) {
+  fields.clear();
+  std::string_view payload;
+  for (;;) {
+    if (corrupt_ || pos_ >= text_.size()) return false;
+    std::size_t end = text_.find('\n', pos_);
+    // A line without its newline is a torn append.
+    bool ok = end != std::string_view::npos && end - pos_ >= 17 && text_[pos_ + 16] == ' ';
+    if (ok) {
+      payload = text_.substr(pos_ + 17, end - pos_ - 17);
+      char sum[16];
+      hex16(XXH3_64bits(payload.data(), payload.size()), sum);
+      ok = std::memcmp(sum, text_.data() + pos_, 16) == 0;
+    }
+    if (ok) {
+      pos_ = end + 1;
+      break;
+    }
+    if (!skip_bad_ || end == std::string_view::npos) {
+      corrupt_ = true;
+      return false;
+    }
+    pos_ = end + 1;
+  }
+  const char* p = payload.data();
+  const char* const e = p + payload.size();
+  for (;;) {
+    const char* tab = static_cast<const char*>(std::memchr(p, '\t', static_cast<std::size_t>(e - p)));
+    if (!tab) {
+      fields.emplace_back(p, static_cast<std::size_t>(e - p));
+      break;
+    }
+    fields.emplace_back(p, static_cast<std::size_t>(tab - p));
+    p = tab + 1;
+  }
+  return true;
+}
+
+std::string field_text(std::string_view f) {
+  if (f.find('\\') == std::string_view::npos) return std::string(f);
+  std::string out;
+  out.reserve(f.size());
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    if (f[i] != '\\' || i + 1 == f.size()) {
+      out += f[i];
+      continue;
+    }
+    char c = f[++i];
+    out += c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c;
+  }
+  return out;
+}
+
+bool parse_u64(std::string_view s, std::uint64_t& out) {
+  auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+bool parse_i64(std::string_view s, std::int64_t& out) {
+  auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+bool parse_double(std::string_view s, double& out) {
+  std::string tmp(s);
+  char* end = nullptr;
+  out = std::strtod(tmp.c_str(), &end);
+  return end && *end == '\0' && !tmp.empty();
+}
+
+}  // namespace winml::store

@@ -1,0 +1,119 @@
+#include "store/stat_cache.h"
+
+#include <algorithm>
+
+namespace winml::store {
+
+std::int64_t racy_window_ns(std::int64_t mtime_ns) {
+  constexpr std::int64_t kSecond = 1000000000;
+  return mtime_ns % kSecond == 0 ? 2 * kSecond : 50000000;
+}
+
+bool is_racily_clean(const StatEntry& e) {
+  std::int64_t changed = std::max(e.stat.mtime_ns, e.stat.ctime_ns);
+  return changed + racy_window_ns(e.stat.mtime_ns) >= e.stamp_ns;
+}
+
+StatCache::StatCache(DiskInterface& disk, fs::path base) : disk_(disk), base_(std::move(base)) {
+  base_prefix_ = base_.lexically_normal().generic_string();
+  base_dir_ = base_prefix_;
+  while (base_dir_.size() > 1 && base_dir_.back() == '/') base_dir_.pop_back();
+  if (!base_prefix_.empty() && base_prefix_.back() != '/') base_prefix_ += '/';
+}
+
+std::string StatCache::key_of(const fs::path& path) const {
+  const std::string& raw = path.native();
+  // Paths the engine builds are already normal; normalize only when needed.
+  bool plain = raw.find("/.") == std::string::npos && raw.find("//") == std::string::npos;
+  std::string p = plain ? raw : path.lexically_normal().generic_string();
+  if (!base_prefix_.empty() && p.size() > base_prefix_.size() && p.compare(0, base_prefix_.size(), base_prefix_) == 0)
+    return p.substr(base_prefix_.size());
+  return p;
+}
+
+std::string_view StatCache::key_view(const std::string& raw, std::string& storage) const {
+  if (!base_prefix_.empty() && raw.size() > base_prefix_.size() &&
+      raw.compare(0, base_prefix_.size(), base_prefix_) == 0 && raw.find("/.") == std::string::npos &&
+      raw.find("//") == std::string::npos)
+    return std::string_view(raw).substr(base_prefix_.size());
+  storage = key_of(fs::path(raw));
+  return storage;
+}
+
+std::optional<Digest> StatCache::digest(const std::string& path, std::uint64_t* bytes_hashed) {
+  std::string storage;
+  const std::string_view key = key_view(path, storage);
+  const std::int64_t stamp = disk_.now_ns();
+  const bool inside = key.data() != storage.data() || !fs::path(storage).is_absolute();
+  auto stat_now = [&] { return inside ? disk_.stat_in(base_dir_, key) : disk_.stat(path); };
+  FileStat st = stat_now();
+  {
+    std::lock_guard lock(mu_);
+    auto it = entries_.find(key);
+    if (!st.exists || st.is_dir) {
+      if (it != entries_.end()) {
+        entries_.erase(it);
+        dirty_ = true;
+      }
+      return std::nullopt;
+    }
+    if (it != entries_.end()) {
+      it->second.used = true;
+      if (it->second.entry.stat.same_identity(st) && !is_racily_clean(it->second.entry)) return it->second.entry.digest;
+    }
+  }
+  if (on_hash_start) on_hash_start(fs::path(path), st.size);
+  std::uint64_t n = 0;
+  Digest d = disk_.hash(path, &n, hash_progress);
+  if (bytes_hashed) *bytes_hashed += n;
+  files_hashed_ += 1;
+  bytes_hashed_ += n;
+  // A file that changed while it was read gets no entry: the next lookup hashes again.
+  FileStat after = stat_now();
+  std::lock_guard lock(mu_);
+  if (after.same_identity(st)) entries_[std::string(key)] = Slot{StatEntry{st, d, stamp}, true};
+  else if (auto it = entries_.find(key); it != entries_.end()) entries_.erase(it);
+  dirty_ = true;
+  return d;
+}
+
+void StatCache::record(const fs::path& path, const Digest& digest, std::int64_t stamp_ns) {
+  FileStat st = disk_.stat(path.native());
+  const std::string key = key_of(path);
+  std::lock_guard lock(mu_);
+  if (st.exists) entries_[key] = Slot{StatEntry{st, digest, stamp_ns}, true};
+  else entries_.erase(key);
+  dirty_ = true;
+}
+
+void StatCache::forget(const fs::path& path) {
+  const std::string key = key_of(path);
+  std::lock_guard lock(mu_);
+  if (entries_.erase(key)) dirty_ = true;
+}
+
+void StatCache::load(std::string key, const StatEntry& e) {
+  std::lock_guard lock(mu_);
+  entries_[std::move(key)] = Slot{e, false};
+}
+
+std::map<std::string, StatEntry> StatCache::entries() const {
+  std::lock_guard lock(mu_);
+  std::map<std::string, StatEntry> out;
+  for (const auto& [k, slot] : entries_) out.emplace(k, slot.entry);
+  return out;
+}
+
+void StatCache::prune_unused() {
+  std::lock_guard lock(mu_);
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    if (!it->second.used) {
+      it = entries_.erase(it);
+      dirty_ = true;
+    } else {
+      ++it;
+    }
+  }
+}
+
+}  // namespace winml::store

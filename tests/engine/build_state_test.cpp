@@ -1,0 +1,182 @@
+// The build state: records survive a restart through snapshot and journal,
+// and a torn or corrupt record is never trusted.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "store/build_state.h"
+#include "store/ingredient_log.h"
+#include "store/record_io.h"
+#include "support/temp_dir.h"
+
+using namespace winml;
+namespace fs = std::filesystem;
+
+namespace {
+
+store::NodeRecord record(const std::string& seed) {
+  store::NodeRecord r;
+  r.key = store::digest_of(seed);
+  r.implementation = "fake/1";
+  r.elapsed_seconds = 0.5;
+  r.metrics_json = R"({"note":"tab\there"})";
+  r.outputs = {{"out.onnx", store::digest_of(seed + "o"), 10}, {"out.onnx.data", store::digest_of(seed + "d"), 20}};
+  return r;
+}
+
+}  // namespace
+
+TEST(RecordIo, ChecksumRejectsAFlippedByteAndATornLine) {
+  std::string text;
+  store::RecordWriter w;
+  w.field("N").field("a\tb\\c\nd");
+  w.finish(text);
+  w.field("N").field("second");
+  w.finish(text);
+  store::RecordReader ok(text);
+  std::vector<std::string_view> f;
+  ASSERT_TRUE(ok.next(f));
+  EXPECT_EQ(store::field_text(f[1]), "a\tb\\c\nd");
+  ASSERT_TRUE(ok.next(f));
+  EXPECT_FALSE(ok.next(f));
+  EXPECT_FALSE(ok.corrupt());
+
+  std::string flipped = text;
+  flipped[20] ^= 1;
+  store::RecordReader bad(flipped);
+  EXPECT_FALSE(bad.next(f));
+  EXPECT_TRUE(bad.corrupt());
+
+  std::string torn = text.substr(0, text.size() - 3);
+  store::RecordReader t(torn);
+  EXPECT_TRUE(t.next(f));
+  EXPECT_FALSE(t.next(f));
+  EXPECT_TRUE(t.corrupt());
+}
+
+TEST(BuildState, JournalAloneSurvivesACrashBeforeTheSnapshot) {
+  test::TempDir dir;
+  {
+    store::BuildState s(store::real_disk(), dir / "state", dir.path());
+    s.load();
+    s.put("m/optimize", record("a"));
+    s.put_model_files(store::digest_of("model"), {"m.onnx", "m.onnx.data"});
+    // No save(): as if killed here.
+  }
+  store::BuildState s(store::real_disk(), dir / "state", dir.path());
+  s.load();
+  auto r = s.find("m/optimize");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->key, record("a").key);
+  EXPECT_EQ(r->outputs, record("a").outputs);
+  EXPECT_EQ(r->metrics_json, record("a").metrics_json);
+  EXPECT_EQ(s.model_files(store::digest_of("model")), (std::vector<std::string>{"m.onnx", "m.onnx.data"}));
+}
+
+TEST(BuildState, TornJournalTailIsIgnoredAndCutBeforeNewRecords) {
+  test::TempDir dir;
+  {
+    store::BuildState s(store::real_disk(), dir / "state", dir.path());
+    s.load();
+    s.put("m/a", record("a"));
+    s.put("m/b", record("b"));
+  }
+  // Tear the last record in half.
+  fs::path journal = dir / "state" / "journal";
+  auto size = fs::file_size(journal);
+  fs::resize_file(journal, size - 30);
+  {
+    store::BuildState s(store::real_disk(), dir / "state", dir.path());
+    s.load();
+    EXPECT_TRUE(s.find("m/a"));
+    EXPECT_FALSE(s.find("m/b"));
+    s.put("m/c", record("c"));
+  }
+  store::BuildState s(store::real_disk(), dir / "state", dir.path());
+  s.load();
+  EXPECT_TRUE(s.find("m/a"));
+  EXPECT_TRUE(s.find("m/c"));
+}
+
+TEST(BuildState, SnapshotFoldsTheJournalAndStaleJournalIsIgnored) {
+  test::TempDir dir;
+  {
+    store::BuildState s(store::real_disk(), dir / "state", dir.path());
+    s.load();
+    s.put("m/a", record("a"));
+    s.save();
+    EXPECT_FALSE(fs::exists(dir / "state" / "journal"));
+    s.put("m/a", record("a2"));
+    s.erase("m/a");
+    s.put("m/b", record("b"));
+  }
+  store::BuildState s(store::real_disk(), dir / "state", dir.path());
+  s.load();
+  EXPECT_FALSE(s.find("m/a"));
+  ASSERT_TRUE(s.find("m/b"));
+  s.save();
+  // A journal left over from an older generation adds nothing.
+  std::string old_journal;
+  store::RecordWriter w;
+  w.field("H").field("winml-make-journal").field(std::uint64_t{1}).field(std::uint64_t{1});
+  w.finish(old_journal);
+  w.field("D").field("m/b");
+  w.finish(old_journal);
+  std::ofstream(dir / "state" / "journal") << old_journal;
+  store::BuildState again(store::real_disk(), dir / "state", dir.path());
+  again.load();
+  EXPECT_TRUE(again.find("m/b"));
+}
+
+TEST(BuildState, CorruptSnapshotStartsEmptyWithAWarning) {
+  test::TempDir dir;
+  {
+    store::BuildState s(store::real_disk(), dir / "state", dir.path());
+    s.load();
+    s.put("m/a", record("a"));
+    s.save();
+  }
+  std::string text = test::read_text(dir / "state" / "state");
+  text[text.size() / 2] ^= 0x20;
+  test::write_text(dir / "state" / "state", text);
+  store::BuildState s(store::real_disk(), dir / "state", dir.path());
+  s.load();
+  EXPECT_FALSE(s.find("m/a"));
+  ASSERT_EQ(s.warnings().size(), 1u);
+  EXPECT_NE(s.warnings()[0].find("is corrupt"), std::string::npos);
+}
+
+TEST(BuildState, StatCacheEntriesPersist) {
+  test::TempDir dir;
+  test::write_text(dir / "f", "content");
+  {
+    store::BuildState s(store::real_disk(), dir / "state", dir.path());
+    s.load();
+    s.stat_cache().digest(dir / "f");
+    s.save();
+  }
+  store::BuildState s(store::real_disk(), dir / "state", dir.path());
+  s.load();
+  auto entries = s.stat_cache().entries();
+  ASSERT_EQ(entries.count("f"), 1u);
+  EXPECT_EQ(entries["f"].digest, store::digest_of("content"));
+}
+
+TEST(IngredientLog, StaticSetsAreSharedAndSurviveCompaction) {
+  test::TempDir dir;
+  store::IngredientLog log(store::real_disk(), dir / "ingredients");
+  std::vector<store::Ingredient> statics = {{"config:q.samples", store::digest_of("8"), "8"}};
+  std::vector<store::Ingredient> dyn = {{"input:x.onnx", store::digest_of("x"), ""}};
+  auto sd = store::digest_of("static");
+  log.add(store::digest_of("k1"), sd, statics, dyn);
+  log.add(store::digest_of("k2"), sd, statics, dyn);
+  store::IngredientLog reader(store::real_disk(), dir / "ingredients");
+  auto got = reader.find(store::digest_of("k2"));
+  ASSERT_TRUE(got);
+  ASSERT_EQ(got->size(), 2u);
+  EXPECT_EQ((*got)[0].text, "8");
+  reader.compact({store::digest_of("k2")}, {}, /*max_bytes=*/0);
+  store::IngredientLog after(store::real_disk(), dir / "ingredients");
+  EXPECT_FALSE(after.find(store::digest_of("k1")));
+  EXPECT_TRUE(after.find(store::digest_of("k2")));
+}

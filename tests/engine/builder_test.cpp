@@ -1,0 +1,393 @@
+// The builder on fake stages: staleness, early cutoff, failures, -k, -j,
+// interruption, sidecar cleanup, the cache and dry runs. Real files in a temp
+// directory; fake stages that concatenate their inputs.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "base/error.h"
+#include "graph/builder.h"
+#include "graph/inputs.h"
+#include "graph/key.h"
+#include "support/temp_dir.h"
+
+using namespace winml;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Each node writes <primary> = its parameter + the contents of its inputs.
+class FakeRunner : public graph::NodeRunner {
+ public:
+  std::map<std::string, std::string> params;        // node id -> parameter (also a static ingredient)
+  std::map<std::string, std::string> fixed_output;  // node id -> output regardless of inputs
+  std::map<std::string, std::string> sidecar;       // node id -> content of "<primary>.data"
+  std::set<std::string> failing;
+  std::map<std::string, int> runs;
+  std::string wait_for_cancel;  // node id that blocks until cancelled
+  int sleep_ms = 0;
+  std::atomic<int> running{0}, max_running{0};
+  std::mutex mu;
+
+  graph::RunResult run(const graph::RunRequest& req) override {
+    const std::string id = req.node.id();
+    {
+      std::lock_guard lock(mu);
+      ++runs[id];
+    }
+    int now = ++running;
+    for (int m = max_running; now > m && !max_running.compare_exchange_weak(m, now);) {
+    }
+    struct Leave {
+      std::atomic<int>& r;
+      ~Leave() { --r; }
+    } leave{running};
+    if (sleep_ms) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+    if (id == wait_for_cancel) {
+      while (!req.cancel->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      throw graph::Interrupted();
+    }
+    if (failing.count(id)) throw BuildError(id + ": fake failure");
+    std::string out = params[id];
+    for (const auto& in : req.inputs)
+      for (const auto& f : in.files) out += "|" + test::read_text(f);
+    for (const auto& f : req.extra_inputs) out += "|" + test::read_text(f);
+    if (fixed_output.count(id)) out = fixed_output[id];
+    test::write_text(req.staging_dir / req.node.primary_output, out);
+    if (sidecar.count(id)) test::write_text(req.staging_dir / (req.node.primary_output + ".data"), sidecar[id]);
+    return {R"({"fake":true})"};
+  }
+  int total_runs() {
+    int n = 0;
+    for (auto& [k, v] : runs) n += v;
+    return n;
+  }
+};
+
+struct Fixture {
+  test::TempDir dir;
+  FakeRunner runner;
+  std::vector<std::string> targets = {"a"};
+
+  fs::path project() const { return dir.path(); }
+  fs::path out() const { return dir / "build"; }
+
+  // Per target: gen (reads <target>.txt) -> mid -> pkg.
+  graph::Graph graph() {
+    graph::Graph g;
+    for (const auto& t : targets) {
+      g.targets.push_back(t);
+      std::size_t base = g.nodes.size();
+      const char* names[] = {"gen", "mid", "pkg"};
+      for (int i = 0; i < 3; ++i) {
+        graph::Node n;
+        n.target = t;
+        n.name = names[i];
+        n.implementation = "fake/1";
+        n.primary_output = std::string(names[i]) + ".out";
+        if (i > 0) n.deps = {base + i - 1};
+        else n.extra_inputs = {{graph::InputKind::kFile, t + ".txt"}};
+        n.static_ingredients = {graph::text_ingredient("config:param", runner.params[n.id()]),
+                                graph::text_ingredient("implementation", "fake/1")};
+        n.static_digest = graph::static_digest_of(n.static_ingredients);
+        g.nodes.push_back(n);
+      }
+    }
+    return g;
+  }
+
+  Fixture() {
+    for (const auto& t : targets) test::write_text(dir / (t + ".txt"), "source-" + t);
+  }
+  void add_target(const std::string& t) {
+    targets.push_back(t);
+    test::write_text(dir / (t + ".txt"), "source-" + t);
+  }
+
+  std::vector<graph::NodeResult> build(graph::BuildOptions o = {}, store::LocalCache* cache = nullptr) {
+    graph::Graph g = graph();
+    store::BuildState state(store::real_disk(), out() / ".winml-make", project());
+    state.load();
+    store::IngredientLog log(store::real_disk(), out() / ".winml-make" / "ingredients");
+    graph::Builder b(g, {project(), out(), out() / ".winml-make"}, state, log, runner);
+    o.cache = cache;
+    auto r = b.build(o);
+    if (!o.dry_run) state.save();
+    return r;
+  }
+};
+
+std::vector<std::string> statuses(const std::vector<graph::NodeResult>& rs) {
+  std::vector<std::string> s;
+  for (const auto& r : rs) s.push_back(graph::status_name(r.status));
+  return s;
+}
+
+using V = std::vector<std::string>;
+
+graph::BuildOptions opts(int jobs = 1, bool keep_going = false) {
+  graph::BuildOptions o;
+  o.jobs = jobs;
+  o.keep_going = keep_going;
+  return o;
+}
+
+}  // namespace
+
+TEST(Builder, SecondBuildIsANoOp) {
+  Fixture f;
+  EXPECT_EQ(statuses(f.build()), (V{"completed", "completed", "completed"}));
+  EXPECT_EQ(test::read_text(f.out() / "a" / "pkg.out"), "|||source-a");
+  EXPECT_EQ(statuses(f.build()), (V{"up-to-date", "up-to-date", "up-to-date"}));
+  EXPECT_EQ(f.runner.total_runs(), 3);
+}
+
+TEST(Builder, TouchingEveryFileRerunsNothing) {
+  Fixture f;
+  f.build();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (auto& e : fs::recursive_directory_iterator(f.dir.path()))
+    if (e.is_regular_file()) fs::last_write_time(e.path(), fs::file_time_type::clock::now());
+  EXPECT_EQ(statuses(f.build()), (V{"up-to-date", "up-to-date", "up-to-date"}));
+  EXPECT_EQ(f.runner.total_runs(), 3);
+}
+
+TEST(Builder, ChangedParameterRerunsFromThatNode) {
+  Fixture f;
+  f.build();
+  f.runner.params["a/mid"] = "v2";
+  auto r = f.build([] { auto o = opts(); o.explain = true; return o; }());
+  EXPECT_EQ(statuses(r), (V{"up-to-date", "completed", "completed"}));
+  EXPECT_EQ(r[1].reason, "config param changed");
+  ASSERT_EQ(r[1].explanation.size(), 1u);
+  EXPECT_NE(r[1].explanation[0].find("config param:  -> v2"), std::string::npos) << r[1].explanation[0];
+  EXPECT_NE(r[2].reason.find("input mid.out changed"), std::string::npos) << r[2].reason;
+}
+
+TEST(Builder, EarlyCutoffWhenARerunProducesTheSameBytes) {
+  Fixture f;
+  f.runner.fixed_output["a/mid"] = "constant";
+  f.build();
+  f.runner.params["a/mid"] = "v2";  // reruns mid, which writes the same bytes
+  EXPECT_EQ(statuses(f.build()), (V{"up-to-date", "completed", "up-to-date"}));
+  EXPECT_EQ(f.runner.runs["a/pkg"], 1);
+}
+
+TEST(Builder, ChangedSourceRerunsEverything) {
+  Fixture f;
+  f.build();
+  test::write_text(f.dir / "a.txt", "new source");
+  auto r = f.build();
+  EXPECT_EQ(statuses(r), (V{"completed", "completed", "completed"}));
+  EXPECT_EQ(r[0].reason, "file a.txt changed");
+}
+
+TEST(Builder, MissingOrModifiedOutputReruns) {
+  Fixture f;
+  f.build();
+  fs::remove(f.out() / "a" / "mid.out");
+  auto r = f.build();
+  EXPECT_EQ(statuses(r), (V{"up-to-date", "completed", "up-to-date"}));
+  EXPECT_EQ(r[1].reason, "output mid.out is missing");
+  test::write_text(f.out() / "a" / "pkg.out", "edited by hand");
+  r = f.build();
+  EXPECT_EQ(statuses(r), (V{"up-to-date", "up-to-date", "completed"}));
+  EXPECT_EQ(r[2].reason, "output pkg.out was modified");
+  EXPECT_EQ(test::read_text(f.out() / "a" / "pkg.out"), "|||source-a");
+}
+
+TEST(Builder, StaleSidecarIsRemovedWhenTheNewOutputHasNone) {
+  Fixture f;
+  f.runner.sidecar["a/mid"] = "weights";
+  f.build();
+  ASSERT_TRUE(fs::exists(f.out() / "a" / "mid.out.data"));
+  f.runner.sidecar.clear();
+  f.runner.params["a/mid"] = "small";
+  f.build();
+  EXPECT_FALSE(fs::exists(f.out() / "a" / "mid.out.data"));
+  // And a sidecar is an input of the next node: when mid reruns and only its
+  // sidecar differs, pkg reruns because of the sidecar.
+  f.runner.fixed_output["a/mid"] = "same primary";
+  f.runner.sidecar["a/mid"] = "w1";
+  f.runner.params["a/mid"] = "p1";
+  f.build();
+  f.runner.sidecar["a/mid"] = "w2";
+  f.runner.params["a/mid"] = "p2";
+  auto r = f.build();
+  EXPECT_EQ(r[2].status, graph::Status::kCompleted);
+  EXPECT_EQ(r[2].reason, "input mid.out.data changed");
+}
+
+TEST(Builder, FailureStopsWithoutKeepGoingAndContinuesWithIt) {
+  Fixture f;
+  f.add_target("b");
+  f.runner.failing = {"a/mid"};
+  auto r = f.build(opts(1));
+  EXPECT_EQ(r[1].status, graph::Status::kFailed);
+  EXPECT_EQ(r[2].status, graph::Status::kNotRun);
+  EXPECT_NE(r[1].reason.find("fake failure"), std::string::npos);
+  // Target b was not started after a/mid failed (jobs = 1, a first).
+  EXPECT_EQ(f.runner.runs["b/pkg"], 0);
+
+  r = f.build(opts(1, true));
+  EXPECT_EQ(r[1].status, graph::Status::kFailed);
+  EXPECT_EQ(statuses(r)[5], "completed");
+  // A failed node is rerun next time.
+  f.runner.failing.clear();
+  r = f.build();
+  EXPECT_EQ(statuses(r), (V{"up-to-date", "completed", "completed", "up-to-date", "up-to-date", "up-to-date"}));
+}
+
+TEST(Builder, IndependentTargetsRunInParallel) {
+  Fixture f;
+  for (int i = 0; i < 5; ++i) f.add_target("t" + std::to_string(i));
+  f.runner.sleep_ms = 30;
+  auto r = f.build(opts(4));
+  for (const auto& x : r) EXPECT_EQ(x.status, graph::Status::kCompleted);
+  EXPECT_GT(f.runner.max_running.load(), 1);
+  EXPECT_LE(f.runner.max_running.load(), 4);
+}
+
+TEST(Builder, InterruptedNodeIsNotRecordedAndRerunsNextTime) {
+  Fixture f;
+  std::atomic<bool> cancel{false};
+  f.runner.wait_for_cancel = "a/mid";
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    cancel = true;
+  });
+  auto r = f.build([&] { auto o = opts(); o.cancel = &cancel; return o; }());
+  stopper.join();
+  EXPECT_EQ(statuses(r), (V{"completed", "skipped", "skipped"}));
+  EXPECT_EQ(r[1].reason, "interrupted");
+  EXPECT_FALSE(fs::exists(f.out() / "a" / "mid.out"));
+  EXPECT_FALSE(fs::exists(f.out() / ".winml-make" / "staging" / "a.mid"));
+  f.runner.wait_for_cancel.clear();
+  EXPECT_EQ(statuses(f.build()), (V{"up-to-date", "completed", "completed"}));
+}
+
+TEST(Builder, DryRunWritesNothingAndSaysWhy) {
+  Fixture f;
+  auto r = f.build([] { auto o = opts(); o.dry_run = true; return o; }());
+  EXPECT_EQ(statuses(r), (V{"stale", "stale", "stale"}));
+  EXPECT_FALSE(fs::exists(f.out() / "a"));
+  f.build();
+  test::write_text(f.dir / "a.txt", "changed");
+  r = f.build([] { auto o = opts(); o.dry_run = true; return o; }());
+  EXPECT_EQ(statuses(r), (V{"stale", "stale", "stale"}));
+  EXPECT_EQ(r[0].reason, "file a.txt changed");
+  EXPECT_EQ(r[1].reason, "an input will be rebuilt (reruns only if its content changes)");
+  EXPECT_EQ(f.runner.total_runs(), 3);
+}
+
+TEST(Builder, RebuildRunsEverythingAgain) {
+  Fixture f;
+  f.build();
+  auto r = f.build([] { auto o = opts(); o.rebuild = true; return o; }());
+  EXPECT_EQ(statuses(r), (V{"completed", "completed", "completed"}));
+  EXPECT_EQ(f.runner.total_runs(), 6);
+}
+
+TEST(Builder, CacheRestoresEverythingAfterTheOutputDirIsGone) {
+  Fixture f;
+  test::TempDir cache_dir;
+  store::LocalCache cache(cache_dir.path());
+  f.build({}, &cache);
+  fs::remove_all(f.out());
+  auto r = f.build({}, &cache);
+  EXPECT_EQ(statuses(r), (V{"cached", "cached", "cached"}));
+  EXPECT_EQ(f.runner.total_runs(), 3);
+  EXPECT_EQ(test::read_text(f.out() / "a" / "pkg.out"), "|||source-a");
+  EXPECT_EQ(r[2].metrics_json, R"({"fake":true})");
+}
+
+TEST(Builder, CorruptCacheBlobIsDetectedAndRebuilt) {
+  Fixture f;
+  test::TempDir cache_dir;
+  store::LocalCache cache(cache_dir.path());
+  auto first = f.build({}, &cache);
+  // Flip the bytes of the blob behind mid.out.
+  fs::path blob = cache.blob_path(first[1].outputs[0].digest);
+  std::string bytes = test::read_text(blob);
+  bytes[0] ^= 1;
+  fs::permissions(blob, fs::perms::owner_write, fs::perm_options::add);
+  test::write_text(blob, bytes);
+  fs::remove_all(f.out());
+  auto r = f.build({}, &cache);
+  EXPECT_EQ(r[0].status, graph::Status::kCached);
+  EXPECT_EQ(r[1].status, graph::Status::kCompleted);
+  EXPECT_NE(r[1].reason.find("is corrupt"), std::string::npos) << r[1].reason;
+  EXPECT_EQ(test::read_text(f.out() / "a" / "mid.out"), "||source-a");
+  EXPECT_EQ(f.runner.runs["a/mid"], 2);
+  // The bad blob was replaced by the rebuild's correct one.
+  EXPECT_EQ(store::hash_file(blob), first[1].outputs[0].digest);
+}
+
+TEST(Builder, DisabledNodeIsSkippedAndItsOldArtifactRemoved) {
+  Fixture f;
+  f.build();
+  ASSERT_TRUE(fs::exists(f.out() / "a" / "mid.out"));
+  graph::Graph g = f.graph();
+  g.nodes[1].enabled = false;
+  g.nodes[1].disabled_reason = "disabled in config";
+  g.nodes[2].deps = {0};
+  store::BuildState state(store::real_disk(), f.out() / ".winml-make", f.project());
+  state.load();
+  store::IngredientLog log(store::real_disk(), f.out() / ".winml-make" / "ingredients");
+  graph::Builder b(g, {f.project(), f.out(), f.out() / ".winml-make"}, state, log, f.runner);
+  auto r = b.build({});
+  EXPECT_EQ(statuses(r), (V{"up-to-date", "skipped", "completed"}));
+  EXPECT_FALSE(fs::exists(f.out() / "a" / "mid.out"));
+  EXPECT_FALSE(state.find("a/mid"));
+  EXPECT_EQ(test::read_text(f.out() / "a" / "pkg.out"), "||source-a");
+}
+
+TEST(Builder, MissingDeclaredInputIsAnInputError) {
+  Fixture f;
+  fs::remove(f.dir / "a.txt");
+  auto r = f.build();
+  EXPECT_EQ(r[0].status, graph::Status::kFailed);
+  EXPECT_TRUE(r[0].input_error);
+  EXPECT_NE(r[0].reason.find("a.txt: no such file"), std::string::npos) << r[0].reason;
+}
+
+TEST(Builder, KeysDoNotDependOnTheProjectLocation) {
+  Fixture one, two;
+  auto a = one.build();
+  auto b = two.build();
+  ASSERT_NE(one.dir.path(), two.dir.path());
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].key, b[i].key);
+}
+
+TEST(Inputs, GlobStarsStayInAComponentAndDoubleStarsSpanThem) {
+  EXPECT_TRUE(graph::glob_match("*.onnx", "a.onnx"));
+  EXPECT_FALSE(graph::glob_match("*.onnx", "dir/a.onnx"));
+  EXPECT_TRUE(graph::glob_match("**/*.onnx", "a.onnx"));
+  EXPECT_TRUE(graph::glob_match("**/*.onnx", "x/y/a.onnx"));
+  EXPECT_TRUE(graph::glob_match("calib/**", "calib/0/input.npy"));
+  EXPECT_TRUE(graph::glob_match("s?.py", "s1.py"));
+  EXPECT_FALSE(graph::glob_match("s?.py", "s/.py"));
+  EXPECT_FALSE(graph::glob_match("*.onnx", "a.onnx.data"));
+}
+
+TEST(Inputs, DeclaredGlobTreeAndFileInputsEnterTheKeyByRelativeName) {
+  Fixture f;
+  test::write_text(f.dir / "scripts" / "a.py", "a");
+  test::write_text(f.dir / "scripts" / "sub" / "b.py", "b");
+  test::write_text(f.dir / "calib" / "0" / "x.npy", "x");
+  store::BuildState state(store::real_disk(), f.out() / ".winml-make", f.project());
+  std::vector<graph::InputDecl> decls = {{graph::InputKind::kGlob, "scripts/**/*.py"},
+                                         {graph::InputKind::kTree, "calib"},
+                                         {graph::InputKind::kFile, "a.txt"}};
+  auto resolved = graph::resolve_inputs(decls, f.project(), state, f.runner);
+  std::vector<std::string> names;
+  for (const auto& r : resolved) names.push_back(r.ingredient.name);
+  EXPECT_EQ(names, (V{"file:scripts/a.py", "file:scripts/sub/b.py", "file:calib/0/x.npy", "file:a.txt"}));
+  EXPECT_EQ(resolved[2].ingredient.digest, store::digest_of("x"));
+  EXPECT_THROW(graph::resolve_inputs({{graph::InputKind::kTree, "missing"}}, f.project(), state, f.runner),
+               InputError);
+}

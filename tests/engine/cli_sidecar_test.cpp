@@ -1,0 +1,99 @@
+// Sidecar flows on a real exported model with external data (ViT-B/16,
+// ~330 MB in vit_b_16_op17.onnx.data).
+#include <gtest/gtest.h>
+
+#include "engine/project.h"
+#include "model/model_io.h"
+#include "store/digest.h"
+
+using namespace winml;
+using test::Project;
+namespace fs = std::filesystem;
+
+namespace {
+
+void add_vit(Project& p) {
+  for (const char* f : {"vit_b_16_op17.onnx", "vit_b_16_op17.onnx.data"}) {
+    fs::path src = test::test_models_dir() / f;
+    std::error_code ec;
+    fs::create_hard_link(src, p.root() / f, ec);  // same file system: no 330 MB copy
+    if (ec) fs::copy_file(src, p.root() / f);
+  }
+}
+
+// File name -> digest of every artifact of a model (big files are not read into memory).
+std::map<std::string, std::string> digests(const fs::path& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().filename() != "build_manifest.json")
+      out[e.path().filename().string()] = store::hash_file(e.path()).hex();
+  return out;
+}
+
+std::vector<std::string> data_files(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().ends_with(".data")) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST(SidecarFlows, ExternalDataFollowsEveryStageAndAWarmCacheRestoresIt) {
+  test::exported_model("vit_b_16_op17");
+  Project a, b;
+  add_vit(a);
+  a.write_config("[model]\nname = \"vit\"\nsource = \"vit_b_16_op17.onnx\"\n");
+  auto r = a.build();
+  EXPECT_EQ(test::stages_with(r, "vit", "completed").size(), 5u) << r.dump();
+  EXPECT_EQ(data_files(a.out("vit")), (std::vector<std::string>{"compiled.onnx.data", "export.onnx.data",
+                                                                "model.onnx.data", "optimized.onnx.data",
+                                                                "quantized.onnx.data"}));
+  model::Model m = model::load_model(a.out("vit", "model.onnx"));
+  EXPECT_EQ(m.external_files.count("model.onnx.data"), 1u);
+  // The sidecar is part of the source's identity in the key.
+  std::string inputs = r["targets"][0]["stages"][0].dump();
+  auto manifest = nlohmann::json::parse(test::read_text(a.out("vit", "build_manifest.json")));
+  EXPECT_NE(manifest["stages"][0]["inputs"].dump().find("model:vit_b_16_op17.onnx.data"), std::string::npos)
+      << manifest["stages"][0]["inputs"].dump();
+
+  auto again = a.build();
+  EXPECT_EQ(test::stages_with(again, "vit", "up-to-date").size(), 5u);
+
+  a.clone_to(b.root());
+  b.use_cache(a.cache_dir());
+  auto restored = b.build();
+  EXPECT_EQ(test::stages_with(restored, "vit", "cached").size(), 5u) << restored.dump();
+  EXPECT_EQ(digests(a.out("vit")), digests(b.out("vit")));
+}
+
+TEST(SidecarFlows, RebuildRemovesStaleOnnxDataEvenWithoutRecords) {
+  test::exported_model("vit_b_16_op17");
+  Project p;
+  add_vit(p);
+  p.write_model("small.onnx", 5);
+  p.write_config("[model]\nname = \"m\"\nsource = \"vit_b_16_op17.onnx\"\n");
+  p.build({"--no-cache"});
+  ASSERT_EQ(data_files(p.out("m")).size(), 5u);
+  // The records are lost (say, the state directory was deleted), then the
+  // model shrinks below the external-data threshold.
+  fs::remove_all(p.root() / "build" / ".winml-make");
+  p.write_config("[model]\nname = \"m\"\nsource = \"small.onnx\"\n");
+  auto r = p.build({"--no-cache", "--rebuild"});
+  EXPECT_EQ(test::stages_with(r, "m", "completed").size(), 5u);
+  EXPECT_TRUE(data_files(p.out("m")).empty()) << testing::PrintToString(data_files(p.out("m")));
+  EXPECT_NO_THROW(model::load_model(p.out("m", "model.onnx")));
+}
+
+TEST(SidecarFlows, ShrinkingModelDropsItsOldSidecarsThroughTheRecords) {
+  test::exported_model("vit_b_16_op17");
+  Project p;
+  add_vit(p);
+  p.write_model("small.onnx", 5);
+  p.write_config("[model]\nname = \"m\"\nsource = \"vit_b_16_op17.onnx\"\n");
+  p.build({"--no-cache"});
+  p.write_config("[model]\nname = \"m\"\nsource = \"small.onnx\"\n");
+  p.build({"--no-cache"});
+  EXPECT_TRUE(data_files(p.out("m")).empty()) << testing::PrintToString(data_files(p.out("m")));
+}

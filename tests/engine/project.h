@@ -1,0 +1,74 @@
+// A winml-make project in a temp directory, built with the real binary; every
+// run uses the project's own cache directory (never the user's).
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "support/cli_runner.h"
+#include "support/temp_dir.h"
+
+namespace winml::test {
+
+class Project {
+ public:
+  Project();
+  const std::filesystem::path& root() const { return root_; }
+  std::filesystem::path out(const std::string& model, const std::string& file = "") const;
+  std::filesystem::path cache_dir() const { return cache_; }
+  void use_cache(const std::filesystem::path& dir) { cache_ = dir; }
+
+  // A small real model (GraphBuilder's linear model, weights from `seed`).
+  void write_model(const std::string& file, std::uint32_t seed, std::int64_t in = 8, std::int64_t out = 4);
+  void write_config(const std::string& toml);
+  void write(const std::string& file, const std::string& text);
+
+  CliResult run(std::vector<std::string> args, std::map<std::string, std::string> env = {}) const;
+  // Runs with --json and parses the report; fails the test on a bad exit code or report.
+  nlohmann::json build(std::vector<std::string> args = {}, int expected_exit = 0,
+                       std::map<std::string, std::string> env = {}) const;
+
+  // Copies the project (without its output directory) to `dest`.
+  void clone_to(const std::filesystem::path& dest) const;
+
+ private:
+  TempDir dir_;
+  std::filesystem::path root_, cache_;
+};
+
+// "model/stage" -> status, from a --json report.
+std::map<std::string, std::string> statuses(const nlohmann::json& report);
+// Stages of one model with status `status`, e.g. {"quantize", "compile"}.
+std::vector<std::string> stages_with(const nlohmann::json& report, const std::string& model, const std::string& status);
+
+// Every regular file below `dir` (relative path -> contents), skipping the
+// state directory and the run-specific manifest.
+std::map<std::string, std::string> artifacts(const std::filesystem::path& dir);
+
+// A winml-make process running in the background, in its own process group.
+class Background {
+ public:
+  Background(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+             const std::map<std::string, std::string>& env);
+  ~Background();
+  pid_t pid() const { return pid_; }
+  void signal(int sig);
+  void signal_group(int sig);
+  void kill_group();  // SIGKILL to winml-make and everything it started
+  CliResult wait();
+
+ private:
+  TempDir capture_;
+  pid_t pid_ = -1;
+  bool waited_ = false;
+};
+
+// Polls until `pred` holds or `seconds` pass.
+bool wait_until(const std::function<bool()>& pred, double seconds = 20);
+
+}  // namespace winml::test

@@ -1,0 +1,213 @@
+// The stages layer without the CLI: the plan a config makes, its stored form,
+// and the auto loop driven by fake optimize and analyze stages.
+#include <gtest/gtest.h>
+
+#include "config/project.h"
+#include "graph/key.h"
+#include "stages/auto_optimize.h"
+#include "stages/manifest.h"
+#include "stages/plan.h"
+#include "stages/registry.h"
+#include "support/temp_dir.h"
+
+using namespace winml;
+namespace fs = std::filesystem;
+
+namespace {
+
+config::ProjectConfig load(const test::TempDir& dir, const std::string& toml) {
+  test::write_text(dir / "winml.toml", toml);
+  return config::load_project(dir.path());
+}
+
+std::vector<std::string> ingredient_names(const graph::Node& n) {
+  std::vector<std::string> out;
+  for (const auto& i : n.static_ingredients) out.push_back(i.name);
+  return out;
+}
+
+bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+// Writes the passes it was given into the output, so a test can see them.
+class FakeOptimize : public stages::Stage {
+ public:
+  std::vector<std::map<std::string, bool>> calls;
+  std::string implementation() const override { return "fake-optimize"; }
+  int version() const override { return 1; }
+  std::vector<std::string> config_keys() const override { return {"optimize"}; }
+  stages::StageResult run(const stages::StageContext& ctx) override {
+    calls.push_back(ctx.config.optimize.passes);
+    std::string text;
+    for (const auto& [k, v] : ctx.config.optimize.passes) text += k + "=" + (v ? "1" : "0") + ";";
+    test::write_text(ctx.output, text);
+    stages::StageResult r;
+    r.metrics["nodes_after"] = 7;
+    return r;
+  }
+};
+
+// Discovers one flag per round from a fixed list, reading what optimize wrote.
+class FakeAnalyze : public stages::Stage {
+ public:
+  std::vector<std::string> script;  // flag discovered in round i (empty: nothing new)
+  std::vector<std::string> always;  // discovered in every round
+  std::vector<std::string> inputs_seen;
+  std::string implementation() const override { return "fake-analyze"; }
+  int version() const override { return 1; }
+  std::vector<std::string> config_keys() const override { return {"compile.ep"}; }
+  stages::StageResult run(const stages::StageContext& ctx) override {
+    inputs_seen.push_back(test::read_text(ctx.input));
+    test::write_text(ctx.output, "{}");
+    stages::StageResult r;
+    r.metrics["discovered_flags"] = nlohmann::json::object();
+    std::size_t round = inputs_seen.size() - 1;
+    // Everything found so far stays discovered, like a real analysis of a model optimized with it.
+    for (std::size_t i = 0; i <= round && i < script.size(); ++i)
+      if (!script[i].empty()) r.metrics["discovered_flags"][script[i]] = true;
+    for (const auto& f : always) r.metrics["discovered_flags"][f] = true;
+    return r;
+  }
+};
+
+struct AutoRun {
+  test::TempDir dir;
+  config::TargetConfig config;
+  std::shared_ptr<FakeOptimize> optimize = std::make_shared<FakeOptimize>();
+  std::shared_ptr<FakeAnalyze> analyze = std::make_shared<FakeAnalyze>();
+  stages::StageResult run() {
+    config.build.auto_discover = true;
+    test::write_text(dir / "export.onnx", "model");
+    stages::AutoOptimizeStage stage(optimize, analyze);
+    stages::StageContext ctx{config, dir.path(), "winml.toml", dir / "export.onnx", {dir / "export.onnx"},
+                             dir / "out" / "optimized.onnx", {}, 100u << 20, nullptr, dir / "log"};
+    fs::create_directories(dir / "out");
+    return stage.run(ctx);
+  }
+};
+
+}  // namespace
+
+TEST(Plan, OneChainPerModelWithWhatEachStageReads) {
+  test::TempDir dir;
+  auto project = load(dir, "[[model]]\nsource = \"a.onnx\"\n[[model]]\nsource = \"b.onnx\"\nquantize = false\n");
+  auto plan = stages::make_plan(project, stages::builtin_stages(), dir / "build");
+  ASSERT_EQ(plan.graph.targets, (std::vector<std::string>{"a", "b"}));
+  ASSERT_EQ(plan.graph.nodes.size(), 12u);
+  const auto& g = plan.graph;
+  std::size_t quantize_b = g.find("b", "quantize"), compile_b = g.find("b", "compile");
+  EXPECT_FALSE(g.nodes[quantize_b].enabled);
+  EXPECT_EQ(g.nodes[quantize_b].disabled_reason, "disabled in config (quantize.enabled = false)");
+  EXPECT_EQ(g.nodes[compile_b].deps, (std::vector<std::size_t>{g.find("b", "optimize")}));
+  // What enters keys: the stage's own section, versions; import reads only the threshold.
+  auto quantize_a = ingredient_names(g.nodes[g.find("a", "quantize")]);
+  EXPECT_TRUE(has(quantize_a, "config:quantize.per_channel"));
+  EXPECT_TRUE(has(quantize_a, "tool"));
+  EXPECT_TRUE(has(quantize_a, "implementation"));
+  EXPECT_FALSE(has(quantize_a, "config:compile.ep"));
+  auto export_a = ingredient_names(g.nodes[g.find("a", "export")]);
+  EXPECT_EQ(export_a, (std::vector<std::string>{"tool", "implementation", "config:build.external_data_threshold_mib"}));
+  EXPECT_EQ(g.nodes[g.find("a", "export")].extra_inputs,
+            (std::vector<graph::InputDecl>{{graph::InputKind::kModel, "a.onnx"}}));
+  // Identical models share static digests; the source path is not one of them.
+  EXPECT_EQ(g.nodes[g.find("a", "optimize")].static_digest, g.nodes[g.find("b", "optimize")].static_digest);
+}
+
+TEST(Plan, StoredFormRoundTrips) {
+  test::TempDir dir;
+  auto project = load(dir, "[model]\nname = \"m\"\n[export]\ncommand = [\"sh\", \"x.sh\", \"{output}\"]\n"
+                           "inputs = [\"x.sh\", \"data/**\"]\nenv = [\"FLAVOR\"]\n[build]\nauto = true\njobs = 3\n");
+  auto plan = stages::make_plan(project, stages::builtin_stages(), dir / "out");
+  plan.memo_key = store::digest_of("key");
+  auto back = stages::parse_plan(stages::serialize_plan(plan));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->memo_key, plan.memo_key);
+  EXPECT_EQ(back->output_dir, plan.output_dir);
+  EXPECT_EQ(back->build.jobs, 3);
+  EXPECT_TRUE(back->build.auto_discover);
+  EXPECT_EQ(back->env_names, (std::vector<std::string>{"FLAVOR"}));
+  ASSERT_EQ(back->graph.nodes.size(), plan.graph.nodes.size());
+  for (std::size_t i = 0; i < plan.graph.nodes.size(); ++i) {
+    const auto &a = plan.graph.nodes[i], &b = back->graph.nodes[i];
+    EXPECT_EQ(a.id(), b.id());
+    EXPECT_EQ(a.kind, b.kind);
+    EXPECT_EQ(a.static_digest, b.static_digest);
+    EXPECT_EQ(a.deps, b.deps);
+    EXPECT_EQ(a.extra_inputs, b.extra_inputs);
+    EXPECT_EQ(a.enabled, b.enabled);
+  }
+  EXPECT_EQ(back->graph.nodes[1].kind, "optimize.auto");
+  // A flipped byte makes the stored plan unusable rather than wrong.
+  std::string text = stages::serialize_plan(plan);
+  text[text.size() / 2] ^= 1;
+  EXPECT_FALSE(stages::parse_plan(text));
+}
+
+TEST(Plan, MemoKeyFollowsTheConfigFileAndTheEnvironment) {
+  test::TempDir dir;
+  test::write_text(dir / "winml.toml", "[model]\nsource = \"a.onnx\"\n");
+  store::StatCache stats(store::real_disk(), dir.path());
+  stages::PlanSource src{dir.path(), dir / "winml.toml", {}};
+  auto k1 = stages::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"});
+  EXPECT_EQ(k1, stages::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"}));
+  ::setenv("WINML_TEST_FLAVOR", "x", 1);
+  auto k2 = stages::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"});
+  ::unsetenv("WINML_TEST_FLAVOR");
+  EXPECT_NE(k1, k2);
+  test::write_text(dir / "winml.toml", "[model]\nsource = \"b.onnx\"\n");
+  EXPECT_NE(k1, stages::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"}));
+  test::write_text(dir / "winml.toml", "[model]\nsource = \"a.onnx\"\n");
+  test::write_text(dir / "rules" / "ep" / "custom.toml", "[ep]\nname = \"custom\"\n");  // an overlay
+  EXPECT_NE(k1, stages::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"}));
+}
+
+TEST(AutoLoop, ReoptimizesTheOriginalUntilNothingNewIsFound) {
+  AutoRun a;
+  a.analyze->script = {"fuse_gelu", "fuse_layer_norm", ""};
+  auto r = a.run();
+  EXPECT_EQ(r.metrics["analyze_iterations"], 3);
+  EXPECT_EQ(r.metrics["discovered_flags"], (nlohmann::json{{"fuse_gelu", true}, {"fuse_layer_norm", true}}));
+  EXPECT_EQ(r.metrics["nodes_after"], 7);  // the optimize stage's own metrics are kept
+  ASSERT_EQ(a.optimize->calls.size(), 3u);
+  EXPECT_TRUE(a.optimize->calls[0].empty());
+  EXPECT_EQ(a.optimize->calls[2], (std::map<std::string, bool>{{"fuse_gelu", true}, {"fuse_layer_norm", true}}));
+  // The final output is what one optimize with the recorded flags writes.
+  EXPECT_EQ(test::read_text(a.dir / "out" / "optimized.onnx"), "fuse_gelu=1;fuse_layer_norm=1;");
+  EXPECT_FALSE(fs::exists(a.dir / "out" / ".winml-tmp.analyze"));
+}
+
+TEST(AutoLoop, ExplicitPassesWinAndTheBoundIsRespected) {
+  AutoRun a;
+  a.config.optimize.passes = {{"fuse_gelu", false}};
+  a.config.build.max_auto_iterations = 2;
+  a.analyze->always = {"fuse_gelu"};
+  a.analyze->script = {"fold_constants", "fuse_layer_norm", "eliminate_identity"};
+  auto r = a.run();
+  EXPECT_EQ(r.metrics["analyze_iterations"], 2);
+  // fuse_gelu stays off (explicit); fold_constants applied; fuse_layer_norm found in the last allowed round.
+  EXPECT_EQ(r.metrics["discovered_flags"], (nlohmann::json{{"fold_constants", true}}));
+  EXPECT_EQ(r.metrics["unapplied_flags"], (nlohmann::json{{"fuse_layer_norm", true}}));
+  EXPECT_EQ(test::read_text(a.dir / "out" / "optimized.onnx"), "fold_constants=1;fuse_gelu=0;");
+  // The replayable config holds exactly what was applied, with auto off.
+  auto text = stages::build_config_text(a.config, r.metrics["discovered_flags"]);
+  auto j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["build"]["auto"], false);
+  EXPECT_EQ(j["optimize"]["fold_constants"], true);  // pass flags sit in [optimize] itself
+  EXPECT_EQ(j["optimize"]["fuse_gelu"], false);
+  EXPECT_FALSE(j["optimize"].contains("fuse_layer_norm"));
+}
+
+TEST(AutoLoop, WithoutAnAnalyzerOptimizesOnceAndDiscoversNothing) {
+  AutoRun a;
+  stages::AutoOptimizeStage stage(a.optimize, nullptr);
+  EXPECT_EQ(stage.implementation(), "fake-optimize+auto(no analyze)");
+  a.analyze = nullptr;
+  a.config.build.auto_discover = true;
+  test::write_text(a.dir / "export.onnx", "model");
+  fs::create_directories(a.dir / "out");
+  stages::StageContext ctx{a.config, a.dir.path(), "winml.toml", a.dir / "export.onnx", {a.dir / "export.onnx"},
+                           a.dir / "out" / "optimized.onnx", {}, 100u << 20, nullptr, a.dir / "log"};
+  auto r = stage.run(ctx);
+  EXPECT_EQ(r.metrics["analyze_iterations"], 0);
+  EXPECT_EQ(r.metrics["discovered_flags"], nlohmann::json::object());
+  EXPECT_EQ(a.optimize->calls.size(), 1u);
+}
