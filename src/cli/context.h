@@ -32,6 +32,8 @@ struct Command {
 // Registration functions, one per subcommand file.
 Command add_inspect_command(CLI::App& app);
 Command add_config_command(CLI::App& app);
+Command add_optimize_command(CLI::App& app);
+Command add_analyze_command(CLI::App& app);
 Command add_build_command(CLI::App& app);  // the main app: winml-make [TARGET...]
 Command add_status_command(CLI::App& app);
 Command add_clean_command(CLI::App& app);

@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   std::vector<cli::Command> commands = {
       cli::add_config_command(app),
       cli::add_inspect_command(app),
+      cli::add_optimize_command(app),
+      cli::add_analyze_command(app),
       cli::add_status_command(app),
       cli::add_clean_command(app),
       cli::add_graph_command(app),

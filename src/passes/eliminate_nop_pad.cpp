@@ -1,0 +1,32 @@
+// eliminate_nop_pad: a Pad whose pads are all zero (any mode).
+#include "passes/all_passes.h"
+#include "passes/node_util.h"
+#include "passes/tensor_util.h"
+
+namespace winml::passes {
+
+namespace {
+class EliminateNopPad : public NodePass {
+ public:
+  bool rewrite(GraphView& v, int i, PassContext& ctx) override {
+    const auto& n = v.node(i);
+    if (!is_op(n, "Pad") || n.input_size() < 1) return false;
+    std::optional<std::vector<std::int64_t>> pads;
+    if (n.input_size() >= 2 && !n.input(1).empty()) {  // opset >= 11: pads is an input
+      const auto* t = v.constant(n.input(1));
+      if (!t) return false;
+      pads = read_ints(ctx.model, *t);
+    } else {
+      pads = attr_ints(n, "pads");
+    }
+    if (!pads) return false;
+    for (auto p : *pads)
+      if (p != 0) return false;
+    return v.bypass(i, n.input(0), n.output(0));
+  }
+};
+}  // namespace
+
+std::unique_ptr<Pass> make_eliminate_nop_pad() { return std::make_unique<EliminateNopPad>(); }
+
+}  // namespace winml::passes

@@ -1,0 +1,29 @@
+// eliminate_nop_transpose: a Transpose whose permutation is the identity.
+#include "passes/all_passes.h"
+#include "passes/node_util.h"
+
+namespace winml::passes {
+
+namespace {
+class EliminateNopTranspose : public NodePass {
+ public:
+  bool rewrite(GraphView& v, int i, PassContext&) override {
+    const auto& n = v.node(i);
+    if (!is_op(n, "Transpose") || n.input_size() != 1) return false;
+    auto perm = attr_ints(n, "perm");
+    if (!perm) {
+      // The default reverses the axes: the identity only for rank <= 1.
+      auto r = v.rank(n.input(0));
+      if (!r || *r > 1) return false;
+    } else {
+      for (std::size_t k = 0; k < perm->size(); ++k)
+        if ((*perm)[k] != static_cast<std::int64_t>(k)) return false;
+    }
+    return v.bypass(i, n.input(0), n.output(0));
+  }
+};
+}  // namespace
+
+std::unique_ptr<Pass> make_eliminate_nop_transpose() { return std::make_unique<EliminateNopTranspose>(); }
+
+}  // namespace winml::passes

@@ -1,0 +1,46 @@
+// fuse_gelu: decomposed GELU (Erf or Tanh form) becomes one node:
+// - ONNX Gelu (approximate "none" / "tanh") when the model's opset is >= 20;
+// - otherwise com.microsoft Gelu (Erf form) or FastGelu (Tanh form), only if
+//   the target EP's operator table says the EP runs it;
+// - otherwise the decomposition stays (noted in the report).
+#include "passes/all_passes.h"
+#include "analyze/ep_table.h"
+#include "passes/node_util.h"
+#include "passes/patterns.h"
+
+namespace winml::passes {
+
+namespace {
+class FuseGelu : public NodePass {
+ public:
+  bool rewrite(GraphView& v, int i, PassContext& ctx) override {
+    auto m = match_gelu(v, i);
+    if (!m) return false;
+    onnx::NodeProto gelu;
+    std::string base = v.node(i).name().empty() ? "Gelu" : v.node(i).name() + "_gelu";
+    if (ctx.opsets.onnx >= 20) {
+      gelu = make_node("Gelu", {m->input}, {m->output}, v.unique_name(base));
+      if (m->tanh) set_attr_string(gelu, "approximate", "tanh");
+    } else {
+      const char* op = m->tanh ? "FastGelu" : "Gelu";
+      if (!ctx.target_ep || !ctx.target_ep->runs("com.microsoft", op)) {
+        ctx.note(std::string("fuse_gelu: ONNX Gelu needs opset >= 20 and the target EP ") +
+                 (ctx.target_ep ? "'" + ctx.target_ep->name + "' does not list" : "(none given) cannot confirm") +
+                 " com.microsoft " + op + "; decomposed GELU kept");
+        return false;
+      }
+      gelu = make_node(op, {m->input}, {m->output}, v.unique_name(base));
+      gelu.set_domain("com.microsoft");
+      ctx.require_opset("com.microsoft", 1);
+    }
+    int last = m->nodes.back();
+    for (int n : m->nodes) v.remove_node(n);
+    v.add_node(std::move(gelu), last);
+    return true;
+  }
+};
+}  // namespace
+
+std::unique_ptr<Pass> make_fuse_gelu() { return std::make_unique<FuseGelu>(); }
+
+}  // namespace winml::passes

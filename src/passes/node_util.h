@@ -1,0 +1,38 @@
+// Small helpers for reading and writing node attributes and recognising ops.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/onnx.h"
+
+namespace winml::passes {
+
+// True for ops of the default ONNX domain ("" or "ai.onnx") named `op`.
+bool is_op(const onnx::NodeProto& n, std::string_view op);
+bool is_default_domain(std::string_view domain);
+
+const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, std::string_view name);
+std::int64_t attr_int(const onnx::NodeProto& n, std::string_view name, std::int64_t fallback);
+float attr_float(const onnx::NodeProto& n, std::string_view name, float fallback);
+std::string attr_string(const onnx::NodeProto& n, std::string_view name, const std::string& fallback = "");
+std::optional<std::vector<std::int64_t>> attr_ints(const onnx::NodeProto& n, std::string_view name);
+
+// Set (replacing an existing attribute of the same name).
+void set_attr_int(onnx::NodeProto& n, const std::string& name, std::int64_t v);
+void set_attr_float(onnx::NodeProto& n, const std::string& name, float v);
+void set_attr_string(onnx::NodeProto& n, const std::string& name, const std::string& v);
+void set_attr_ints(onnx::NodeProto& n, const std::string& name, const std::vector<std::int64_t>& v);
+void remove_attr(onnx::NodeProto& n, std::string_view name);
+
+// Input `i`, or "" when absent (optional inputs may be missing or empty).
+const std::string& input_or_empty(const onnx::NodeProto& n, int i);
+
+// A fresh node of the default domain.
+onnx::NodeProto make_node(const std::string& op, const std::vector<std::string>& inputs,
+                          const std::vector<std::string>& outputs, const std::string& name = "");
+
+}  // namespace winml::passes
