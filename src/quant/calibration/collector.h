@@ -1,0 +1,57 @@
+// Per-tensor calibration statistics, fed one sample at a time: memory depends
+// on the number of calibrated tensors and bins, never on the number of samples.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "quant/calibration/histogram.h"
+#include "quant/calibration/range_methods.h"
+
+namespace winml::quant {
+
+enum class CalibrationMethod { kMinMax, kPercentile, kEntropy };
+CalibrationMethod parse_calibration_method(const std::string& name);
+
+struct CalibrationOptions {
+  CalibrationMethod method = CalibrationMethod::kMinMax;
+  bool symmetric = false;  // activation ranges symmetric around 0
+  double percentile = 99.999;
+  std::int64_t num_bins = 2048;
+  std::int64_t num_quantized_bins = 128;
+};
+
+class RangeCollector {
+ public:
+  explicit RangeCollector(const CalibrationOptions& options);
+  void add(std::span<const float> values);
+  bool empty() const;
+  TensorRange range() const;
+
+ private:
+  CalibrationOptions options_;
+  float min_ = 0, max_ = 0;
+  bool seen_ = false;
+  std::optional<Histogram> histogram_;
+};
+
+// Collectors for a fixed set of tensor names (ordered: results are reported
+// and applied in name order).
+class CalibrationStats {
+ public:
+  CalibrationStats(const CalibrationOptions& options, const std::vector<std::string>& tensors);
+  bool wants(const std::string& name) const { return collectors_.count(name) != 0; }
+  void add(const std::string& name, std::span<const float> values);
+  // Ranges of every tensor that was observed at least once.
+  std::map<std::string, TensorRange> ranges() const;
+  std::vector<std::string> unobserved() const;
+
+ private:
+  std::map<std::string, RangeCollector> collectors_;
+};
+
+}  // namespace winml::quant
