@@ -130,17 +130,22 @@ std::size_t remove_unused_initializers(onnx::GraphProto& g, const std::set<std::
   std::set<std::string> drop;
   for (const auto& c : candidates)
     if (!read.count(c)) drop.insert(c);
-  auto* inits = g.mutable_initializer();
-  std::size_t removed = 0;
-  for (int i = inits->size() - 1; i >= 0; --i)
-    if (drop.count(inits->Get(i).name())) {
-      inits->DeleteSubrange(i, 1);
-      ++removed;
-    }
-  auto* inputs = g.mutable_input();
-  for (int i = inputs->size() - 1; i >= 0; --i)
-    if (drop.count(inputs->Get(i).name())) inputs->DeleteSubrange(i, 1);
-  return removed;
+  std::size_t before = static_cast<std::size_t>(g.initializer_size());
+  remove_initializers(g, drop);
+  return before - static_cast<std::size_t>(g.initializer_size());
+}
+
+void remove_initializers(onnx::GraphProto& g, const std::set<std::string>& names) {
+  if (names.empty()) return;
+  // Rebuilt in one pass (deleting one by one is quadratic on large graphs).
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
+  for (auto& t : *g.mutable_initializer())
+    if (!names.count(t.name())) kept.Add(std::move(t));
+  g.mutable_initializer()->Swap(&kept);
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> inputs;
+  for (auto& v : *g.mutable_input())
+    if (!names.count(v.name())) inputs.Add(std::move(v));
+  g.mutable_input()->Swap(&inputs);
 }
 
 }  // namespace winml::quant

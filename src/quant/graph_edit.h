@@ -47,5 +47,7 @@ void ensure_opset(onnx::ModelProto& m, const std::string& domain, std::int64_t v
 // Removes initializers no node (in any graph) reads and that are not graph
 // outputs; also drops them from graph inputs. Returns how many were removed.
 std::size_t remove_unused_initializers(onnx::GraphProto& g, const std::set<std::string>& candidates);
+// Removes these initializers (and their graph input entries) unconditionally.
+void remove_initializers(onnx::GraphProto& g, const std::set<std::string>& names);
 
 }  // namespace winml::quant

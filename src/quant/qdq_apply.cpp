@@ -234,6 +234,7 @@ class Rewriter {
     g_.clear_node();
     for (auto& n : nodes) *g_.add_node() = std::move(n);
     for (auto& t : new_inits_) *g_.add_initializer() = std::move(t);
+    remove_initializers(g_, quantized_biases_);  // their DequantizeLinear now produces the name
     remove_unused_initializers(g_, replaced_);
     if (!result_.qdq_domain.empty()) ensure_opset(m_.proto, result_.qdq_domain, 1);
   }

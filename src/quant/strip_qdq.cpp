@@ -96,6 +96,23 @@ std::vector<float> dequantize_constant(const model::Model& m, const onnx::NodePr
   return out;
 }
 
+// True when the pair's range starts exactly at 0 (zero point at the type's
+// minimum): negative inputs saturate to 0, as after a Relu.
+bool clamps_at_zero(const onnx::NodeProto& q, const std::map<std::string, const onnx::TensorProto*>& inits,
+                    const model::Model& m) {
+  if (q.input_size() < 3) return true;  // no zero point: uint8 with zero point 0
+  auto it = inits.find(q.input(2));
+  if (it == inits.end() || model::element_count(*it->second) != 1) return false;
+  auto b = m.tensor_bytes(*it->second);
+  switch (it->second->data_type()) {
+    case onnx::TensorProto::UINT8: return static_cast<std::uint8_t>(b.bytes[0]) == 0;
+    case onnx::TensorProto::INT8: return static_cast<std::int8_t>(b.bytes[0]) == -128;
+    case onnx::TensorProto::UINT16: { std::uint16_t v; std::memcpy(&v, b.bytes.data(), 2); return v == 0; }
+    case onnx::TensorProto::INT16: { std::int16_t v; std::memcpy(&v, b.bytes.data(), 2); return v == -32768; }
+    default: return false;
+  }
+}
+
 }  // namespace
 
 QdqCount count_qdq(const onnx::ModelProto& m) {
@@ -124,7 +141,7 @@ void strip_qdq(model::Model& m) {
   std::set<int> drop;
   std::map<std::string, std::string> rename;  // DQ output -> float value it stands for
   std::vector<onnx::TensorProto> restored;
-  std::map<int, onnx::NodeProto> identities;  // replaces the DQ at that position
+  std::map<int, onnx::NodeProto> identities;  // Identity or Relu replacing the DQ at that position
   std::set<std::string> candidates;  // initializers that may have become unused
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& n = g.node(i);
@@ -143,7 +160,10 @@ void strip_qdq(model::Model& m) {
     const auto& q = g.node(p->second);
     for (const auto& in : q.input()) candidates.insert(in);
     drop.insert(i);
-    if (graph_outputs.count(n.output(0))) {
+    if (clamps_at_zero(q, inits, m)) {
+      // The pair may stand for a Relu that quantization folded away: keep its effect.
+      identities[i] = make_node("Relu", n.name(), {q.input(0)}, {n.output(0)});
+    } else if (graph_outputs.count(n.output(0))) {
       identities[i] = make_node("Identity", n.name(), {q.input(0)}, {n.output(0)});
     } else {
       rename[n.output(0)] = q.input(0);

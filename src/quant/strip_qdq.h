@@ -1,6 +1,9 @@
 // Undoing QDQ quantization (for `requantize`): Q→DQ pairs on activations are
 // removed and quantized constants behind a DequantizeLinear become float
 // initializers again, so the model can be calibrated and quantized afresh.
+// A pair whose range starts at exactly 0 becomes a Relu: quantization may have
+// folded a Relu into it, and the saturation at 0 is part of what the model
+// computes. (An upper saturation, e.g. a folded Clip(0, 6), is not restored.)
 #pragma once
 
 #include <cstddef>

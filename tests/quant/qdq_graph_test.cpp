@@ -1,0 +1,340 @@
+// QDQ placement on small real models, checked structurally and by running the
+// quantized models in ONNX Runtime (onnxruntime-node) against the float model.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "base/error.h"
+#include "model/model_io.h"
+#include "model/validate.h"
+#include "quant/accuracy.h"
+#include "quant/support/quant_models.h"
+#include "support/model_builder.h"
+#include "support/ort_oracle.h"
+#include "support/temp_dir.h"
+
+namespace winml::test {
+namespace {
+
+using onnx::TensorProto;
+
+// SQNR (dB) of ORT's outputs for `quantized` against `reference` on one input.
+double ort_sqnr(const model::Model& reference, const model::Model& quantized, const model::TensorFile& input,
+                const std::string& input_name = "x") {
+  TempDir d;
+  model::Model a = reference, b = quantized;
+  model::save_model(a, d / "float.onnx");
+  model::save_model(b, d / "quant.onnx");
+  OrtResult want = run_in_ort(d / "float.onnx", {{input_name, input}});
+  OrtResult got = run_in_ort(d / "quant.onnx", {{input_name, input}});
+  EXPECT_TRUE(want.ok) << want.error;
+  EXPECT_TRUE(got.ok) << got.error;
+  if (!want.ok || !got.ok) return -1;
+  quant::AccuracyMeter meter;
+  for (const auto& [name, t] : want.outputs) meter.add(name, t, got.outputs.at(name));
+  return meter.results().at(0).sqnr_db.value_or(1e9);
+}
+
+// The value a node input gets after its DequantizeLinear.
+const onnx::NodeProto* dq_feeding(const onnx::GraphProto& g, const onnx::NodeProto& n, int input) {
+  const onnx::NodeProto* p = producer(g, n.input(input));
+  return p && p->op_type() == "DequantizeLinear" ? p : nullptr;
+}
+
+class SmallCnn : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    float_model_ = new model::Model(in_memory(small_cnn()));
+    result_ = new quant::QuantizeResult(quantize_with_ort(*float_model_, quant_config("int8", "uint8", true)));
+  }
+  static void TearDownTestSuite() {
+    delete result_;
+    delete float_model_;
+  }
+  static model::Model* float_model_;
+  static quant::QuantizeResult* result_;
+};
+model::Model* SmallCnn::float_model_ = nullptr;
+quant::QuantizeResult* SmallCnn::result_ = nullptr;
+
+TEST_F(SmallCnn, StructureIsValidAndReluIsFolded) {
+  const auto& g = result_->model.proto.graph();
+  model::validate_structure(result_->model.proto, "quantized.onnx");
+  EXPECT_EQ(count_ops(g, "Relu"), 0u);  // both folded into the preceding quantized node
+  EXPECT_EQ(result_->report["folded_activations"], 2);
+  // conv1 now writes relu1's output directly, and a QuantizeLinear reads it.
+  const onnx::NodeProto* conv1 = node_named(g, "conv1");
+  ASSERT_NE(conv1, nullptr);
+  EXPECT_EQ(conv1->output(0), "r1");
+  ASSERT_EQ(consumers(g, "r1").size(), 1u);
+  EXPECT_EQ(consumers(g, "r1")[0]->op_type(), "QuantizeLinear");
+}
+
+TEST_F(SmallCnn, ConvGroupsArePerChannelInt8WithInt32Bias) {
+  const auto& g = result_->model.proto.graph();
+  for (const std::string name : {"conv1", "conv2"}) {
+    const onnx::NodeProto* conv = node_named(g, name);
+    ASSERT_NE(conv, nullptr);
+    // Activation input: Q -> DQ pair.
+    const onnx::NodeProto* dq_x = dq_feeding(g, *conv, 0);
+    ASSERT_NE(dq_x, nullptr);
+    EXPECT_EQ(producer(g, dq_x->input(0))->op_type(), "QuantizeLinear");
+    const TensorProto* x_scale = initializer(g, dq_x->input(1));
+    ASSERT_NE(x_scale, nullptr);
+    EXPECT_EQ(x_scale->dims_size(), 0);  // scalar
+    EXPECT_EQ(initializer(g, dq_x->input(2))->data_type(), TensorProto::UINT8);
+    // Weight: stored int8, a single DQ with axis 0 and one scale per output channel.
+    const onnx::NodeProto* dq_w = dq_feeding(g, *conv, 1);
+    ASSERT_NE(dq_w, nullptr);
+    const TensorProto* wq = initializer(g, dq_w->input(0));
+    ASSERT_NE(wq, nullptr) << "weight must be a quantized initializer, not a Q output";
+    EXPECT_EQ(wq->data_type(), TensorProto::INT8);
+    const TensorProto* w_scale = initializer(g, dq_w->input(1));
+    ASSERT_EQ(w_scale->dims_size(), 1);
+    EXPECT_EQ(w_scale->dims(0), 8);
+    ASSERT_EQ(dq_w->attribute_size(), 1);
+    EXPECT_EQ(dq_w->attribute(0).name(), "axis");
+    EXPECT_EQ(dq_w->attribute(0).i(), 0);
+    for (auto zp : ints_of(*initializer(g, dq_w->input(2)))) EXPECT_EQ(zp, 0);  // symmetric int8
+    // Bias: int32, scale = input scale x weight scale, zero point 0.
+    const onnx::NodeProto* dq_b = dq_feeding(g, *conv, 2);
+    ASSERT_NE(dq_b, nullptr);
+    EXPECT_EQ(dq_b->output(0), conv->input(2));
+    const TensorProto* bq = initializer(g, dq_b->input(0));
+    EXPECT_EQ(bq->data_type(), TensorProto::INT32);
+    std::vector<float> bs = floats_of(*initializer(g, dq_b->input(1)));
+    std::vector<float> ws = floats_of(*w_scale);
+    float xs = floats_of(*x_scale)[0];
+    ASSERT_EQ(bs.size(), ws.size());
+    for (std::size_t c = 0; c < bs.size(); ++c) EXPECT_FLOAT_EQ(bs[c], xs * ws[c]);
+    for (auto zp : ints_of(*initializer(g, dq_b->input(2)))) EXPECT_EQ(zp, 0);
+    // The float bias reconstructs within half a step.
+    std::vector<float> b_float = floats_of(*initializer(float_model_->proto.graph(), name == "conv1" ? "b1" : "b2"));
+    std::vector<std::int64_t> b_int = ints_of(*bq);
+    for (std::size_t c = 0; c < b_float.size(); ++c) EXPECT_NEAR(b_int[c] * double(bs[c]), b_float[c], 0.5 * bs[c] + 1e-7);
+    // Output is quantized.
+    ASSERT_EQ(consumers(g, conv->output(0)).size(), 1u);
+    EXPECT_EQ(consumers(g, conv->output(0))[0]->op_type(), "QuantizeLinear");
+  }
+  EXPECT_EQ(initializer(g, "w1"), nullptr);  // float weights are gone
+}
+
+TEST_F(SmallCnn, GemmWeightUsesAxisZeroForTransB) {
+  const auto& g = result_->model.proto.graph();
+  const onnx::NodeProto* gemm = node_named(g, "gemm");
+  ASSERT_NE(gemm, nullptr);
+  const onnx::NodeProto* dq_w = dq_feeding(g, *gemm, 1);
+  ASSERT_NE(dq_w, nullptr);
+  EXPECT_EQ(dq_w->attribute(0).i(), 0);
+  EXPECT_EQ(initializer(g, dq_w->input(1))->dims(0), 10);
+  // The graph output keeps its name on the DequantizeLinear side.
+  const onnx::NodeProto* out = producer(g, "y");
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ(out->op_type(), "DequantizeLinear");
+}
+
+TEST_F(SmallCnn, MaxPoolSharesItsInputParameters) {
+  const auto& g = result_->model.proto.graph();
+  const onnx::NodeProto* pool = node_named(g, "pool");
+  const onnx::NodeProto* dq_in = dq_feeding(g, *pool, 0);
+  ASSERT_NE(dq_in, nullptr);
+  auto cons = consumers(g, pool->output(0));
+  ASSERT_EQ(cons.size(), 1u);
+  ASSERT_EQ(cons[0]->op_type(), "QuantizeLinear");
+  EXPECT_EQ(cons[0]->input(1), dq_in->input(1));
+  EXPECT_EQ(cons[0]->input(2), dq_in->input(2));
+}
+
+TEST_F(SmallCnn, ReportCountsNodes) {
+  const auto& r = result_->report;
+  EXPECT_EQ(r["nodes_quantized"], 8);  // all but Flatten
+  EXPECT_EQ(r["nodes_skipped"], 1);
+  EXPECT_EQ(r["skipped_op_types"]["Flatten"], 1);
+  EXPECT_EQ(r["quantized_biases"], 3);
+  EXPECT_TRUE(r["uncalibrated_tensors"].empty());
+  ASSERT_EQ(r["accuracy"].size(), 1u);
+  EXPECT_EQ(r["accuracy"][0]["output"], "y");
+  EXPECT_GT(r["accuracy"][0]["sqnr_db"].get<double>(), 20.0);
+  EXPECT_GE(r["calibration_time_seconds"].get<double>(), 0.0);
+}
+
+TEST_F(SmallCnn, OrtRunsItCloseToTheFloatModel) {
+  double sqnr = ort_sqnr(*float_model_, result_->model, random_tensor({1, 3, 16, 16}, 99));
+  EXPECT_GT(sqnr, 20.0);
+}
+
+TEST_F(SmallCnn, OrtFusesConvGroupsIntoQLinearConv) {
+  TempDir d;
+  model::Model q = result_->model;
+  model::save_model(q, d / "q.onnx");
+  OrtResult r = run_in_ort(d / "q.onnx", {{"x", random_tensor({1, 3, 16, 16}, 1)}},
+                           {.opt_level = "extended", .optimized_model = d / "opt.onnx"});
+  ASSERT_TRUE(r.ok) << r.error;
+  model::Model opt = model::load_model(d / "opt.onnx", {.validate = false});
+  EXPECT_EQ(count_ops(opt.proto.graph(), "QLinearConv"), 2u);
+  EXPECT_EQ(count_ops(opt.proto.graph(), "Conv"), 0u);
+}
+
+TEST_F(SmallCnn, SameInputsGiveIdenticalBytes) {
+  quant::QuantizeResult again = quantize_with_ort(*float_model_, quant_config("int8", "uint8", true));
+  EXPECT_EQ(model::serialize_deterministic(again.model.proto), model::serialize_deterministic(result_->model.proto));
+}
+
+TEST_F(SmallCnn, AlreadyQuantizedIsRefusedUnlessRequantize) {
+  model::Model q = result_->model;
+  config::QuantizeConfig c = quant_config();
+  try {
+    quantize_with_ort(q, c);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("already quantized"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("requantize"), std::string::npos) << e.what();
+  }
+  c.requantize = true;
+  quant::QuantizeResult again = quantize_with_ort(q, c);
+  EXPECT_TRUE(again.report["requantized"].get<bool>());
+  // Quantized once, not twice: the same number of Q/DQ as the first time.
+  EXPECT_EQ(count_ops(again.model.proto.graph(), "QuantizeLinear"),
+            count_ops(result_->model.proto.graph(), "QuantizeLinear"));
+  EXPECT_EQ(count_ops(again.model.proto.graph(), "DequantizeLinear"),
+            count_ops(result_->model.proto.graph(), "DequantizeLinear"));
+  EXPECT_GT(ort_sqnr(*float_model_, again.model, random_tensor({1, 3, 16, 16}, 5)), 15.0);
+}
+
+TEST(QdqPlacement, SixteenBitActivationsUseMicrosoftDomain) {
+  model::Model m = in_memory(small_cnn(17));
+  quant::QuantizeResult r = quantize_with_ort(m, quant_config("uint8", "uint16", true));
+  const auto& g = r.model.proto.graph();
+  std::size_t ms = 0;
+  for (const auto& n : g.node())
+    if (n.op_type() == "QuantizeLinear" || n.op_type() == "DequantizeLinear") {
+      EXPECT_EQ(n.domain(), "com.microsoft") << n.name();
+      ++ms;
+    }
+  EXPECT_GT(ms, 0u);
+  EXPECT_EQ(r.model.opset("com.microsoft"), 1);
+  EXPECT_EQ(r.report["qdq_domain"], "com.microsoft");
+  const onnx::NodeProto* conv = node_named(g, "conv1");
+  EXPECT_EQ(initializer(g, producer(g, conv->input(0))->input(2))->data_type(), TensorProto::UINT16);
+  const onnx::NodeProto* dq_w = producer(g, conv->input(1));
+  EXPECT_EQ(initializer(g, dq_w->input(0))->data_type(), TensorProto::UINT8);
+  // Asymmetric uint8 weights: per-channel zero points are not all 128.
+  model::Model f = in_memory(small_cnn(17));
+  double w8a16 = ort_sqnr(f, r.model, random_tensor({1, 3, 16, 16}, 7));
+  quant::QuantizeResult a8 = quantize_with_ort(m, quant_config("uint8", "uint8", true));
+  double w8a8 = ort_sqnr(f, a8.model, random_tensor({1, 3, 16, 16}, 7));
+  EXPECT_GT(w8a16, w8a8);  // 16-bit activations are the more accurate
+  EXPECT_GT(w8a16, 25.0);
+}
+
+TEST(QdqPlacement, SymmetricActivationsKeepRelu) {
+  model::Model m = in_memory(small_cnn());
+  config::QuantizeConfig c = quant_config("int8", "int8", false);
+  c.activation_symmetric = true;
+  quant::QuantizeResult r = quantize_with_ort(m, c);
+  const auto& g = r.model.proto.graph();
+  EXPECT_EQ(count_ops(g, "Relu"), 2u);
+  for (const auto& n : g.node())
+    if (n.op_type() == "QuantizeLinear") {
+      for (auto zp : ints_of(*initializer(g, n.input(2)))) EXPECT_EQ(zp, 0);
+      EXPECT_EQ(initializer(g, n.input(2))->data_type(), TensorProto::INT8);
+    }
+  // Per tensor: one scalar weight scale.
+  const onnx::NodeProto* dq_w = producer(g, node_named(g, "conv1")->input(1));
+  EXPECT_EQ(initializer(g, dq_w->input(1))->dims_size(), 0);
+  EXPECT_EQ(dq_w->attribute_size(), 0);
+}
+
+TEST(QdqPlacement, OpTypesAndExcludedNodesStayFloat) {
+  model::Model m = in_memory(small_cnn());
+  config::QuantizeConfig c = quant_config();
+  c.op_types_to_quantize = {"Conv"};
+  c.nodes_to_exclude = {"conv2"};
+  quant::QuantizeResult r = quantize_with_ort(m, c);
+  const auto& g = r.model.proto.graph();
+  EXPECT_NE(producer(g, node_named(g, "conv1")->input(1))->op_type(), "Gemm");
+  EXPECT_EQ(dq_feeding(g, *node_named(g, "conv1"), 1) != nullptr, true);
+  EXPECT_EQ(dq_feeding(g, *node_named(g, "conv2"), 1), nullptr);  // excluded: float weight
+  EXPECT_NE(initializer(g, "w2"), nullptr);
+  EXPECT_EQ(dq_feeding(g, *node_named(g, "gemm"), 1), nullptr);  // Gemm not in op types
+  EXPECT_NE(initializer(g, "w3"), nullptr);
+  EXPECT_EQ(r.report["nodes_quantized"], 1);  // conv1 only
+  EXPECT_EQ(count_ops(g, "Relu"), 2u);        // Relu is not among the op types: not folded
+}
+
+TEST(QdqPlacement, ReduceRangeKeepsWeightsInSevenBits) {
+  model::Model m = in_memory(small_cnn());
+  config::QuantizeConfig c = quant_config();
+  c.reduce_range = true;
+  quant::QuantizeResult r = quantize_with_ort(m, c);
+  const auto& g = r.model.proto.graph();
+  const onnx::NodeProto* dq_w = producer(g, node_named(g, "conv2")->input(1));
+  for (auto v : ints_of(*initializer(g, dq_w->input(0)))) {
+    ASSERT_GE(v, -64);
+    ASSERT_LE(v, 64);
+  }
+}
+
+TEST(QdqPlacement, OldOpsetFallsBackToPerTensorWeights) {
+  model::Model m = in_memory(small_cnn(11));
+  quant::QuantizeResult r = quantize_with_ort(m, quant_config("int8", "uint8", true));
+  const auto& g = r.model.proto.graph();
+  for (const auto& n : g.node())
+    if (n.op_type() == "DequantizeLinear") EXPECT_EQ(n.attribute_size(), 0) << n.name();
+  EXPECT_GT(ort_sqnr(in_memory(small_cnn(11)), r.model, random_tensor({1, 3, 16, 16}, 3)), 15.0);
+}
+
+TEST(QdqPlacement, MatMulWeightsPerChannelAndActivationProducts) {
+  model::Model m = in_memory(small_attention());
+  quant::QuantizeResult r = quantize_with_ort(m, quant_config("int8", "uint8", true));
+  const auto& g = r.model.proto.graph();
+  const onnx::NodeProto* proj = node_named(g, "proj");
+  const onnx::NodeProto* dq_w = dq_feeding(g, *proj, 1);
+  ASSERT_NE(dq_w, nullptr);
+  EXPECT_EQ(dq_w->attribute(0).i(), 1);
+  EXPECT_EQ(initializer(g, dq_w->input(1))->dims(0), 16);
+  // Activation x activation MatMul: both inputs through Q/DQ pairs.
+  const onnx::NodeProto* scores = node_named(g, "scores");
+  for (int k = 0; k < 2; ++k) {
+    const onnx::NodeProto* dq = dq_feeding(g, *scores, k);
+    ASSERT_NE(dq, nullptr);
+    EXPECT_EQ(producer(g, dq->input(0))->op_type(), "QuantizeLinear");
+  }
+  // The Add's constant is stored with the activation type, per tensor.
+  const onnx::NodeProto* dq_b = dq_feeding(g, *node_named(g, "proj_bias"), 1);
+  ASSERT_NE(dq_b, nullptr);
+  EXPECT_EQ(initializer(g, dq_b->input(0))->data_type(), TensorProto::UINT8);
+  // Transpose reuses its input's parameters.
+  auto t_out = consumers(g, node_named(g, "transpose")->output(0));
+  ASSERT_EQ(t_out.size(), 1u);
+  EXPECT_EQ(t_out[0]->input(1), dq_feeding(g, *node_named(g, "transpose"), 0)->input(1));
+  EXPECT_GT(ort_sqnr(in_memory(small_attention()), r.model, random_tensor({1, 4, 8}, 4)), 15.0);
+}
+
+TEST(QdqPlacement, ConvTransposeWeightUsesAxisOne) {
+  model::Model m = in_memory(small_deconv());
+  quant::QuantizeResult r = quantize_with_ort(m, quant_config("int8", "uint8", true));
+  const auto& g = r.model.proto.graph();
+  const onnx::NodeProto* dq_w = dq_feeding(g, *node_named(g, "deconv"), 1);
+  ASSERT_NE(dq_w, nullptr);
+  EXPECT_EQ(dq_w->attribute(0).i(), 1);
+  EXPECT_EQ(initializer(g, dq_w->input(1))->dims(0), 6);
+  EXPECT_EQ(initializer(g, dq_feeding(g, *node_named(g, "deconv"), 2)->input(0))->data_type(), TensorProto::INT32);
+  EXPECT_GT(ort_sqnr(in_memory(small_deconv()), r.model, random_tensor({1, 4, 6, 6}, 8)), 20.0);
+}
+
+TEST(QdqPlacement, EpContextInputIsRefused) {
+  model::Model m = in_memory(epcontext_model("QNNExecutionProvider", 1, "blob"));
+  m.path = "compiled.onnx";
+  try {
+    quantize_with_ort(m, quant_config());
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "compiled.onnx: Input model is a compiled EPContext artifact (EPContext nodes from "
+              "QNNExecutionProvider). Run quantize on the original ONNX model before compilation.");
+  }
+}
+
+}  // namespace
+}  // namespace winml::test
