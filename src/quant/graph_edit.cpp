@@ -1,6 +1,7 @@
 #include "quant/graph_edit.h"
 
 #include <cstring>
+#include <map>
 
 #include "base/error.h"
 #include "model/tensor_data.h"
@@ -133,6 +134,39 @@ std::size_t remove_unused_initializers(onnx::GraphProto& g, const std::set<std::
   std::size_t before = static_cast<std::size_t>(g.initializer_size());
   remove_initializers(g, drop);
   return before - static_cast<std::size_t>(g.initializer_size());
+}
+
+std::size_t fold_constant_identities(onnx::GraphProto& g) {
+  std::set<std::string> inits, keep;
+  for (const auto& t : g.initializer()) inits.insert(t.name());
+  for (const auto& o : g.output()) keep.insert(o.name());
+  for (const auto& n : g.node())
+    for (const auto& a : n.attribute()) {
+      auto scan = [&](const onnx::GraphProto& sub) {
+        model::for_each_graph(sub, [&](const onnx::GraphProto& sg, int) {
+          for (const auto& sn : sg.node())
+            for (const auto& i : sn.input()) keep.insert(i);
+        });
+      };
+      if (a.has_g()) scan(a.g());
+      for (const auto& sub : a.graphs()) scan(sub);
+    }
+  std::map<std::string, std::string> alias;
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (auto& n : *g.mutable_node()) {
+    bool is_identity = n.op_type() == "Identity" && (n.domain().empty() || n.domain() == "ai.onnx") &&
+                       n.input_size() == 1 && n.output_size() == 1;
+    if (is_identity && inits.count(n.input(0)) && !keep.count(n.output(0)) && !inits.count(n.output(0))) {
+      alias[n.output(0)] = n.input(0);
+      continue;
+    }
+    nodes.Add(std::move(n));
+  }
+  for (auto& n : nodes)
+    for (auto& i : *n.mutable_input())
+      if (auto a = alias.find(i); a != alias.end()) i = a->second;
+  g.mutable_node()->Swap(&nodes);
+  return alias.size();
 }
 
 void remove_initializers(onnx::GraphProto& g, const std::set<std::string>& names) {

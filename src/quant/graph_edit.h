@@ -47,6 +47,12 @@ void ensure_opset(onnx::ModelProto& m, const std::string& domain, std::int64_t v
 // Removes initializers no node (in any graph) reads and that are not graph
 // outputs; also drops them from graph inputs. Returns how many were removed.
 std::size_t remove_unused_initializers(onnx::GraphProto& g, const std::set<std::string>& candidates);
+// Removes Identity nodes of the main graph that only rename an initializer
+// (exporters emit them for shared weights), pointing their readers at the
+// initializer itself, so weights behind them are recognised as constants.
+// Identities whose output is a graph output or read inside a subgraph stay.
+std::size_t fold_constant_identities(onnx::GraphProto& g);
+
 // Removes these initializers (and their graph input entries) unconditionally.
 void remove_initializers(onnx::GraphProto& g, const std::set<std::string>& names);
 

@@ -135,6 +135,11 @@ class Rewriter {
     QuantizedBias q = quantize_bias(values, params_.at(b.input).values[0].scale, weight_scales);
     std::string qname = names_.unique(b.bias + "_quantized");
     new_inits_.push_back(make_ints(qname, onnx::TensorProto::INT32, dims, q.values));
+    // The only reader's DequantizeLinear takes over the bias's name (consumers
+    // unchanged); a shared bias gets a DequantizeLinear output per reader.
+    bool sole_reader = count_consumers(g_, b.bias) == 1 && !plan_.find(b.bias) && !info_.graph_outputs.count(b.bias);
+    std::string dq_out = sole_reader ? b.bias : names_.unique(b.bias + "_DequantizeLinear_Output");
+    if (!sole_reader) node_input_renames_[{b.node, b.bias}] = dq_out;
     Params p;
     p.axis = per_channel ? std::optional<std::int64_t>(0) : std::nullopt;
     for (float s : q.scales) p.values.push_back({s, 0});
@@ -145,10 +150,10 @@ class Rewriter {
     p.zero_point = names_.unique(qname + "_zero_point");
     new_inits_.push_back(make_floats(p.scale, pdims, q.scales));
     new_inits_.push_back(make_ints(p.zero_point, onnx::TensorProto::INT32, pdims, zeros));
-    // The DequantizeLinear produces the bias under its own name: consumers are unchanged.
-    constant_dq_.push_back(dq_node(b.bias, qname, p, b.bias));
+    constant_dq_.push_back(dq_node(b.bias, qname, p, dq_out));
     replaced_.insert(b.bias);
-    quantized_biases_.insert(b.bias);
+    if (sole_reader) renamed_biases_.insert(b.bias);
+    quantized_bias_nodes_.insert(b.node);
     ++result_.quantized_biases;
   }
 
@@ -218,11 +223,12 @@ class Rewriter {
     for (int i = 0; i < g_.node_size(); ++i) {
       if (plan_.removed_nodes.count(i)) continue;
       onnx::NodeProto n = g_.node(i);
-      if (plan_.gemm_beta_reset.count(i) && n.input_size() > 2 && quantized_biases_.count(n.input(2)))
-        set_float_attr(n, "beta", 1.0f);
+      if (plan_.gemm_beta_reset.count(i) && quantized_bias_nodes_.count(i)) set_float_attr(n, "beta", 1.0f);
       std::vector<std::string> outputs(n.output().begin(), n.output().end());
-      for (auto& in : *n.mutable_input())
-        if (auto r = input_renames_.find(in); r != input_renames_.end()) in = r->second;
+      for (auto& in : *n.mutable_input()) {
+        if (auto r = node_input_renames_.find({i, in}); r != node_input_renames_.end()) in = r->second;
+        else if (auto r2 = input_renames_.find(in); r2 != input_renames_.end()) in = r2->second;
+      }
       for (auto& out : *n.mutable_output())
         if (auto r = output_renames_.find(out); r != output_renames_.end()) out = r->second;
       nodes.push_back(std::move(n));
@@ -234,7 +240,7 @@ class Rewriter {
     g_.clear_node();
     for (auto& n : nodes) *g_.add_node() = std::move(n);
     for (auto& t : new_inits_) *g_.add_initializer() = std::move(t);
-    remove_initializers(g_, quantized_biases_);  // their DequantizeLinear now produces the name
+    remove_initializers(g_, renamed_biases_);  // their DequantizeLinear now produces the name
     remove_unused_initializers(g_, replaced_);
     if (!result_.qdq_domain.empty()) ensure_opset(m_.proto, result_.qdq_domain, 1);
   }
@@ -251,7 +257,9 @@ class Rewriter {
   std::vector<onnx::TensorProto> new_inits_;
   std::vector<onnx::NodeProto> constant_dq_;
   std::map<std::string, std::string> input_renames_, output_renames_;
-  std::set<std::string> replaced_, quantized_biases_;
+  std::map<std::pair<int, std::string>, std::string> node_input_renames_;
+  std::set<std::string> replaced_, renamed_biases_;
+  std::set<int> quantized_bias_nodes_;
 };
 
 }  // namespace

@@ -133,7 +133,7 @@ class Planner {
   }
 
   void bias(int node, const std::string& bias, const std::string& input, const std::string& weight, float beta) {
-    if (!info_.is_initializer(bias) || !info_.is_float(bias) || is_quantized(bias)) return;
+    if (!info_.is_initializer(bias) || !info_.is_float(bias) || index_.count(bias)) return;
     if (!info_.is_float(input) || !info_.is_initializer(weight)) return;
     // One int32 value per output channel of a per-channel weight.
     if (const PlannedTensor* w = entry(weight); w && w->axis) {
@@ -141,7 +141,7 @@ class Planner {
       const auto* bt = info_.initializers.at(bias);
       if (bt->dims_size() != 1 || bt->dims(0) != wt->dims(static_cast<int>(*w->axis))) return;
     }
-    plan_.biases.push_back({bias, input, weight, beta, g_.node(node).name()});
+    plan_.biases.push_back({bias, input, weight, beta, node});
   }
 
   // Renames the producer's output to `output` so the activation node can go.

@@ -58,10 +58,13 @@ struct PlannedTensor {
   std::optional<std::int64_t> axis;           // per-channel weights
 };
 
+// One per quantized node reading the bias: a bias shared by several nodes
+// gets one int32 copy each, since its scale depends on the node's input and
+// weight scales.
 struct PlannedBias {
   std::string bias, input, weight;
   float beta = 1.0f;
-  std::string node;
+  int node = -1;  // index of the reading node
 };
 
 struct QdqPlan {

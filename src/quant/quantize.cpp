@@ -8,6 +8,7 @@
 #include "quant/calibration/calibrate.h"
 #include "quant/calibration/samples.h"
 #include "quant/fp16_convert.h"
+#include "quant/graph_edit.h"
 #include "quant/graph_info.h"
 #include "quant/op_support.h"
 #include "quant/qdq_apply.h"
@@ -144,6 +145,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
                                             " has no QuantizeLinear/DequantizeLinear; QDQ quantization needs opset 10 "
                                             "or later"));
     QdqOptions o = qdq_options(c, ctx, opset);
+    report["folded_identities"] = fold_constant_identities(*out.proto.mutable_graph());
     GraphInfo info = analyze_graph(out.proto);
     QdqPlan plan = plan_qdq(*out.proto.mutable_graph(), info, o, opset);
     std::vector<std::string> tensors = plan.calibration_tensors(info);

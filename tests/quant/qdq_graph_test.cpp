@@ -323,6 +323,38 @@ TEST(QdqPlacement, ConvTransposeWeightUsesAxisOne) {
   EXPECT_GT(ort_sqnr(in_memory(small_deconv()), r.model, random_tensor({1, 4, 6, 6}, 8)), 20.0);
 }
 
+TEST(QdqPlacement, SharedBiasGetsOneInt32CopyPerConv) {
+  // Exporters share identical constants (e.g. zero biases) between layers,
+  // often through Identity nodes; each Conv needs a bias at its own scale.
+  GraphBuilder b("shared");
+  b.input("x", {1, 2, 6, 6});
+  b.initializer("w1", {4, 2, 3, 3}, random_floats(72, 41));
+  b.initializer("w2", {4, 4, 3, 3}, random_floats(144, 42));
+  b.initializer("bias", {4}, {0.5f, -0.25f, 0.125f, 1.0f});
+  b.node("Identity", {"bias"}, {"bias_alias"}, "alias");
+  b.node("Conv", {"x", "w1", "bias"}, {"c1"}, "conv1");
+  b.node("Mul", {"c1", "c1"}, {"sq"}, "square");  // a different input range for conv2
+  b.node("Conv", {"sq", "w2", "bias_alias"}, {"y"}, "conv2");
+  b.output("y", {1, 4, 2, 2});
+  model::Model m = in_memory(make_model(b.graph()));
+  quant::QuantizeResult r = quantize_with_ort(m, quant_config());
+  const auto& g = r.model.proto.graph();
+  EXPECT_EQ(count_ops(g, "Identity"), 0u);
+  const onnx::NodeProto* b1 = dq_feeding(g, *node_named(g, "conv1"), 2);
+  const onnx::NodeProto* b2 = dq_feeding(g, *node_named(g, "conv2"), 2);
+  ASSERT_NE(b1, nullptr);
+  ASSERT_NE(b2, nullptr);
+  EXPECT_NE(b1->input(0), b2->input(0));
+  for (const onnx::NodeProto* dq : {b1, b2}) {
+    std::vector<float> s = floats_of(*initializer(g, dq->input(1)));
+    std::vector<std::int64_t> q = ints_of(*initializer(g, dq->input(0)));
+    const float want[4] = {0.5f, -0.25f, 0.125f, 1.0f};
+    for (std::size_t c = 0; c < 4; ++c) EXPECT_NEAR(q[c] * double(s[c]), want[c], 0.5 * s[c] + 1e-7);
+  }
+  EXPECT_EQ(r.report["quantized_biases"], 2);
+  EXPECT_GT(ort_sqnr(in_memory(make_model(b.graph())), r.model, random_tensor({1, 2, 6, 6}, 9)), 20.0);
+}
+
 TEST(QdqPlacement, EpContextInputIsRefused) {
   model::Model m = in_memory(epcontext_model("QNNExecutionProvider", 1, "blob"));
   m.path = "compiled.onnx";
