@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   std::vector<cli::Command> commands = {
       cli::add_config_command(app),
       cli::add_inspect_command(app),
+      cli::add_quantize_command(app),
   };
 
   try {

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""winml-make's built-in export recipe: a torchvision model to ONNX.
+
+Run by `[export] torchvision = "<name>"` with Debian's python3-torch and
+python3-torchvision. Weights are random (torch.manual_seed(0)) unless
+--weights gives a state_dict file. Exit codes: 0 ok, 2 bad arguments,
+3 missing Python packages.
+"""
+import argparse
+import json
+import sys
+
+
+def parse_input(spec):
+    # NAME:DTYPE:D0,D1,...  (dims are integers)
+    try:
+        name, dtype, dims = spec.split(":")
+        return name, dtype, [int(d) for d in dims.split(",") if d]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad --input '{spec}', expected NAME:DTYPE:D0,D1,...")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--model", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--opset", type=int, default=17)
+    p.add_argument("--batch-size", type=int, default=1)
+    p.add_argument("--weights", default="")
+    p.add_argument("--input", action="append", type=parse_input, default=[])
+    p.add_argument("--dynamic-axes", default="{}")
+    args = p.parse_args()
+
+    try:
+        import torch
+        import torchvision
+    except ImportError as e:
+        sys.stderr.write(f"winml-make export: {e}. The torchvision recipe needs Debian's python3-torch and "
+                         "python3-torchvision: apt install python3-torch python3-torchvision\n")
+        return 3
+
+    builder = getattr(torchvision.models, args.model, None)
+    if builder is None or not callable(builder) or args.model.startswith("_"):
+        names = sorted(n for n in torchvision.models.list_models()) if hasattr(torchvision.models, "list_models") \
+            else sorted(n for n in dir(torchvision.models) if n.islower() and not n.startswith("_"))
+        sys.stderr.write(f"winml-make export: torchvision has no model '{args.model}'. Known: {', '.join(names)}\n")
+        return 2
+
+    torch.manual_seed(0)
+    model = builder(weights=None)
+    if args.weights:
+        state = torch.load(args.weights, map_location="cpu")
+        model.load_state_dict(state.get("state_dict", state) if isinstance(state, dict) else state)
+    model.eval()
+
+    dtypes = {"float32": torch.float32, "float16": torch.float16, "int64": torch.int64, "int32": torch.int32}
+    if args.input:
+        names = [n for n, _, _ in args.input]
+        example = []
+        gen = torch.Generator().manual_seed(1)
+        for _, dtype, dims in args.input:
+            if dtype not in dtypes:
+                sys.stderr.write(f"winml-make export: unsupported input dtype {dtype}\n")
+                return 2
+            t = torch.rand(dims, generator=gen) if dtype.startswith("float") else torch.zeros(dims)
+            example.append(t.to(dtypes[dtype]))
+    else:
+        size = 299 if args.model.startswith("inception") else 224
+        names = ["input"]
+        example = [torch.rand(args.batch_size, 3, size, size, generator=torch.Generator().manual_seed(1))]
+
+    dynamic = {name: {int(axis): dim for axis, dim in axes.items()}
+               for name, axes in json.loads(args.dynamic_axes).items()}
+    torch.onnx.export(model, tuple(example), args.out, opset_version=args.opset, input_names=names,
+                      output_names=["output"], dynamic_axes=dynamic or None, do_constant_folding=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,149 @@
+#include "export/export_plan.h"
+
+#include <glob.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+#include <unistd.h>
+
+#include "base/atomic_file.h"
+#include "base/error.h"
+#include "base/rules.h"
+#include "base/subprocess.h"
+#include "model/model_io.h"
+#include "model/path_safety.h"
+#include "model/sidecars.h"
+
+namespace winml::exporting {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kTorchvisionRecipe = "export/torchvision_export.py";
+constexpr const char* kPython = "/usr/bin/python3";
+
+std::vector<std::string> expand_inputs(const std::vector<std::string>& patterns, const fs::path& project_dir,
+                                       const std::string& config_file) {
+  std::set<std::string> files;
+  for (const auto& pattern : patterns) {
+    if (!model::is_safe_relative(pattern))
+      throw InputError(file_error(config_file, "[export] inputs: '" + pattern +
+                                                   "' must be a relative path inside the project (no '..')"));
+    glob_t g{};
+    std::string full = (project_dir / pattern).string();
+    int rc = ::glob(full.c_str(), GLOB_NOSORT, nullptr, &g);
+    std::size_t before = files.size();
+    if (rc == 0)
+      for (std::size_t i = 0; i < g.gl_pathc; ++i) {
+        fs::path p = g.gl_pathv[i];
+        if (fs::is_regular_file(p)) files.insert(fs::relative(p, project_dir).generic_string());
+        else if (fs::is_directory(p))
+          for (const auto& e : fs::recursive_directory_iterator(p))
+            if (e.is_regular_file()) files.insert(fs::relative(e.path(), project_dir).generic_string());
+      }
+    ::globfree(&g);
+    if (files.size() == before)
+      throw InputError(file_error(config_file, "[export] inputs: '" + pattern + "' matches no file in " +
+                                                   project_dir.string()));
+  }
+  return {files.begin(), files.end()};
+}
+
+std::vector<std::string> torchvision_command(const config::ExportConfig& cfg) {
+  std::vector<std::string> argv = {kPython, "{recipe}", "--model", cfg.torchvision, "--out", "{output}",
+                                   "--opset", std::to_string(cfg.opset), "--batch-size", std::to_string(cfg.batch_size)};
+  if (!cfg.weights.empty()) argv.insert(argv.end(), {"--weights", cfg.weights});
+  for (const auto& t : cfg.input_tensors) {
+    std::string dims;
+    for (const auto& d : t.shape) {
+      if (!d.is_number_integer())
+        throw InputError("[export] input_tensors: '" + t.name + "' needs integer dimensions for tracing");
+      dims += (dims.empty() ? "" : ",") + std::to_string(d.get<std::int64_t>());
+    }
+    argv.insert(argv.end(), {"--input", t.name + ":" + t.dtype + ":" + dims});
+  }
+  if (!cfg.dynamic_axes.empty()) argv.insert(argv.end(), {"--dynamic-axes", cfg.dynamic_axes.dump()});
+  return argv;
+}
+
+}  // namespace
+
+ExportPlan plan_export(const config::ExportConfig& cfg, const fs::path& project_dir, const std::string& config_file) {
+  ExportPlan plan;
+  if (!cfg.torchvision.empty()) {
+    plan.command = torchvision_command(cfg);
+    plan.recipe_name = fs::path(kTorchvisionRecipe).filename().string();
+    auto text = rules::active().read(kTorchvisionRecipe);
+    if (!text) throw BuildError("the torchvision export recipe (rules/" + std::string(kTorchvisionRecipe) + ") is missing");
+    plan.recipe_text = *text;
+    if (!cfg.weights.empty()) plan.input_files = expand_inputs({cfg.weights}, project_dir, config_file);
+  } else if (!cfg.command.empty()) {
+    plan.command = cfg.command;
+  } else {
+    throw InputError(file_error(config_file, "no [export] command or torchvision model to produce export.onnx"));
+  }
+  auto declared = expand_inputs(cfg.inputs, project_dir, config_file);
+  plan.input_files.insert(plan.input_files.end(), declared.begin(), declared.end());
+  std::sort(plan.input_files.begin(), plan.input_files.end());
+  plan.input_files.erase(std::unique(plan.input_files.begin(), plan.input_files.end()), plan.input_files.end());
+  for (const auto& name : cfg.env) {
+    const char* v = std::getenv(name.c_str());
+    if (!v) throw InputError(file_error(config_file, "[export] env: variable " + name + " is not set"));
+    plan.env[name] = v;
+  }
+  return plan;
+}
+
+void run_export(const ExportPlan& plan, const fs::path& project_dir, const fs::path& output, const fs::path& log_file) {
+  fs::create_directories(output.parent_path());
+  // A fresh directory per run: nothing a previous (killed) run left can be
+  // mistaken for this run's output.
+  fs::path work = output.parent_path() / (".export.winml-tmp." + std::to_string(::getpid()));
+  fs::remove_all(work);
+  fs::create_directories(work);
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{work};
+
+  fs::path temp_output = work / output.filename();
+  std::map<std::string, std::string> values = {{"output", temp_output.string()}, {"output_dir", work.string()}};
+  if (!plan.recipe_name.empty()) {
+    fs::path recipe = work / plan.recipe_name;
+    write_file_atomic(recipe, plan.recipe_text);
+    values["recipe"] = recipe.string();
+    if (!fs::exists(plan.command.front()))
+      throw BuildError("the torchvision export needs " + plan.command.front() +
+                       " with Debian's python3-torch and python3-torchvision: apt install python3 python3-torch "
+                       "python3-torchvision");
+  }
+  ProcessSpec spec;
+  spec.argv = substitute_placeholders(plan.command, values, "[export] command");
+  spec.cwd = project_dir;
+  spec.env = plan.env;
+  spec.log_file = log_file;
+  fs::remove(log_file);
+  write_file_atomic(log_file, "$ " + quote_command(spec.argv) + "\n");
+  ProcessResult r = run_process(spec);
+  auto failure = [&](const std::string& what) {
+    return BuildError("export command " + what + ": " + quote_command(spec.argv) + "\n--- last lines of " +
+                      log_file.string() + " ---\n" + tail_lines(log_file, 15));
+  };
+  if (!r.started) throw BuildError("export command could not start: " + r.error);
+  if (r.exit_code != 0) throw failure("failed with exit code " + std::to_string(r.exit_code));
+  if (!fs::exists(temp_output)) throw failure("exited 0 but did not write {output} (" + temp_output.string() + ")");
+  try {
+    model::load_model(temp_output);
+  } catch (const InputError& e) {
+    throw failure(std::string("wrote an unusable model (") + e.what() + ")");
+  }
+  model::move_model(temp_output, output);
+}
+
+}  // namespace winml::exporting

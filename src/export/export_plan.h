@@ -1,0 +1,44 @@
+// How export.onnx is produced for a model that has no `[model] source`: the
+// user's `[export] command`, or the built-in torchvision recipe (a Python
+// script shipped in rules/export/). The plan lists everything that must enter
+// the export key besides the [export] config section: declared input files
+// (resolved from `inputs` globs) and the values of declared env variables.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+
+namespace winml::exporting {
+
+struct ExportPlan {
+  // argv with "{output}" (and "{output_dir}") placeholders still in place.
+  std::vector<std::string> command;
+  // Project files whose contents enter the key, sorted, relative to the project.
+  std::vector<std::string> input_files;
+  // Declared environment: passed to the command and part of the key.
+  std::map<std::string, std::string> env;
+  // A recipe script shipped with the tool (empty for user commands); written
+  // next to the output before running, its text is part of the key.
+  std::string recipe_name;
+  std::string recipe_text;
+};
+
+// Resolves globs (relative to `project_dir`, no absolute paths or '..'), reads
+// the declared environment. InputError naming the config file on a pattern
+// that matches nothing or an unset variable.
+ExportPlan plan_export(const config::ExportConfig& cfg, const std::filesystem::path& project_dir,
+                       const std::string& config_file);
+
+// Runs the plan so that it writes `output` (and maybe `output`.data). The
+// command runs in `project_dir` against a fresh temporary directory next to
+// `output`; its stdout/stderr go to `log_file`. The result must load as an
+// ONNX model; it is then moved into place with its sidecars. BuildError
+// with the command, exit code and the log's last lines on failure.
+void run_export(const ExportPlan& plan, const std::filesystem::path& project_dir, const std::filesystem::path& output,
+                const std::filesystem::path& log_file);
+
+}  // namespace winml::exporting

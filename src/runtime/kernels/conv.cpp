@@ -1,0 +1,337 @@
+// Conv (im2col + tiled GEMM; direct loops for depthwise 2-D) and
+// ConvTranspose (GEMM + col2im), float32, any number of spatial dims.
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/gemm.h"
+#include "runtime/kernels/common.h"
+#include "runtime/kernels/conv_geometry.h"
+#include "runtime/kernels/register.h"
+#include "runtime/scratch.h"
+
+namespace winml::runtime::kernels {
+
+namespace {
+
+// Rows of im2col: (channel, kernel offset) pairs; columns: output positions.
+// Fills rows [r0, r1) of col for one image of `channels` channels.
+void im2col(const float* x, const Window& w, std::int64_t r0, std::int64_t r1, float* col) {
+  std::int64_t ksize = w.kernel_size(), osize = w.out_size(), isize = shape_size(w.in);
+  int d = w.dims();
+  if (d == 2) {
+    std::int64_t H = w.in[0], W = w.in[1], OH = w.out[0], OW = w.out[1], KH = w.kernel[0], KW = w.kernel[1];
+    std::int64_t sh = w.strides[0], sw = w.strides[1], dh = w.dilations[0], dw = w.dilations[1];
+    std::int64_t ph = w.pad_begin[0], pw = w.pad_begin[1];
+    for (std::int64_t r = r0; r < r1; ++r) {
+      std::int64_t c = r / ksize, kh = (r % ksize) / KW, kw = r % KW;
+      const float* xc = x + c * isize;
+      float* dst = col + r * osize;
+      std::int64_t off = kw * dw - pw;
+      // Output columns whose input column lies inside the image.
+      std::int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+      std::int64_t hi = W - 1 - off < 0 ? -1 : std::min(OW - 1, (W - 1 - off) / sw);
+      for (std::int64_t oh = 0; oh < OH; ++oh) {
+        std::int64_t ih = oh * sh - ph + kh * dh;
+        float* row = dst + oh * OW;
+        if (ih < 0 || ih >= H || hi < lo) {
+          std::memset(row, 0, sizeof(float) * OW);
+          continue;
+        }
+        const float* xrow = xc + ih * W;
+        for (std::int64_t ow = 0; ow < lo; ++ow) row[ow] = 0.0f;
+        if (sw == 1) {
+          std::memcpy(row + lo, xrow + lo + off, sizeof(float) * (hi - lo + 1));
+        } else {
+          for (std::int64_t ow = lo; ow <= hi; ++ow) row[ow] = xrow[ow * sw + off];
+        }
+        for (std::int64_t ow = hi + 1; ow < OW; ++ow) row[ow] = 0.0f;
+      }
+    }
+    return;
+  }
+  // Any rank: odometers over kernel and output positions.
+  std::vector<std::int64_t> k(d), o(d);
+  for (std::int64_t r = r0; r < r1; ++r) {
+    std::int64_t c = r / ksize, rest = r % ksize;
+    for (int i = d - 1; i >= 0; --i) {
+      k[i] = rest % w.kernel[i];
+      rest /= w.kernel[i];
+    }
+    const float* xc = x + c * isize;
+    float* dst = col + r * osize;
+    std::fill(o.begin(), o.end(), 0);
+    for (std::int64_t p = 0; p < osize; ++p) {
+      std::int64_t offset = 0;
+      bool inside = true;
+      for (int i = 0; i < d && inside; ++i) {
+        std::int64_t pos = o[i] * w.strides[i] - w.pad_begin[i] + k[i] * w.dilations[i];
+        inside = pos >= 0 && pos < w.in[i];
+        offset = offset * w.in[i] + pos;
+      }
+      dst[p] = inside ? xc[offset] : 0.0f;
+      for (int i = d - 1; i >= 0; --i) {
+        if (++o[i] < w.out[i]) break;
+        o[i] = 0;
+      }
+    }
+  }
+}
+
+// Depthwise 2-D convolution of channels [c0, c1): direct loops, each output
+// accumulated over the kernel in a fixed order.
+void depthwise2d(const float* x, const float* weights, const float* bias, const Window& w, std::int64_t c0,
+                 std::int64_t c1, float* y) {
+  std::int64_t H = w.in[0], W = w.in[1], OH = w.out[0], OW = w.out[1], KH = w.kernel[0], KW = w.kernel[1];
+  std::int64_t sh = w.strides[0], sw = w.strides[1], dh = w.dilations[0], dw = w.dilations[1];
+  std::int64_t ph = w.pad_begin[0], pw = w.pad_begin[1];
+  for (std::int64_t c = c0; c < c1; ++c) {
+    const float* xc = x + c * H * W;
+    const float* wc = weights + c * KH * KW;
+    float* yc = y + c * OH * OW;
+    float b = bias ? bias[c] : 0.0f;
+    for (std::int64_t oh = 0; oh < OH; ++oh) {
+      float* row = yc + oh * OW;
+      for (std::int64_t ow = 0; ow < OW; ++ow) row[ow] = b;
+      for (std::int64_t kh = 0; kh < KH; ++kh) {
+        std::int64_t ih = oh * sh - ph + kh * dh;
+        if (ih < 0 || ih >= H) continue;
+        const float* xrow = xc + ih * W;
+        for (std::int64_t kw = 0; kw < KW; ++kw) {
+          float wv = wc[kh * KW + kw];
+          std::int64_t off = kw * dw - pw;
+          std::int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+          std::int64_t hi = W - 1 - off < 0 ? -1 : std::min(OW - 1, (W - 1 - off) / sw);
+          if (sw == 1) {
+            const float* src = xrow + off;
+            for (std::int64_t ow = lo; ow <= hi; ++ow) row[ow] += wv * src[ow];
+          } else {
+            for (std::int64_t ow = lo; ow <= hi; ++ow) row[ow] += wv * xrow[ow * sw + off];
+          }
+        }
+      }
+    }
+  }
+}
+
+class Conv : public Kernel {
+ public:
+  explicit Conv(const NodeContext& n) : attrs_(WindowAttrs::from_node(n)), group_(n.attr_int("group", 1)) {
+    if (group_ < 1) n.fail("group must be positive");
+  }
+
+  void run(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& wt = ctx.input(1);
+    const Tensor* b = ctx.optional_input(2);
+    if (x.dtype() != onnx::TensorProto::FLOAT || wt.dtype() != onnx::TensorProto::FLOAT)
+      unsupported_type(x.dtype() == onnx::TensorProto::FLOAT ? wt.dtype() : x.dtype(), "float32");
+    if (x.rank() < 3 || wt.rank() != x.rank())
+      throw InputError("Conv needs X and W of equal rank >= 3, got " + shape_string(x.shape()) + " and " +
+                       shape_string(wt.shape()));
+    std::int64_t N = x.dim(0), C = x.dim(1), M = wt.dim(0);
+    if (C != wt.dim(1) * group_ || M % group_ != 0)
+      throw InputError("channels do not match: X " + shape_string(x.shape()) + ", W " + shape_string(wt.shape()) +
+                       ", group " + std::to_string(group_));
+    if (b && b->size() != M) throw InputError("bias has " + std::to_string(b->size()) + " values for " + std::to_string(M) + " channels");
+    std::vector<std::int64_t> in(x.shape().begin() + 2, x.shape().end());
+    std::vector<std::int64_t> kernel(wt.shape().begin() + 2, wt.shape().end());
+    if (!attrs_.kernel.empty() && attrs_.kernel != kernel) throw InputError("kernel_shape does not match W");
+    Window w = forward_window(attrs_, in, kernel);
+    Shape out{N, M};
+    out.insert(out.end(), w.out.begin(), w.out.end());
+    Tensor& y = ctx.allocate_output(0, x.dtype(), out);
+
+    const float* px = x.data<float>();
+    const float* pw = wt.data<float>();
+    const float* pb = b ? b->data<float>() : nullptr;
+    float* py = y.mutable_data<float>();
+    std::int64_t isize = shape_size(w.in), osize = w.out_size(), ksize = w.kernel_size();
+    std::int64_t Cg = C / group_, Mg = M / group_;
+
+    if (group_ == C && Mg == 1 && w.dims() == 2) {
+      for (std::int64_t n = 0; n < N; ++n)
+        parallel_ranges(ctx.pool(), C, 8, [&](std::int64_t c0, std::int64_t c1) {
+          depthwise2d(px + n * C * isize, pw, pb, w, c0, c1, py + n * M * osize);
+        });
+      return;
+    }
+
+    bool pointwise = ksize == 1;
+    for (int i = 0; i < w.dims() && pointwise; ++i)
+      pointwise = w.strides[i] == 1 && w.pad_begin[i] == 0 && w.pad_end[i] == 0;
+    std::int64_t rows = Cg * ksize;
+    Scratch col(pointwise ? 0 : sizeof(float) * static_cast<std::size_t>(rows * osize));
+    for (std::int64_t n = 0; n < N; ++n) {
+      for (std::int64_t g = 0; g < group_; ++g) {
+        const float* xg = px + (n * C + g * Cg) * isize;
+        const float* B = xg;
+        if (!pointwise) {
+          parallel_ranges(ctx.pool(), rows, std::max<std::int64_t>(1, 65536 / std::max<std::int64_t>(osize, 1)),
+                          [&](std::int64_t r0, std::int64_t r1) { im2col(xg, w, r0, r1, col.as<float>()); });
+          B = col.as<float>();
+        }
+        GemmArgs args;
+        args.a = pw + g * Mg * rows;
+        args.lda = rows;
+        args.b = B;
+        args.ldb = osize;
+        args.c = py + (n * M + g * Mg) * osize;
+        args.ldc = osize;
+        args.m = Mg;
+        args.n = osize;
+        args.k = rows;
+        sgemm(args, ctx.pool());
+      }
+      if (pb) {
+        float* yn = py + n * M * osize;
+        parallel_ranges(ctx.pool(), M, std::max<std::int64_t>(1, kElementwiseGrain / std::max<std::int64_t>(osize, 1)),
+                        [&](std::int64_t m0, std::int64_t m1) {
+                          for (std::int64_t m = m0; m < m1; ++m) {
+                            float bv = pb[m];
+                            float* row = yn + m * osize;
+                            for (std::int64_t i = 0; i < osize; ++i) row[i] += bv;
+                          }
+                        });
+      }
+    }
+  }
+
+ private:
+  WindowAttrs attrs_;
+  std::int64_t group_;
+};
+
+class ConvTranspose : public Kernel {
+ public:
+  explicit ConvTranspose(const NodeContext& n)
+      : attrs_(WindowAttrs::from_node(n)), group_(n.attr_int("group", 1)),
+        output_padding_(n.attr_ints("output_padding")), output_shape_(n.attr_ints("output_shape")) {
+    if (group_ < 1) n.fail("group must be positive");
+  }
+
+  void run(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& wt = ctx.input(1);
+    const Tensor* b = ctx.optional_input(2);
+    if (x.dtype() != onnx::TensorProto::FLOAT) unsupported_type(x.dtype(), "float32");
+    if (x.rank() < 3 || wt.rank() != x.rank()) throw InputError("ConvTranspose needs X and W of equal rank >= 3");
+    std::int64_t N = x.dim(0), C = x.dim(1);
+    if (wt.dim(0) != C) throw InputError("W's first dimension must equal X's channels");
+    std::int64_t Mg = wt.dim(1), M = Mg * group_, Cg = C / group_;
+    int d = x.rank() - 2;
+    Window w;
+    w.in.assign(x.shape().begin() + 2, x.shape().end());
+    w.kernel.assign(wt.shape().begin() + 2, wt.shape().end());
+    auto ones = std::vector<std::int64_t>(static_cast<std::size_t>(d), 1);
+    w.strides = attrs_.strides.empty() ? ones : attrs_.strides;
+    w.dilations = attrs_.dilations.empty() ? ones : attrs_.dilations;
+    std::vector<std::int64_t> out_pad = output_padding_.empty() ? std::vector<std::int64_t>(d, 0) : output_padding_;
+    w.pad_begin.assign(d, 0);
+    w.pad_end.assign(d, 0);
+    w.out.resize(d);
+    bool same = attrs_.auto_pad == "SAME_UPPER" || attrs_.auto_pad == "SAME_LOWER";
+    for (int i = 0; i < d; ++i) {
+      std::int64_t extent = w.dilations[i] * (w.kernel[i] - 1) + 1;
+      std::int64_t full = w.strides[i] * (w.in[i] - 1) + out_pad[i] + extent;
+      if (!output_shape_.empty() || same) {
+        std::int64_t target = !output_shape_.empty()
+                                  ? output_shape_[output_shape_.size() - d + i]
+                                  : w.in[i] * w.strides[i];
+        std::int64_t total = std::max<std::int64_t>(0, full - target);
+        if (attrs_.auto_pad == "SAME_UPPER") {
+          w.pad_begin[i] = total / 2;
+        } else {
+          w.pad_begin[i] = total - total / 2;
+        }
+        w.pad_end[i] = total - w.pad_begin[i];
+        w.out[i] = target;
+      } else {
+        if (!attrs_.pads.empty()) {
+          w.pad_begin[i] = attrs_.pads[i];
+          w.pad_end[i] = attrs_.pads[i + d];
+        }
+        w.out[i] = full - w.pad_begin[i] - w.pad_end[i];
+      }
+    }
+    Shape out{N, M};
+    out.insert(out.end(), w.out.begin(), w.out.end());
+    Tensor& y = ctx.allocate_output(0, x.dtype(), out);
+    std::int64_t isize = shape_size(w.in), osize = w.out_size(), ksize = w.kernel_size();
+    std::int64_t rows = Mg * ksize;
+    Scratch col(sizeof(float) * static_cast<std::size_t>(rows * isize));
+    const float* px = x.data<float>();
+    const float* pw = wt.data<float>();
+    float* py = y.mutable_data<float>();
+    for (std::int64_t n = 0; n < N; ++n) {
+      for (std::int64_t g = 0; g < group_; ++g) {
+        // col[Mg*K, in] = W_g^T [Mg*K, Cg] x X_g [Cg, in]
+        GemmArgs args;
+        args.a = pw + g * Cg * rows;
+        args.lda = rows;
+        args.trans_a = true;
+        args.b = px + (n * C + g * Cg) * isize;
+        args.ldb = isize;
+        args.c = col.as<float>();
+        args.ldc = isize;
+        args.m = rows;
+        args.n = isize;
+        args.k = Cg;
+        sgemm(args, ctx.pool());
+        float* yg = py + (n * M + g * Mg) * osize;
+        parallel_ranges(ctx.pool(), Mg, 1, [&](std::int64_t m0, std::int64_t m1) {
+          for (std::int64_t m = m0; m < m1; ++m) col2im(col.as<float>() + m * ksize * isize, w, yg + m * osize);
+        });
+      }
+      if (b) {
+        const float* pb = b->data<float>();
+        for (std::int64_t m = 0; m < M; ++m)
+          for (std::int64_t i = 0; i < osize; ++i) py[(n * M + m) * osize + i] += pb[m];
+      }
+    }
+  }
+
+ private:
+  // y[o] = sum of col[(k), i] over the (k, i) that land on o, in (k, i) order.
+  static void col2im(const float* col, const Window& w, float* y) {
+    int d = w.dims();
+    std::int64_t isize = shape_size(w.in), osize = w.out_size(), ksize = w.kernel_size();
+    std::fill(y, y + osize, 0.0f);
+    std::vector<std::int64_t> k(d), i(d);
+    for (std::int64_t kr = 0; kr < ksize; ++kr) {
+      std::int64_t rest = kr;
+      for (int a = d - 1; a >= 0; --a) {
+        k[a] = rest % w.kernel[a];
+        rest /= w.kernel[a];
+      }
+      std::fill(i.begin(), i.end(), 0);
+      const float* src = col + kr * isize;
+      for (std::int64_t p = 0; p < isize; ++p) {
+        std::int64_t offset = 0;
+        bool inside = true;
+        for (int a = 0; a < d && inside; ++a) {
+          std::int64_t pos = i[a] * w.strides[a] - w.pad_begin[a] + k[a] * w.dilations[a];
+          inside = pos >= 0 && pos < w.out[a];
+          offset = offset * w.out[a] + pos;
+        }
+        if (inside) y[offset] += src[p];
+        for (int a = d - 1; a >= 0; --a) {
+          if (++i[a] < w.in[a]) break;
+          i[a] = 0;
+        }
+      }
+    }
+  }
+
+  WindowAttrs attrs_;
+  std::int64_t group_;
+  std::vector<std::int64_t> output_padding_, output_shape_;
+};
+
+}  // namespace
+
+void register_conv(KernelRegistry& r) {
+  add(r, "Conv", 1, kMaxOnnxOpset, make<Conv>(), kFloatCompute);
+  add(r, "ConvTranspose", 1, kMaxOnnxOpset, make<ConvTranspose>(), kFloatCompute);
+}
+
+}  // namespace winml::runtime::kernels

@@ -1,0 +1,28 @@
+#include "runtime/kernels/register.h"
+
+namespace winml::runtime::kernels {
+
+void register_builtin_kernels(KernelRegistry& r) {
+  register_elementwise_binary(r);
+  register_elementwise_unary(r);
+  register_activations(r);
+  register_gemm_matmul(r);
+  register_conv(r);
+  register_pooling(r);
+  register_normalization(r);
+  register_softmax(r);
+  register_reduce(r);
+  register_shape_ops(r);
+  register_transpose(r);
+  register_concat_split(r);
+  register_slice_pad_tile(r);
+  register_gather_scatter(r);
+  register_resize(r);
+  register_cast(r);
+  register_quantize(r);
+  register_control_flow(r);
+  register_misc(r);
+  register_einsum(r);
+}
+
+}  // namespace winml::runtime::kernels

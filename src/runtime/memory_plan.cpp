@@ -1,0 +1,111 @@
+#include "runtime/memory_plan.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace winml::runtime {
+
+namespace {
+
+constexpr std::int64_t kAlign = 64;
+
+struct Interval {
+  int first = -1;  // producing step
+  int last = -1;   // last reading step
+  bool overlaps(const Interval& o) const { return first <= o.last && o.first <= last; }
+};
+
+int find_root(std::vector<int>& parent, int x) {
+  while (parent[static_cast<std::size_t>(x)] != x) x = parent[static_cast<std::size_t>(x)] = parent[parent[static_cast<std::size_t>(x)]];
+  return x;
+}
+
+}  // namespace
+
+void assign_arena(Plan& plan) {
+  std::size_t n = plan.values.size();
+  std::vector<int> parent(n);
+  std::iota(parent.begin(), parent.end(), 0);
+  std::vector<bool> aliased_output(n, false);
+  for (const Step& s : plan.steps) {
+    if (!s.output_aliases_input || s.inputs.empty() || s.outputs.empty()) continue;
+    if (s.inputs[0] < 0 || s.outputs[0] < 0) continue;
+    parent[static_cast<std::size_t>(find_root(parent, s.outputs[0]))] = find_root(parent, s.inputs[0]);
+    aliased_output[static_cast<std::size_t>(s.outputs[0])] = true;
+  }
+
+  // Groups whose storage must outlive a run or is not ours to reuse.
+  std::vector<bool> excluded(n, false);
+  auto exclude = [&](int id) {
+    if (id >= 0) excluded[static_cast<std::size_t>(find_root(parent, id))] = true;
+  };
+  for (int id : plan.inputs) exclude(id);
+  for (int id : plan.outputs) exclude(id);
+  for (int id : plan.capture_values) exclude(id);
+  for (const auto& [id, t] : plan.constants) exclude(id);
+  for (const Step& s : plan.steps)
+    if (!s.implicit_names.empty() || s.op_type == "If" || s.op_type == "Loop" || s.op_type == "Scan")
+      for (int id : s.inputs) exclude(id);
+
+  std::vector<Interval> group(n);
+  std::vector<int> produced_by(n, -1);
+  for (std::size_t si = 0; si < plan.steps.size(); ++si) {
+    int step = static_cast<int>(si);
+    for (int id : plan.steps[si].outputs) {
+      if (id < 0) continue;
+      produced_by[static_cast<std::size_t>(id)] = step;
+      Interval& g = group[static_cast<std::size_t>(find_root(parent, id))];
+      if (g.first < 0 || step < g.first) g.first = step;
+      g.last = std::max(g.last, step);
+    }
+    for (int id : plan.steps[si].inputs) {
+      if (id < 0) continue;
+      Interval& g = group[static_cast<std::size_t>(find_root(parent, id))];
+      g.last = std::max(g.last, step);
+    }
+  }
+
+  struct Candidate {
+    int id;
+    std::int64_t bytes;
+    Interval life;
+  };
+  std::vector<Candidate> candidates;
+  for (std::size_t id = 0; id < n; ++id) {
+    const ValueInfo& v = plan.values[id];
+    if (produced_by[id] < 0 || aliased_output[id] || !v.shape || dtype_size(v.dtype) == 0) continue;
+    int root = find_root(parent, static_cast<int>(id));
+    if (excluded[static_cast<std::size_t>(root)]) continue;
+    std::int64_t bytes = shape_size(*v.shape) * static_cast<std::int64_t>(dtype_size(v.dtype));
+    if (bytes <= 0) continue;
+    candidates.push_back({static_cast<int>(id), (bytes + kAlign - 1) / kAlign * kAlign,
+                          group[static_cast<std::size_t>(root)]});
+  }
+  // Largest first, then best offset among the live ones: the classic greedy.
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.bytes > b.bytes; });
+  std::vector<std::pair<Candidate, std::int64_t>> placed;
+  for (const Candidate& c : candidates) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> busy;  // [offset, end) of live buffers
+    for (const auto& [p, offset] : placed)
+      if (p.life.overlaps(c.life)) busy.emplace_back(offset, offset + p.bytes);
+    std::sort(busy.begin(), busy.end());
+    std::int64_t offset = 0;
+    std::int64_t best = -1, best_gap = 0;
+    for (const auto& [start, end] : busy) {
+      std::int64_t gap = start - offset;
+      if (gap >= c.bytes && (best < 0 || gap < best_gap)) {
+        best = offset;
+        best_gap = gap;
+      }
+      offset = std::max(offset, end);
+    }
+    if (best < 0) best = offset;
+    placed.emplace_back(c, best);
+    plan.values[static_cast<std::size_t>(c.id)].buffer = static_cast<int>(plan.buffers.size());
+    plan.buffers.push_back({best, c.bytes});
+    plan.arena_bytes = std::max(plan.arena_bytes, best + c.bytes);
+  }
+}
+
+}  // namespace winml::runtime

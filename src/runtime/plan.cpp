@@ -1,0 +1,371 @@
+#include "runtime/plan.h"
+
+#include <algorithm>
+#include <queue>
+#include <set>
+
+#include "base/error.h"
+#include "model/model.h"
+#include "runtime/errors.h"
+#include "runtime/executor.h"
+#include "runtime/kernel_registry.h"
+#include "runtime/memory_plan.h"
+#include "runtime/static_shapes.h"
+#include "runtime/thread_pool.h"
+
+namespace winml::runtime {
+
+std::string Step::describe() const { return "node '" + node_name + "' (" + op_type + ")"; }
+
+int Plan::find(const std::string& name) const {
+  auto it = index_.find(name);
+  return it == index_.end() ? -1 : it->second;
+}
+
+Shape resolve_input_shape(const onnx::ValueInfoProto& input, const std::map<std::string, std::int64_t>& dims) {
+  Shape s;
+  if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape()) return s;
+  for (const auto& d : input.type().tensor_type().shape().dim()) {
+    if (d.has_dim_value()) {
+      s.push_back(d.dim_value());
+    } else {
+      auto it = dims.find(d.dim_param());
+      s.push_back(it == dims.end() ? 1 : it->second);
+    }
+  }
+  return s;
+}
+
+namespace {
+
+// Names a graph (and its nested subgraphs) reads without defining them.
+void collect_free_names(const onnx::GraphProto& g, std::set<std::string>& out) {
+  std::set<std::string> defined;
+  for (const auto& i : g.input()) defined.insert(i.name());
+  for (const auto& i : g.initializer()) defined.insert(i.name());
+  for (const auto& i : g.sparse_initializer()) defined.insert(i.values().name());
+  for (const auto& n : g.node())
+    for (const auto& o : n.output()) defined.insert(o);
+  for (const auto& n : g.node()) {
+    for (const auto& i : n.input())
+      if (!i.empty() && !defined.count(i)) out.insert(i);
+    for (const auto& a : n.attribute()) {
+      std::set<std::string> inner;
+      if (a.has_g()) collect_free_names(a.g(), inner);
+      for (const auto& sg : a.graphs()) collect_free_names(sg, inner);
+      for (const auto& name : inner)
+        if (!defined.count(name)) out.insert(name);
+    }
+  }
+}
+
+// Outer-scope names read by the subgraphs of one node.
+std::vector<std::string> node_implicit_names(const onnx::NodeProto& n) {
+  std::set<std::string> names;
+  for (const auto& a : n.attribute()) {
+    if (a.has_g()) collect_free_names(a.g(), names);
+    for (const auto& sg : a.graphs()) collect_free_names(sg, names);
+  }
+  return {names.begin(), names.end()};
+}
+
+DataType declared_type(const onnx::ValueInfoProto& v) {
+  return v.type().has_tensor_type() ? v.type().tensor_type().elem_type() : 0;
+}
+
+}  // namespace
+
+class PlanBuilder {
+ public:
+  PlanBuilder(const onnx::GraphProto& g, const Opsets& opsets, const model::Model* model, std::string source,
+              const PlanOptions& options, bool top_level)
+      : g_(g), model_(model), options_(options), top_level_(top_level), plan_(std::make_shared<Plan>()) {
+    plan_->source = std::move(source);
+    plan_->opsets = opsets;
+  }
+
+  std::shared_ptr<const Plan> build() {
+    define_values();
+    std::vector<int> order = topological_order();
+    create_steps(order);
+    if (top_level_) assign_static_types(options_.memory_plan);
+    compute_releases();
+    if (top_level_ && options_.memory_plan) assign_arena(*plan_);
+    return plan_;
+  }
+
+ private:
+  int value(const std::string& name) {
+    auto it = plan_->index_.find(name);
+    if (it != plan_->index_.end()) return it->second;
+    int id = static_cast<int>(plan_->values.size());
+    plan_->values.push_back(ValueInfo{name});
+    plan_->index_[name] = id;
+    return id;
+  }
+
+  [[noreturn]] void bad_graph(const std::string& message) const { throw InputError(message); }
+
+  void define_values() {
+    std::set<std::string> defined;
+    auto define = [&](const std::string& name, const char* what) {
+      if (!name.empty() && !defined.insert(name).second)
+        bad_graph("value '" + name + "' is defined twice (" + what + ")");
+    };
+    std::set<std::string> input_names;
+    for (const auto& in : g_.input()) input_names.insert(in.name());
+    for (const auto& in : g_.input()) {
+      define(in.name(), "graph input");
+      int id = value(in.name());
+      plan_->inputs.push_back(id);
+      plan_->values[id].dtype = declared_type(in);
+    }
+    for (const auto& init : g_.initializer()) {
+      if (!input_names.count(init.name())) define(init.name(), "initializer");
+      int id = value(init.name());
+      with_error_prefix("initializer '" + init.name() + "': ", [&] {
+        plan_->constants.emplace_back(id, from_proto(init, model_));
+      });
+      plan_->values[id].dtype = init.data_type();
+      constant_ids_.insert(id);
+    }
+    if (g_.sparse_initializer_size() > 0)
+      throw UnsupportedError("sparse initializers are not supported ('" + g_.sparse_initializer(0).values().name() +
+                             "')");
+    // Graph inputs with an initializer of the same name are overridable
+    // defaults, not constants.
+    for (int id : plan_->inputs) constant_ids_.erase(id);
+    for (const auto& n : g_.node())
+      for (const auto& o : n.output()) {
+        define(o, "node output");
+        if (!o.empty()) value(o);
+      }
+    for (const auto& n : g_.node()) {
+      for (const auto& i : n.input())
+        if (!i.empty()) use(i, defined, &n);
+      for (const auto& name : node_implicit_names(n)) use(name, defined, &n);
+    }
+    for (const auto& o : g_.output()) {
+      use(o.name(), defined, nullptr);
+      plan_->outputs.push_back(value(o.name()));
+    }
+  }
+
+  // A read of `name`: a value of this graph, or a capture from an outer scope.
+  void use(const std::string& name, const std::set<std::string>& defined, const onnx::NodeProto* n) {
+    if (defined.count(name) || plan_->index_.count(name)) {
+      value(name);
+      return;
+    }
+    if (top_level_)
+      bad_graph((n ? "node '" + n->name() + "' (" + n->op_type() + ") reads" : std::string("graph output")) +
+                " undefined value '" + name + "'");
+    int id = value(name);
+    plan_->captures.push_back(name);
+    plan_->capture_values.push_back(id);
+  }
+
+  // Kahn's algorithm; ties go to the earliest node so sorted graphs keep their order.
+  std::vector<int> topological_order() {
+    int count = g_.node_size();
+    std::map<int, int> producer;  // value id -> node index
+    for (int i = 0; i < count; ++i)
+      for (const auto& o : g_.node(i).output())
+        if (!o.empty()) producer[plan_->find(o)] = i;
+    std::vector<std::vector<int>> consumers(static_cast<std::size_t>(count));
+    std::vector<int> pending(static_cast<std::size_t>(count), 0);
+    for (int i = 0; i < count; ++i) {
+      std::set<int> deps;
+      const auto& n = g_.node(i);
+      auto add_dep = [&](const std::string& name) {
+        auto it = producer.find(plan_->find(name));
+        if (it != producer.end()) deps.insert(it->second);
+      };
+      for (const auto& in : n.input())
+        if (!in.empty()) add_dep(in);
+      for (const auto& name : node_implicit_names(n)) add_dep(name);
+      for (int d : deps) consumers[static_cast<std::size_t>(d)].push_back(i);
+      pending[static_cast<std::size_t>(i)] = static_cast<int>(deps.size());
+    }
+    std::priority_queue<int, std::vector<int>, std::greater<>> ready;
+    for (int i = 0; i < count; ++i)
+      if (pending[static_cast<std::size_t>(i)] == 0) ready.push(i);
+    std::vector<int> order;
+    while (!ready.empty()) {
+      int i = ready.top();
+      ready.pop();
+      order.push_back(i);
+      for (int c : consumers[static_cast<std::size_t>(i)])
+        if (--pending[static_cast<std::size_t>(c)] == 0) ready.push(c);
+    }
+    if (static_cast<int>(order.size()) != count) {
+      for (int i = 0; i < count; ++i)
+        if (pending[static_cast<std::size_t>(i)] > 0)
+          bad_graph("the graph has a cycle through node '" + g_.node(i).name() + "' (" + g_.node(i).op_type() + ")");
+    }
+    return order;
+  }
+
+  std::int64_t opset_of(const std::string& domain) const {
+    auto it = plan_->opsets.find(canonical_domain(domain));
+    if (it != plan_->opsets.end()) return it->second;
+    return domain.empty() || domain == "ai.onnx" ? 0 : 1;  // contrib domains default to version 1
+  }
+
+  void create_steps(const std::vector<int>& order) {
+    auto& registry = KernelRegistry::global();
+    std::vector<std::string> missing;
+    NodeContext::SubgraphBuilder subgraphs = [this](const onnx::GraphProto& sg) {
+      PlanOptions sub = options_;
+      sub.memory_plan = false;
+      return build_graph_plan(sg, plan_->opsets, model_, plan_->source, sub);
+    };
+    for (int index : order) {
+      const onnx::NodeProto& n = g_.node(index);
+      std::int64_t opset = opset_of(n.domain());
+      auto entry = registry.find(n.domain(), n.op_type(), opset);
+      std::string where = "node '" + n.name() + "' (" + n.op_type() + ")";
+      if (!entry) {
+        std::string d = canonical_domain(n.domain());
+        missing.push_back(where + ": op " + (d.empty() ? "" : d + ":") + n.op_type() + " at opset " +
+                          std::to_string(opset) + " is not supported");
+        continue;
+      }
+      if (!missing.empty()) continue;  // only collecting the remaining unsupported ops
+
+      Step step;
+      step.op_type = n.op_type();
+      step.domain = canonical_domain(n.domain());
+      step.node_name = n.name();
+      step.widen_half = entry->traits.widen_half;
+      std::vector<const Tensor*> constants;
+      for (const auto& in : n.input()) {
+        int id = in.empty() ? -1 : plan_->find(in);
+        step.inputs.push_back(id);
+        constants.push_back(constant_ids_.count(id) ? constant_value(id) : nullptr);
+      }
+      step.explicit_inputs = n.input_size();
+      step.implicit_names = node_implicit_names(n);
+      for (const auto& name : step.implicit_names) step.inputs.push_back(plan_->find(name));
+      for (const auto& o : n.output()) step.outputs.push_back(o.empty() ? -1 : plan_->find(o));
+
+      with_error_prefix(where + ": ", [&] {
+        NodeContext ctx(n, opset, plan_->opsets, constants, subgraphs);
+        step.kernel = entry->factory(ctx);
+      });
+      step.output_aliases_input = entry->traits.alias_input0;
+
+      if (n.op_type() == "Constant" && step.domain.empty()) {
+        fold_constant(step);
+        continue;
+      }
+      plan_->steps.push_back(std::move(step));
+    }
+    if (!missing.empty()) {
+      std::string message = missing.front();
+      if (missing.size() > 1) {
+        message += " (and " + std::to_string(missing.size() - 1) + " more unsupported node" +
+                   (missing.size() > 2 ? "s" : "") + ":";
+        for (std::size_t i = 1; i < missing.size() && i < 6; ++i) message += " " + missing[i].substr(0, missing[i].find(':'));
+        message += missing.size() > 6 ? " ...)" : ")";
+      }
+      throw UnsupportedError(message);
+    }
+  }
+
+  const Tensor* constant_value(int id) const {
+    for (const auto& [cid, t] : plan_->constants)
+      if (cid == id) return &t;
+    return nullptr;
+  }
+
+  // Constant nodes are evaluated once, here, and become plan constants.
+  void fold_constant(const Step& step) {
+    ThreadPool pool(1);
+    Plan empty;
+    ExecutionState state{empty, pool};
+    std::vector<Tensor> outputs(1);
+    KernelContext ctx(step, {}, outputs, state);
+    with_error_prefix(step.describe() + ": ", [&] { step.kernel->run(ctx); });
+    int id = step.outputs.empty() ? -1 : step.outputs[0];
+    if (id < 0) return;
+    plan_->values[id].dtype = outputs[0].dtype();
+    plan_->values[id].shape = outputs[0].shape();
+    plan_->constants.emplace_back(id, std::move(outputs[0]));
+    constant_ids_.insert(id);
+  }
+
+  // Input shapes always (symbolic dims resolved); inferred ones on request.
+  void assign_static_types(bool infer) {
+    std::map<std::string, Shape> input_shapes;
+    for (const auto& in : g_.input()) {
+      Shape s = resolve_input_shape(in, options_.dims);
+      input_shapes[in.name()] = s;
+      int id = plan_->find(in.name());
+      if (in.type().has_tensor_type() && in.type().tensor_type().has_shape()) {
+        plan_->values[id].shape = s;
+        for (const auto& d : in.type().tensor_type().shape().dim())
+          plan_->values[id].dim_params.push_back(d.has_dim_value() ? "" : d.dim_param().empty() ? "?" : d.dim_param());
+      }
+    }
+    for (const auto& o : g_.output()) {
+      int id = plan_->find(o.name());
+      if (!plan_->values[id].dtype) plan_->values[id].dtype = declared_type(o);
+    }
+    if (!infer) return;
+    auto types = infer_static_types(g_, plan_->opsets, input_shapes);
+    for (auto& v : plan_->values) {
+      if (v.shape) continue;
+      auto it = types.find(v.name);
+      if (it == types.end()) continue;
+      v.dtype = it->second.dtype;
+      v.shape = it->second.shape;
+    }
+    for (const auto& [id, t] : plan_->constants) {
+      plan_->values[id].dtype = t.dtype();
+      plan_->values[id].shape = t.shape();
+    }
+  }
+
+  void compute_releases() {
+    std::vector<int> last_use(plan_->values.size(), -1);
+    for (std::size_t s = 0; s < plan_->steps.size(); ++s) {
+      for (int id : plan_->steps[s].inputs)
+        if (id >= 0) last_use[static_cast<std::size_t>(id)] = static_cast<int>(s);
+      for (int id : plan_->steps[s].outputs)
+        if (id >= 0 && last_use[static_cast<std::size_t>(id)] < static_cast<int>(s))
+          last_use[static_cast<std::size_t>(id)] = static_cast<int>(s);  // never read: dead right away
+    }
+    std::set<int> keep(plan_->outputs.begin(), plan_->outputs.end());
+    for (const auto& [id, t] : plan_->constants) keep.insert(id);
+    for (std::size_t id = 0; id < last_use.size(); ++id)
+      if (last_use[id] >= 0 && !keep.count(static_cast<int>(id)))
+        plan_->steps[static_cast<std::size_t>(last_use[id])].release.push_back(static_cast<int>(id));
+  }
+
+  const onnx::GraphProto& g_;
+  const model::Model* model_;
+  PlanOptions options_;
+  bool top_level_;
+  std::shared_ptr<Plan> plan_;
+  std::set<int> constant_ids_;
+};
+
+std::shared_ptr<const Plan> build_graph_plan(const onnx::GraphProto& graph, const Opsets& opsets,
+                                             const model::Model* model, const std::string& source,
+                                             const PlanOptions& options) {
+  return PlanBuilder(graph, opsets, model, source, options, /*top_level=*/false).build();
+}
+
+std::shared_ptr<const Plan> build_plan(const model::Model& model, const PlanOptions& options) {
+  Opsets opsets;
+  for (const auto& o : model.proto.opset_import()) opsets[canonical_domain(o.domain())] = o.version();
+  std::string source = model.path.empty() ? std::string("<model>") : model.path.string();
+  std::shared_ptr<const Plan> plan;
+  with_error_prefix(source + ": ", [&] {
+    plan = PlanBuilder(model.proto.graph(), opsets, &model, source, options, /*top_level=*/true).build();
+  });
+  return plan;
+}
+
+}  // namespace winml::runtime

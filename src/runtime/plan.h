@@ -1,0 +1,106 @@
+// The execution plan: everything decided before a model runs, kept as plain
+// data apart from Session so that it can be inspected (and, for the `ref`
+// compile backend, serialized) on its own.
+//
+//   values     every named value: graph inputs, constants, node outputs, with
+//              element type and static shape where shape inference knows them
+//   steps      nodes in a topological order, each with its kernel (attributes
+//              parsed, constant weights pre-packed) and the values whose last
+//              use it is, so they are released right after it
+//   buffers    static memory assignment: values of static shape that never
+//              escape a run share one arena by offset, reused across runs
+//   captures   for a subgraph (If/Loop body), the outer-scope names it reads
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/onnx.h"
+#include "runtime/kernel.h"
+#include "runtime/tensor.h"
+
+namespace winml::model {
+class Model;
+}
+
+namespace winml::runtime {
+
+struct ValueInfo {
+  std::string name;
+  DataType dtype = 0;          // 0 when unknown before running
+  std::optional<Shape> shape;  // static shape, when known
+  int buffer = -1;             // arena buffer index, or -1: allocated at run time
+  // Graph inputs: per dimension, the dim_param name ("?" when unnamed) or
+  // empty for a fixed size.
+  std::vector<std::string> dim_params;
+};
+
+struct Step {
+  std::string op_type;
+  std::string domain;
+  std::string node_name;
+  std::shared_ptr<const Kernel> kernel;
+  std::vector<int> inputs;  // value ids, -1 for an absent optional input; explicit ones first
+  int explicit_inputs = 0;  // the rest are implicit: outer-scope values read by subgraphs
+  std::vector<std::string> implicit_names;
+  std::vector<int> outputs;  // value ids, -1 for an unnamed output
+  std::vector<int> release;  // values whose last use is this step
+  bool widen_half = false;   // float16/bfloat16 inputs are computed in float32
+  bool output_aliases_input = false;  // output 0 may share input 0's storage
+  std::string describe() const;  // "node 'name' (Op)"
+};
+
+struct ArenaBuffer {
+  std::int64_t offset = 0;  // bytes from the arena start, 64-byte aligned
+  std::int64_t bytes = 0;
+};
+
+class Plan {
+ public:
+  std::string source;  // the model file, for messages
+  Opsets opsets;
+  std::vector<ValueInfo> values;
+  std::vector<int> inputs;   // graph inputs, in order (including those with initializer defaults)
+  std::vector<int> outputs;  // graph outputs, in order
+  std::vector<std::pair<int, Tensor>> constants;  // initializers and Constant node values
+  std::vector<std::string> captures;              // outer-scope names (subgraphs only)
+  std::vector<int> capture_values;                // their value ids, same order
+  std::vector<Step> steps;
+  std::vector<ArenaBuffer> buffers;
+  std::int64_t arena_bytes = 0;
+
+  int find(const std::string& name) const;  // value id or -1
+
+ private:
+  friend class PlanBuilder;
+  std::map<std::string, int> index_;
+};
+
+struct PlanOptions {
+  // Values for symbolic input dimensions (dim_param); others default to 1.
+  std::map<std::string, std::int64_t> dims;
+  // Infer static shapes and assign arena buffers to values that have them.
+  bool memory_plan = true;
+};
+
+// The plan of a model's main graph. Kernels are created (and unsupported ops
+// rejected, naming op and node) here. `model` must outlive the plan: constant
+// tensors are views of its initializers.
+std::shared_ptr<const Plan> build_plan(const model::Model& model, const PlanOptions& options = {});
+
+// The plan of a graph in a given opset context: subgraphs, and single nodes
+// wrapped in a graph for evaluation. Names the graph reads but does not define
+// become captures.
+std::shared_ptr<const Plan> build_graph_plan(const onnx::GraphProto& graph, const Opsets& opsets,
+                                             const model::Model* model, const std::string& source,
+                                             const PlanOptions& options = {});
+
+// Input dimensions as the plan resolves them: fixed dims kept, symbolic ones
+// from `dims` (default 1).
+Shape resolve_input_shape(const onnx::ValueInfoProto& input, const std::map<std::string, std::int64_t>& dims);
+
+}  // namespace winml::runtime

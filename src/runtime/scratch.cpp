@@ -1,0 +1,61 @@
+#include "runtime/scratch.h"
+
+#include <cstdlib>
+#include <new>
+
+namespace winml::runtime {
+
+namespace {
+
+struct Slot {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  bool busy = false;
+};
+
+// A few slots per thread cover nested uses; beyond that, plain allocation.
+constexpr int kSlots = 4;
+
+struct ThreadCache {
+  Slot slots[kSlots];
+  ~ThreadCache() {
+    for (auto& s : slots) std::free(s.data);
+  }
+};
+
+thread_local ThreadCache t_cache;
+
+void* aligned(std::size_t bytes) {
+  std::size_t rounded = (bytes + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, rounded ? rounded : 64);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
+}  // namespace
+
+Scratch::Scratch(std::size_t bytes) {
+  for (int i = 0; i < kSlots; ++i) {
+    Slot& s = t_cache.slots[i];
+    if (s.busy) continue;
+    if (s.bytes < bytes) {
+      std::free(s.data);
+      s.data = nullptr;
+      s.bytes = 0;
+      s.data = aligned(bytes);
+      s.bytes = bytes;
+    }
+    s.busy = true;
+    slot_ = i;
+    data_ = s.data;
+    return;
+  }
+  data_ = aligned(bytes);
+}
+
+Scratch::~Scratch() {
+  if (slot_ >= 0) t_cache.slots[slot_].busy = false;
+  else std::free(data_);
+}
+
+}  // namespace winml::runtime

@@ -1,0 +1,84 @@
+#include "runtime/static_shapes.h"
+
+#include <onnx/shape_inference/implementation.h>
+
+#include <unordered_map>
+
+namespace winml::runtime {
+
+namespace {
+
+// Initializers larger than this enter shape inference as typed inputs only:
+// their values never decide a shape and copying them would be wasteful.
+constexpr std::int64_t kMaxCopiedElements = 4096;
+
+void set_shape(onnx::ValueInfoProto& v, DataType dtype, const Shape& shape) {
+  auto* t = v.mutable_type()->mutable_tensor_type();
+  t->set_elem_type(dtype);
+  auto* s = t->mutable_shape();
+  s->clear_dim();
+  for (auto d : shape) s->add_dim()->set_dim_value(d);
+}
+
+void read_value(const onnx::ValueInfoProto& v, std::map<std::string, StaticType>& out) {
+  if (!v.type().has_tensor_type()) return;
+  const auto& t = v.type().tensor_type();
+  if (!t.has_shape() || t.elem_type() == 0) return;
+  StaticType st{t.elem_type(), {}};
+  for (const auto& d : t.shape().dim()) {
+    if (!d.has_dim_value() || d.dim_value() < 0) return;
+    st.shape.push_back(d.dim_value());
+  }
+  out[v.name()] = std::move(st);
+}
+
+}  // namespace
+
+std::map<std::string, StaticType> infer_static_types(const onnx::GraphProto& graph, const Opsets& opsets,
+                                                     const std::map<std::string, Shape>& input_shapes) {
+  onnx::GraphProto g;
+  g.set_name(graph.name());
+  std::map<std::string, bool> initialized;
+  for (const auto& init : graph.initializer()) {
+    std::int64_t n = 1;
+    for (auto d : init.dims()) n *= d;
+    if (n <= kMaxCopiedElements && init.data_location() != onnx::TensorProto::EXTERNAL) {
+      *g.add_initializer() = init;
+    } else {
+      auto* in = g.add_input();
+      in->set_name(init.name());
+      set_shape(*in, init.data_type(), Shape(init.dims().begin(), init.dims().end()));
+    }
+    initialized[init.name()] = true;
+  }
+  for (const auto& in : graph.input()) {
+    if (initialized.count(in.name())) continue;  // the initializer describes it
+    auto* copy = g.add_input();
+    *copy = in;
+    auto it = input_shapes.find(in.name());
+    if (it != input_shapes.end() && in.type().has_tensor_type())
+      set_shape(*copy, in.type().tensor_type().elem_type(), it->second);
+  }
+  for (const auto& n : graph.node()) *g.add_node() = n;
+  for (const auto& o : graph.output()) {
+    auto* copy = g.add_output();
+    copy->set_name(o.name());
+    if (o.type().has_tensor_type()) copy->mutable_type()->mutable_tensor_type()->set_elem_type(o.type().tensor_type().elem_type());
+  }
+
+  std::unordered_map<std::string, int> imports;
+  for (const auto& [domain, version] : opsets) imports[domain] = static_cast<int>(version);
+  std::map<std::string, StaticType> result;
+  try {
+    onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/true);
+    onnx::shape_inference::InferShapes(&g, imports, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception&) {
+    return result;  // no static shapes: everything is sized at run time
+  }
+  for (const auto& v : g.input()) read_value(v, result);
+  for (const auto& v : g.value_info()) read_value(v, result);
+  for (const auto& v : g.output()) read_value(v, result);
+  return result;
+}
+
+}  // namespace winml::runtime

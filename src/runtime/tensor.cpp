@@ -1,0 +1,245 @@
+#include "runtime/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "base/error.h"
+#include "model/external_data.h"
+#include "model/model.h"
+#include "model/tensor_data.h"
+#include "model/tensor_file.h"
+#include "runtime/errors.h"
+
+namespace winml::runtime {
+
+std::size_t dtype_size(DataType t) {
+  if (t == onnx::TensorProto::STRING) return 0;
+  return model::element_size(t);
+}
+
+std::string dtype_name(DataType t) { return model::data_type_name(t); }
+
+std::int64_t shape_size(const Shape& s) {
+  std::int64_t n = 1;
+  for (auto d : s) n *= d;
+  return n;
+}
+
+std::string shape_string(const Shape& s) {
+  std::string r = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) r += (i ? "," : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+namespace {
+
+constexpr std::size_t kAlignment = 64;
+
+std::shared_ptr<void> aligned_buffer(std::size_t bytes) {
+  std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  void* p = std::aligned_alloc(kAlignment, rounded ? rounded : kAlignment);
+  if (!p) throw std::bad_alloc();
+  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+}
+
+void check_storable(DataType dtype, const Shape& shape) {
+  if (dtype_size(dtype) == 0) throw UnsupportedError("tensors of type " + dtype_name(dtype) + " are not supported");
+  for (auto d : shape)
+    if (d < 0) throw InputError("negative dimension in shape " + shape_string(shape));
+}
+
+}  // namespace
+
+Tensor Tensor::allocate(DataType dtype, Shape shape) {
+  check_storable(dtype, shape);
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  auto buffer = aligned_buffer(t.bytes());
+  t.data_ = static_cast<std::byte*>(buffer.get());
+  t.storage_ = std::move(buffer);
+  t.writable_ = true;
+  return t;
+}
+
+Tensor Tensor::zeros(DataType dtype, Shape shape) {
+  Tensor t = allocate(dtype, std::move(shape));
+  std::memset(t.data_, 0, t.bytes());
+  return t;
+}
+
+Tensor Tensor::view(DataType dtype, Shape shape, const void* data, std::shared_ptr<const void> keepalive) {
+  check_storable(dtype, shape);
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.data_ = const_cast<std::byte*>(static_cast<const std::byte*>(data));
+  t.storage_ = std::move(keepalive);
+  t.writable_ = false;
+  return t;
+}
+
+Tensor Tensor::borrow(DataType dtype, Shape shape, void* data, std::shared_ptr<const void> keepalive) {
+  Tensor t = view(dtype, std::move(shape), data, std::move(keepalive));
+  t.writable_ = true;
+  return t;
+}
+
+std::byte* Tensor::mutable_raw() {
+  if (!writable_) throw std::logic_error("runtime: writing to a read-only tensor");
+  return data_;
+}
+
+Tensor Tensor::reshaped(Shape shape) const {
+  if (shape_size(shape) != size())
+    throw InputError("cannot reshape " + shape_string(shape_) + " to " + shape_string(shape));
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+Tensor Tensor::clone() const {
+  Tensor t = allocate(dtype_, shape_);
+  if (bytes()) std::memcpy(t.data_, data_, bytes());
+  return t;
+}
+
+bool Tensor::same_as(const Tensor& o) const {
+  return dtype_ == o.dtype_ && shape_ == o.shape_ && (bytes() == 0 || std::memcmp(data_, o.data_, bytes()) == 0);
+}
+
+Tensor from_tensor_file(const model::TensorFile& f) {
+  Tensor t = Tensor::allocate(f.dtype, f.shape);
+  if (f.data.size() != t.bytes())
+    throw InputError("tensor data has " + std::to_string(f.data.size()) + " bytes, shape " + shape_string(f.shape) +
+                     " of " + dtype_name(f.dtype) + " needs " + std::to_string(t.bytes()));
+  if (t.bytes()) std::memcpy(t.mutable_raw(), f.data.data(), t.bytes());
+  return t;
+}
+
+model::TensorFile to_tensor_file(const Tensor& t) {
+  model::TensorFile f;
+  f.dtype = t.dtype();
+  f.shape = t.shape();
+  f.data.assign(t.raw(), t.raw() + t.bytes());
+  return f;
+}
+
+namespace {
+
+Shape proto_shape(const onnx::TensorProto& p) { return Shape(p.dims().begin(), p.dims().end()); }
+
+// The external file's mapping, to keep it alive as long as views of it.
+std::shared_ptr<const void> external_keepalive(const onnx::TensorProto& p, const model::Model& m) {
+  auto ref = model::read_external_ref(p, m.path.string());
+  auto it = m.external_files.find(ref.location);
+  return it == m.external_files.end() ? nullptr : it->second;
+}
+
+}  // namespace
+
+Tensor from_proto(const onnx::TensorProto& p, const model::Model* m) {
+  Shape shape = proto_shape(p);
+  DataType dtype = p.data_type();
+  check_storable(dtype, shape);
+  model::TensorBytes b;
+  std::shared_ptr<const void> keepalive;
+  if (model::is_external(p)) {
+    if (!m) throw InputError("tensor '" + p.name() + "' uses external data but no model was given to resolve it");
+    b = m->tensor_bytes(p);
+    keepalive = external_keepalive(p, *m);
+  } else {
+    b = model::inline_tensor_bytes(p);
+  }
+  std::size_t want = static_cast<std::size_t>(shape_size(shape)) * dtype_size(dtype);
+  if (b.bytes.size() != want)
+    throw InputError("tensor '" + p.name() + "' has " + std::to_string(b.bytes.size()) + " bytes of data, shape " +
+                     shape_string(shape) + " of " + dtype_name(dtype) + " needs " + std::to_string(want));
+  if (!b.owned.empty()) {
+    auto owned = std::make_shared<std::vector<std::byte>>(std::move(b.owned));
+    return Tensor::view(dtype, shape, owned->data(), owned);
+  }
+  // Kernels read elements through typed pointers: misaligned bytes are copied.
+  if (reinterpret_cast<std::uintptr_t>(b.bytes.data()) % dtype_size(dtype) != 0) {
+    Tensor t = Tensor::allocate(dtype, shape);
+    if (want) std::memcpy(t.mutable_raw(), b.bytes.data(), want);
+    return t;
+  }
+  return Tensor::view(dtype, shape, b.bytes.data(), keepalive);
+}
+
+Tensor copy_from_proto(const onnx::TensorProto& p, const model::Model* m) { return from_proto(p, m).clone(); }
+
+onnx::TensorProto to_proto(const Tensor& t, const std::string& name) {
+  onnx::TensorProto p;
+  p.set_name(name);
+  p.set_data_type(t.dtype());
+  for (auto d : t.shape()) p.add_dims(d);
+  p.set_raw_data(t.raw(), t.bytes());
+  return p;
+}
+
+float half_to_float(std::uint16_t h) {
+  std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000) << 16;
+  std::uint32_t exp = (h >> 10) & 0x1f;
+  std::uint32_t mant = h & 0x3ff;
+  std::uint32_t bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (mant << 13);  // inf / nan
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (mant << 13);
+  } else if (mant == 0) {
+    bits = sign;
+  } else {  // subnormal: normalize
+    int e = -1;
+    do {
+      ++e;
+      mant <<= 1;
+    } while ((mant & 0x400) == 0);
+    bits = sign | (static_cast<std::uint32_t>(112 - e) << 23) | ((mant & 0x3ff) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+std::uint16_t float_to_half(float f) {
+  std::uint32_t x;
+  std::memcpy(&x, &f, 4);
+  std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000);
+  std::uint32_t abs = x & 0x7fffffffu;
+  if (abs >= 0x7f800000u) return sign | (abs > 0x7f800000u ? 0x7e00 : 0x7c00);  // nan / inf
+  if (abs >= 0x477ff000u) return sign | 0x7c00;                                  // rounds to inf
+  if (abs < 0x38800000u) {                                                       // subnormal or zero
+    if (abs < 0x33000000u) return sign;                                          // below half the smallest subnormal
+    std::uint32_t e = abs >> 23;
+    std::uint32_t m = (abs & 0x7fffff) | 0x800000;
+    int shift = static_cast<int>(126 - e);  // 113 - e + 13
+    std::uint32_t v = m >> shift;
+    std::uint32_t rem = m & ((1u << shift) - 1);
+    std::uint32_t half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (v & 1))) ++v;
+    return sign | static_cast<std::uint16_t>(v);
+  }
+  std::uint32_t v = ((abs >> 13) - (112u << 10));
+  std::uint32_t rem = abs & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (v & 1))) ++v;
+  return sign | static_cast<std::uint16_t>(v);
+}
+
+float bfloat16_to_float(std::uint16_t b) {
+  std::uint32_t bits = static_cast<std::uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+std::uint16_t float_to_bfloat16(float f) {
+  std::uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((x >> 16) | 0x40);  // quiet nan
+  x += 0x7fffu + ((x >> 16) & 1);
+  return static_cast<std::uint16_t>(x >> 16);
+}
+
+}  // namespace winml::runtime

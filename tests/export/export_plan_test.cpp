@@ -1,0 +1,132 @@
+// The export command rule and the torchvision recipe, run for real.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "base/error.h"
+#include "export/export_plan.h"
+#include "model/model_io.h"
+#include "support/model_builder.h"
+#include "support/temp_dir.h"
+
+using namespace winml;
+namespace fs = std::filesystem;
+
+namespace {
+config::ExportConfig command_config(std::vector<std::string> command) {
+  config::ExportConfig c;
+  c.command = std::move(command);
+  return c;
+}
+
+void write_model(const fs::path& p) {
+  model::Model m;
+  m.proto = test::linear_model(4, 4);
+  m.path = p;
+  model::save_model(m, p);
+}
+}  // namespace
+
+TEST(ExportPlan, InputsExpandSortedAndEnvIsRead) {
+  test::TempDir dir;
+  test::write_text(dir / "export.py", "x");
+  test::write_text(dir / "weights" / "b.pt", "b");
+  test::write_text(dir / "weights" / "a.pt", "a");
+  auto cfg = command_config({"python3", "export.py", "{output}"});
+  cfg.inputs = {"weights/*.pt", "export.py"};
+  cfg.env = {"WINML_TEST_EXPORT_VAR"};
+  ::setenv("WINML_TEST_EXPORT_VAR", "value-1", 1);
+  auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml");
+  EXPECT_EQ(plan.input_files, (std::vector<std::string>{"export.py", "weights/a.pt", "weights/b.pt"}));
+  EXPECT_EQ(plan.env.at("WINML_TEST_EXPORT_VAR"), "value-1");
+}
+
+TEST(ExportPlan, BadDeclarationsAreInputErrors) {
+  test::TempDir dir;
+  auto cfg = command_config({"true"});
+  cfg.inputs = {"missing/*.pt"};
+  EXPECT_THROW(exporting::plan_export(cfg, dir.path(), "winml.toml"), InputError);
+  cfg.inputs = {"../outside.py"};
+  EXPECT_THROW(exporting::plan_export(cfg, dir.path(), "winml.toml"), InputError);
+  cfg.inputs = {};
+  cfg.env = {"WINML_TEST_SURELY_UNSET_VARIABLE"};
+  EXPECT_THROW(exporting::plan_export(cfg, dir.path(), "winml.toml"), InputError);
+}
+
+TEST(ExportPlan, CommandRunsWithOnlyDeclaredEnvironment) {
+  test::TempDir dir;
+  write_model(dir / "src.onnx");
+  ::setenv("WINML_TEST_PASSED", "yes", 1);
+  ::setenv("WINML_TEST_HIDDEN", "no", 1);
+  auto cfg = command_config({"/bin/sh", "-c", "cp src.onnx \"$1\" && env > env.txt && echo exported", "sh", "{output}"});
+  cfg.env = {"WINML_TEST_PASSED"};
+  auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml");
+  exporting::run_export(plan, dir.path(), dir / "build" / "export.onnx", dir / "build" / "export.log");
+  EXPECT_NO_THROW(model::load_model(dir / "build" / "export.onnx"));
+  std::string env = test::read_text(dir / "env.txt");
+  EXPECT_NE(env.find("WINML_TEST_PASSED=yes"), std::string::npos) << env;
+  EXPECT_EQ(env.find("WINML_TEST_HIDDEN"), std::string::npos) << env;
+  EXPECT_NE(test::read_text(dir / "build" / "export.log").find("exported"), std::string::npos);
+  // No temporary directory is left behind.
+  for (const auto& e : fs::directory_iterator(dir / "build"))
+    EXPECT_EQ(e.path().filename().string().find(".export"), std::string::npos) << e.path();
+}
+
+TEST(ExportPlan, FailureShowsCommandExitCodeAndLogTail) {
+  test::TempDir dir;
+  auto cfg = command_config({"/bin/sh", "-c", "echo line-one; echo the-real-problem >&2; exit 7"});
+  auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml");
+  try {
+    exporting::run_export(plan, dir.path(), dir / "build" / "export.onnx", dir / "build" / "export.log");
+    FAIL();
+  } catch (const BuildError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("exit code 7"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("/bin/sh -c"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("the-real-problem"), std::string::npos) << msg;
+  }
+  EXPECT_FALSE(fs::exists(dir / "build" / "export.onnx"));
+}
+
+TEST(ExportPlan, MissingOrUnusableOutputIsAFailure) {
+  test::TempDir dir;
+  auto silent = exporting::plan_export(command_config({"true"}), dir.path(), "winml.toml");
+  EXPECT_THROW(exporting::run_export(silent, dir.path(), dir / "b" / "export.onnx", dir / "b" / "log"), BuildError);
+  auto garbage = exporting::plan_export(command_config({"/bin/sh", "-c", "echo junk > \"$1\"", "sh", "{output}"}),
+                                        dir.path(), "winml.toml");
+  EXPECT_THROW(exporting::run_export(garbage, dir.path(), dir / "b" / "export.onnx", dir / "b" / "log"), BuildError);
+  EXPECT_FALSE(fs::exists(dir / "b" / "export.onnx"));
+}
+
+TEST(ExportPlan, UnknownPlaceholderIsAnInputError) {
+  test::TempDir dir;
+  auto plan = exporting::plan_export(command_config({"echo", "{outptu}"}), dir.path(), "winml.toml");
+  EXPECT_THROW(exporting::run_export(plan, dir.path(), dir / "b" / "export.onnx", dir / "b" / "log"), InputError);
+}
+
+TEST(TorchvisionRecipe, ExportsARealModel) {
+  test::TempDir dir;
+  config::ExportConfig cfg;
+  cfg.torchvision = "mobilenet_v3_small";
+  cfg.opset = 13;
+  auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml");
+  EXPECT_FALSE(plan.recipe_text.empty());
+  exporting::run_export(plan, dir.path(), dir / "build" / "export.onnx", dir / "build" / "export.log");
+  model::Model m = model::load_model(dir / "build" / "export.onnx");
+  EXPECT_EQ(m.opset(), 13);
+  EXPECT_EQ(m.proto.graph().input(0).name(), "input");
+  EXPECT_GT(m.proto.graph().node_size(), 50);
+}
+
+TEST(TorchvisionRecipe, UnknownModelNamesTheChoices) {
+  test::TempDir dir;
+  config::ExportConfig cfg;
+  cfg.torchvision = "resnet_fifty";
+  auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml");
+  try {
+    exporting::run_export(plan, dir.path(), dir / "build" / "export.onnx", dir / "build" / "export.log");
+    FAIL();
+  } catch (const BuildError& e) {
+    EXPECT_NE(std::string(e.what()).find("torchvision has no model 'resnet_fifty'"), std::string::npos) << e.what();
+  }
+}
