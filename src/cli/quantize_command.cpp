@@ -21,7 +21,7 @@ struct Options {
   std::string model, output, report;
   std::string mode, weight_type, activation_type, calibration_method, calibration_data, distribution, ep = "cpu";
   bool per_channel = false, symmetric = false, reduce_range = false, requantize = false, fp16_io = false;
-  bool no_accuracy = false, json = false;
+  bool no_accuracy = false, json = false, no_bias_correction = false;
   std::optional<double> percentile;
   std::optional<std::int64_t> samples, seed, num_bins;
   std::vector<double> value_range;
@@ -54,6 +54,7 @@ config::QuantizeConfig section_from(const Options& o) {
   set("op_block_list", o.block_ops, !o.block_ops.empty());
   set("keep_io_types", false, o.fp16_io);
   set("requantize", true, o.requantize);
+  set("bias_correction", false, o.no_bias_correction);
   std::string errors;
   auto sink = [&](const std::string& path, const std::string& message, config::ErrorAt) {
     errors += (errors.empty() ? "" : "\n") + std::string("--") + path.substr(path.find('.') + 1) + ": " + message;
@@ -128,6 +129,7 @@ Command add_quantize_command(CLI::App& app) {
   sub->add_flag("--per-channel", o->per_channel, "One weight scale per output channel");
   sub->add_flag("--symmetric", o->symmetric, "Symmetric weight and activation ranges");
   sub->add_flag("--reduce-range", o->reduce_range, "7-bit weights");
+  sub->add_flag("--no-bias-correction", o->no_bias_correction, "Keep biases as they are (no bias correction)");
   sub->add_option("--calibration-method", o->calibration_method, "minmax (default), percentile, entropy");
   sub->add_option("--percentile", o->percentile, "Percentile kept by the percentile method (default 99.999)");
   sub->add_option("--num-bins", o->num_bins, "Histogram bins for percentile/entropy");

@@ -27,8 +27,9 @@ struct Params {
 class Rewriter {
  public:
   Rewriter(model::Model& m, const QdqPlan& plan, const GraphInfo& info, const std::map<std::string, TensorRange>& ranges,
-           const QdqOptions& o)
-      : m_(m), g_(*m.proto.mutable_graph()), plan_(plan), info_(info), ranges_(ranges), o_(o), names_(g_) {
+           const QdqOptions& o, const std::map<std::string, std::vector<double>>& means)
+      : m_(m), g_(*m.proto.mutable_graph()), plan_(plan), info_(info), ranges_(ranges), o_(o), means_(means),
+        names_(g_) {
     result_.qdq_domain = qdq_domain(o, m.opset());
   }
 
@@ -82,6 +83,8 @@ class Rewriter {
       const onnx::TensorProto& init = *info_.initializers.at(t.name);
       std::vector<std::int64_t> dims(init.dims().begin(), init.dims().end());
       std::vector<float> values = read_floats(m_, init);
+      if (auto c = constant_corrections_.find(t.name); c != constant_corrections_.end())
+        subtract(values, c->second);
       WeightOptions w;
       if (t.kind == TensorKind::kWeight) w = {o_.weight_type, o_.weight_symmetric, o_.reduce_range, t.axis};
       else w = {o_.activation_type, o_.activation_symmetric, false, std::nullopt};
@@ -121,10 +124,93 @@ class Rewriter {
       replaced_.insert(t.name);
       ++result_.quantized_weights;
 
+      // Bias correction needs the final quantized weight.
+      std::map<int, std::vector<double>> shift = corrections_for(t.name, values, dims, q);
       std::vector<float> wscales;
       for (const auto& v : q.params) wscales.push_back(v.scale);
-      for (std::size_t k = 0; k < biases.size(); ++k) bias(*biases[k], bias_values[k], wscales, q.axis.has_value());
+      for (std::size_t k = 0; k < biases.size(); ++k) {
+        if (auto s = shift.find(biases[k]->node); s != shift.end() && subtract(bias_values[k], s->second))
+          ++result_.corrected_biases;
+        bias(*biases[k], bias_values[k], wscales, q.axis.has_value());
+      }
       params_.emplace(t.name, std::move(p));
+    }
+    correct_float_constants();
+  }
+
+  // E[(W_q - W) x] per output channel of every corrected node reading `weight`:
+  // node index -> shift. MatMul shifts go to the Add constant that follows
+  // (constant_corrections_), applied when that constant is processed.
+  std::map<int, std::vector<double>> corrections_for(const std::string& weight, const std::vector<float>& w,
+                                                     const std::vector<std::int64_t>& dims, const QuantizedTensor& q) {
+    std::map<int, std::vector<double>> out;
+    std::vector<float> wq;
+    for (const auto& c : plan_.corrections) {
+      if (c.weight != weight) continue;
+      auto mean = means_.find(c.input);
+      if (mean == means_.end()) continue;
+      if (wq.empty()) wq = dequantize(q);
+      const std::vector<double>& mu = mean->second;
+      std::vector<double> shift;
+      if (c.kind == PlannedCorrection::Kind::kConv) {
+        std::int64_t m = dims[0], cg = dims.size() > 1 ? dims[1] : 1, k = 1;
+        for (std::size_t i = 2; i < dims.size(); ++i) k *= dims[i];
+        if (c.group < 1 || m % c.group || static_cast<std::int64_t>(mu.size()) != cg * c.group) continue;
+        shift.assign(static_cast<std::size_t>(m), 0.0);
+        for (std::int64_t o = 0; o < m; ++o) {
+          std::int64_t g = o / (m / c.group);
+          double s = 0;
+          for (std::int64_t ci = 0; ci < cg; ++ci) {
+            double sum_dw = 0;
+            for (std::int64_t j = 0; j < k; ++j) {
+              std::size_t idx = static_cast<std::size_t>((o * cg + ci) * k + j);
+              sum_dw += static_cast<double>(wq[idx]) - static_cast<double>(w[idx]);
+            }
+            s += sum_dw * mu[static_cast<std::size_t>(g * cg + ci)];
+          }
+          shift[static_cast<std::size_t>(o)] = s;
+        }
+      } else {
+        // Gemm (B as [K,N], or [N,K] with transB) and MatMul (W as [K,N]).
+        bool by_row = c.kind == PlannedCorrection::Kind::kGemm && c.trans_b;
+        std::int64_t kdim = by_row ? dims[1] : dims[0], n = by_row ? dims[0] : dims[1];
+        if (static_cast<std::int64_t>(mu.size()) != kdim) continue;
+        shift.assign(static_cast<std::size_t>(n), 0.0);
+        for (std::int64_t kk = 0; kk < kdim; ++kk)
+          for (std::int64_t j = 0; j < n; ++j) {
+            std::size_t idx = static_cast<std::size_t>(by_row ? j * kdim + kk : kk * n + j);
+            shift[static_cast<std::size_t>(j)] +=
+                (static_cast<double>(wq[idx]) - static_cast<double>(w[idx])) * mu[static_cast<std::size_t>(kk)];
+          }
+        for (auto& v : shift) v *= c.alpha;
+      }
+      if (c.kind == PlannedCorrection::Kind::kMatMul) constant_corrections_[c.bias] = shift;
+      else out[c.node] = std::move(shift);
+    }
+    return out;
+  }
+
+  // values -= shift, element by element; false (unchanged) on a size mismatch.
+  static bool subtract(std::vector<float>& values, const std::vector<double>& shift) {
+    if (values.size() != shift.size()) return false;
+    for (std::size_t i = 0; i < values.size(); ++i)
+      values[i] = static_cast<float>(static_cast<double>(values[i]) - shift[i]);
+    return true;
+  }
+
+  // Corrected MatMul bias constants that stay float (their Add is not quantized).
+  void correct_float_constants() {
+    for (const auto& [name, shift] : constant_corrections_) {
+      if (replaced_.count(name)) {
+        ++result_.corrected_biases;  // applied before it was quantized
+        continue;
+      }
+      const onnx::TensorProto& init = *info_.initializers.at(name);
+      std::vector<float> values = read_floats(m_, init);
+      if (!subtract(values, shift)) continue;
+      std::vector<std::int64_t> dims(init.dims().begin(), init.dims().end());
+      corrected_floats_.push_back(make_floats(name, dims, values));
+      ++result_.corrected_biases;
     }
   }
 
@@ -241,6 +327,10 @@ class Rewriter {
     for (auto& n : nodes) *g_.add_node() = std::move(n);
     for (auto& t : new_inits_) *g_.add_initializer() = std::move(t);
     remove_initializers(g_, renamed_biases_);  // their DequantizeLinear now produces the name
+    std::set<std::string> corrected;
+    for (const auto& t : corrected_floats_) corrected.insert(t.name());
+    remove_initializers(g_, corrected);
+    for (auto& t : corrected_floats_) *g_.add_initializer() = std::move(t);
     remove_unused_initializers(g_, replaced_);
     if (!result_.qdq_domain.empty()) ensure_opset(m_.proto, result_.qdq_domain, 1);
   }
@@ -251,7 +341,10 @@ class Rewriter {
   const GraphInfo& info_;
   const std::map<std::string, TensorRange>& ranges_;
   const QdqOptions& o_;
+  const std::map<std::string, std::vector<double>>& means_;
   NameGen names_;
+  std::map<std::string, std::vector<double>> constant_corrections_;
+  std::vector<onnx::TensorProto> corrected_floats_;
   ApplyResult result_;
   std::map<std::string, Params> params_;
   std::vector<onnx::TensorProto> new_inits_;
@@ -265,8 +358,9 @@ class Rewriter {
 }  // namespace
 
 ApplyResult apply_qdq(model::Model& model, const QdqPlan& plan, const GraphInfo& info,
-                      const std::map<std::string, TensorRange>& ranges, const QdqOptions& options) {
-  return Rewriter(model, plan, info, ranges, options).run();
+                      const std::map<std::string, TensorRange>& ranges, const QdqOptions& options,
+                      const std::map<std::string, std::vector<double>>& means) {
+  return Rewriter(model, plan, info, ranges, options, means).run();
 }
 
 }  // namespace winml::quant

@@ -24,6 +24,7 @@ struct ApplyResult {
   std::size_t quantized_weights = 0;    // constants stored quantized
   std::size_t quantized_biases = 0;     // int32 biases
   std::size_t adjusted_weight_scales = 0;  // weights whose scale was raised so the bias fits int32
+  std::size_t corrected_biases = 0;        // biases shifted by bias correction
   std::vector<std::string> uncalibrated;   // planned activations with no range (left float)
   std::string qdq_domain;                  // "" or "com.microsoft"
 };
@@ -31,8 +32,11 @@ struct ApplyResult {
 // `model` holds the planned graph (plan_qdq ran on model.proto.graph()) and
 // can read its initializers (external data mapped). `info` describes the
 // graph before planning.
+// `means` holds the per-channel input means plan.corrections need (missing
+// ones skip the correction).
 ApplyResult apply_qdq(model::Model& model, const QdqPlan& plan, const GraphInfo& info,
-                      const std::map<std::string, TensorRange>& ranges, const QdqOptions& options);
+                      const std::map<std::string, TensorRange>& ranges, const QdqOptions& options,
+                      const std::map<std::string, std::vector<double>>& means = {});
 
 // The Q/DQ domain for these types at this opset.
 std::string qdq_domain(const QdqOptions& options, std::int64_t opset);

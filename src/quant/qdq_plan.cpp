@@ -17,6 +17,12 @@ std::vector<std::string> QdqPlan::calibration_tensors(const GraphInfo& info) con
   return {names.begin(), names.end()};
 }
 
+std::map<std::string, std::int64_t> QdqPlan::mean_tensors() const {
+  std::map<std::string, std::int64_t> r;
+  for (const auto& c : corrections) r.emplace(c.input, c.input_axis);
+  return r;
+}
+
 namespace {
 
 const onnx::AttributeProto* attribute(const onnx::NodeProto& n, const std::string& name) {
@@ -144,6 +150,41 @@ class Planner {
     plan_.biases.push_back({bias, input, weight, beta, node});
   }
 
+  template <typename Fill>
+  void correct(int node, PlannedCorrection::Kind kind, const std::string& input, const std::string& weight,
+               const std::string& bias, std::int64_t axis, Fill&& fill) {
+    if (!o_.bias_correction || !info_.is_initializer(weight) || !info_.is_float(weight) || !info_.is_float(input) ||
+        !info_.is_initializer(bias) || !info_.is_float(bias) || info_.is_initializer(input))
+      return;
+    const PlannedTensor* w = entry(weight);
+    if (!w || w->kind != TensorKind::kWeight) return;
+    PlannedCorrection c;
+    c.kind = kind;
+    c.node = node;
+    c.input = input;
+    c.weight = weight;
+    c.bias = bias;
+    c.input_axis = axis;
+    fill(c);
+    plan_.corrections.push_back(c);
+  }
+
+  // The 1-D constant [n] an Add right after `value` (its only reader) adds: a MatMul's bias.
+  std::string following_bias(const std::string& value, std::int64_t n) const {
+    if (count_consumers(g_, value) != 1 || info_.graph_outputs.count(value)) return "";
+    for (const auto& node : g_.node()) {
+      if (node.op_type() != "Add" || node.input_size() != 2 || !is_default_domain(node)) continue;
+      int k = node.input(0) == value ? 1 : node.input(1) == value ? 0 : -1;
+      if (k < 0) continue;
+      const std::string& b = node.input(k);
+      if (!info_.is_initializer(b)) return "";
+      const auto* t = info_.initializers.at(b);
+      if (t->dims_size() != 1 || t->dims(0) != n || count_consumers(g_, b) != 1) return "";
+      return b;
+    }
+    return "";
+  }
+
   // Renames the producer's output to `output` so the activation node can go.
   bool fold_into_producer(const std::string& upstream, const std::string& output) {
     if (info_.graph_outputs.count(upstream) || info_.graph_inputs.count(upstream) || info_.is_initializer(upstream))
@@ -177,6 +218,10 @@ class Planner {
         activation(n.output(0));
         weight(in(1), op == "Conv" ? 0 : 1);
         if (!in(2).empty()) bias(i, in(2), in(0), in(1), 1.0f);
+        if (op == "Conv" && !in(2).empty())
+          correct(i, PlannedCorrection::Kind::kConv, in(0), in(1), in(2), 1, [&](PlannedCorrection& c) {
+            c.group = int_attr(n, "group", 1);
+          });
         return;
       }
       case OpKind::kGemm: {
@@ -186,7 +231,14 @@ class Planner {
         if (!in(2).empty() && info_.is_initializer(in(2)) && info_.is_initializer(in(1))) {
           std::size_t before = plan_.biases.size();
           bias(i, in(2), in(0), in(1), float_attr(n, "beta", 1.0f));
-          if (plan_.biases.size() > before) plan_.gemm_beta_reset.insert(i);
+          if (plan_.biases.size() > before) {
+            plan_.gemm_beta_reset.insert(i);
+            correct(i, PlannedCorrection::Kind::kGemm, in(0), in(1), in(2), int_attr(n, "transA", 0) ? 0 : 1,
+                    [&](PlannedCorrection& c) {
+                      c.trans_b = int_attr(n, "transB", 0) != 0;
+                      c.alpha = float_attr(n, "alpha", 1.0f);
+                    });
+          }
         }
         return;
       }
@@ -201,6 +253,10 @@ class Planner {
           weight(name, (k == 1 && matrix) ? std::optional<std::int64_t>(1) : std::nullopt);
         }
         for (const auto& o : n.output()) activation(o);
+        if (n.input_size() == 2 && !info_.is_initializer(in(0)) && info_.is_initializer(in(1)) &&
+            info_.initializers.at(in(1))->dims_size() == 2)
+          if (std::string b = following_bias(n.output(0), info_.initializers.at(in(1))->dims(1)); !b.empty())
+            correct(i, PlannedCorrection::Kind::kMatMul, in(0), in(1), b, -1, [](PlannedCorrection&) {});
         return;
       }
       case OpKind::kRemovableActivation: {

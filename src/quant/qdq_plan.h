@@ -47,6 +47,8 @@ struct QdqOptions {
   // DequantizeLinear takes `axis` (opset 13+, or the com.microsoft domain);
   // without it per-channel weights fall back to per tensor.
   bool axis_supported = true;
+  // Remove the mean output shift weight rounding causes (see PlannedCorrection).
+  bool bias_correction = true;
 };
 
 enum class TensorKind { kActivation, kWeight };
@@ -67,6 +69,22 @@ struct PlannedBias {
   int node = -1;  // index of the reading node
 };
 
+// Bias correction: rounding W to W_q shifts the node's output by
+// (W_q - W) · E[x] on average; subtracting that from the bias removes the
+// shift. E[x] is the per-channel mean of the node's input over the
+// calibration samples. Applies to Conv, Gemm and MatMul nodes with a constant
+// weight and a bias (MatMul: the constant of the Add that follows it).
+struct PlannedCorrection {
+  enum class Kind { kConv, kGemm, kMatMul };
+  Kind kind = Kind::kConv;
+  int node = -1;
+  std::string input, weight, bias;
+  std::int64_t input_axis = 1;  // channel axis of the input (-1: the last)
+  std::int64_t group = 1;       // Conv groups
+  bool trans_b = false;         // Gemm
+  float alpha = 1.0f;           // Gemm
+};
+
 struct QdqPlan {
   std::vector<PlannedTensor> tensors;  // in the order they were first requested
   std::vector<PlannedBias> biases;
@@ -74,10 +92,13 @@ struct QdqPlan {
   std::set<int> removed_nodes;          // folded activations
   std::map<int, std::string> skipped;   // node index -> why it stays float
   std::set<int> gemm_beta_reset;        // Gemm nodes whose beta moved into the int32 bias
+  std::vector<PlannedCorrection> corrections;
 
   const PlannedTensor* find(const std::string& name) const;
   // Activations that need their own calibrated range (sorted, unique).
   std::vector<std::string> calibration_tensors(const GraphInfo& info) const;
+  // Inputs whose per-channel means bias correction needs: name -> channel axis.
+  std::map<std::string, std::int64_t> mean_tensors() const;
 };
 
 QdqPlan plan_qdq(onnx::GraphProto& graph, const GraphInfo& info, const QdqOptions& options, std::int64_t opset);

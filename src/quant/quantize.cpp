@@ -74,6 +74,7 @@ QdqOptions qdq_options(const config::QuantizeConfig& c, const QuantizeContext& c
   else o.op_types.insert(c.op_types_to_quantize.begin(), c.op_types_to_quantize.end());
   o.nodes_to_exclude.insert(c.nodes_to_exclude.begin(), c.nodes_to_exclude.end());
   o.axis_supported = opset >= 13 || !qdq_domain(o, opset).empty();
+  o.bias_correction = c.bias_correction;
   return o;
 }
 
@@ -157,10 +158,10 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     co.symmetric = o.activation_symmetric;
     co.percentile = c.percentile;
     co.num_bins = c.num_bins.value_or(co.method == CalibrationMethod::kEntropy ? 128 : 2048);
-    CalibrationResult cal = calibrate(reference, tensors, *samples, co, ctx.runner);
+    CalibrationResult cal = calibrate(reference, tensors, *samples, co, ctx.runner, plan.mean_tensors());
 
     const onnx::GraphProto planned = out.proto.graph();  // node indices in the plan refer to this
-    ApplyResult applied = apply_qdq(out, plan, info, cal.ranges, o);
+    ApplyResult applied = apply_qdq(out, plan, info, cal.ranges, o, cal.channel_means);
     report["weight_type"] = c.weight_type;
     report["activation_type"] = c.activation_type;
     report["per_channel"] = c.per_channel;
@@ -176,6 +177,8 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     report["quantized_weights"] = applied.quantized_weights;
     report["quantized_biases"] = applied.quantized_biases;
     report["weight_scales_raised_for_bias"] = applied.adjusted_weight_scales;
+    report["bias_correction"] = o.bias_correction;
+    report["corrected_biases"] = applied.corrected_biases;
     report["qdq_domain"] = applied.qdq_domain.empty() ? "ai.onnx" : applied.qdq_domain;
     report["uncalibrated_tensors"] = applied.uncalibrated;
   }

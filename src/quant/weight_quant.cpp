@@ -95,6 +95,27 @@ QuantizedTensor quantize_weight(std::span<const float> values, const std::vector
   return quantize_with(values, dims, options, params);
 }
 
+std::vector<float> dequantize(const QuantizedTensor& q) {
+  ChannelLayout l = channel_layout(q.dims, q.axis);
+  std::size_t n = static_cast<std::size_t>(l.outer * l.channels * l.inner);
+  std::vector<float> out(n);
+  std::size_t size = q.data.size() / std::max<std::size_t>(n, 1);
+  for (std::int64_t c = 0; c < l.channels; ++c)
+    for_channel(l, c, [&](std::size_t i) {
+      std::int32_t v = 0;
+      const std::byte* p = q.data.data() + i * size;
+      switch (q.onnx_type) {
+        case 2: v = static_cast<std::uint8_t>(*p); break;                                  // UINT8
+        case 3: v = static_cast<std::int8_t>(*p); break;                                   // INT8
+        case 4: { std::uint16_t x; std::memcpy(&x, p, 2); v = x; break; }                 // UINT16
+        case 5: { std::int16_t x; std::memcpy(&x, p, 2); v = x; break; }                  // INT16
+        default: break;
+      }
+      out[i] = dequantize_value(v, q.params[static_cast<std::size_t>(c)]);
+    });
+  return out;
+}
+
 ScaleAdjustment fit_bias_in_int32(std::span<const float> bias, float input_scale,
                                   std::span<const float> weight_scales) {
   ScaleAdjustment a;

@@ -42,6 +42,9 @@ QuantizedTensor quantize_weight(std::span<const float> values, const std::vector
 QuantizedTensor quantize_with(std::span<const float> values, const std::vector<std::int64_t>& dims,
                               const WeightOptions& options, const std::vector<QParams>& params);
 
+// The float values a quantized tensor stands for: (q - zero_point) * scale.
+std::vector<float> dequantize(const QuantizedTensor& q);
+
 // The smallest weight scale (per channel, or one) for which the bias still fits
 // int32 with scale input_scale × weight_scale: ONNX Runtime raises weight scales
 // below it. Returns the adjusted scales and whether any changed.

@@ -15,28 +15,38 @@ std::vector<float> float_values(const ValueView& v) {
 
 CalibrationResult calibrate(const model::Model& model, const std::vector<std::string>& tensors,
                             const SampleSource& samples, const CalibrationOptions& options,
-                            const RunnerFactory& runner) {
+                            const RunnerFactory& runner, const std::map<std::string, std::int64_t>& means) {
   auto start = std::chrono::steady_clock::now();
   CalibrationResult result;
   CalibrationStats stats(options, tensors);
-  if (!tensors.empty()) {
+  std::map<std::string, ChannelMean> mean_stats;
+  for (const auto& [name, axis] : means) mean_stats.emplace(name, ChannelMean(axis));
+  if (!tensors.empty() || !means.empty()) {
     if (!runner) throw BuildError("calibration needs a model runner, and none is available");
-    std::unique_ptr<ModelRunner> r = runner(model, tensors);
+    std::vector<std::string> observed = tensors;
+    for (const auto& [name, axis] : means) observed.push_back(name);
+    std::unique_ptr<ModelRunner> r = runner(model, observed);
     ValueObserver observe = [&](const std::string& name, const ValueView& v) {
-      if (v.dtype != onnx::TensorProto::FLOAT || !stats.wants(name)) return;
+      auto mean = mean_stats.find(name);
+      if (v.dtype != onnx::TensorProto::FLOAT || (!stats.wants(name) && mean == mean_stats.end())) return;
+      std::vector<float> copy;
+      std::span<const float> values;
       if (reinterpret_cast<std::uintptr_t>(v.data.data()) % alignof(float) == 0) {
-        stats.add(name, std::span<const float>(reinterpret_cast<const float*>(v.data.data()),
-                                               v.data.size() / sizeof(float)));
+        values = std::span<const float>(reinterpret_cast<const float*>(v.data.data()), v.data.size() / sizeof(float));
       } else {
-        std::vector<float> copy = float_values(v);
-        stats.add(name, copy);
+        copy = float_values(v);
+        values = copy;
       }
+      stats.add(name, values);
+      if (mean != mean_stats.end()) mean->second.add(values, v.shape);
     };
     for (std::size_t i = 0; i < samples.size(); ++i) r->run(samples.sample(i), observe);
   }
   result.samples = samples.size();
   result.ranges = stats.ranges();
   result.unobserved = stats.unobserved();
+  for (const auto& [name, m] : mean_stats)
+    if (!m.empty()) result.channel_means.emplace(name, m.means());
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

@@ -45,6 +45,33 @@ TensorRange RangeCollector::range() const {
   return {};
 }
 
+void ChannelMean::add(std::span<const float> values, std::span<const std::int64_t> shape) {
+  if (shape.empty()) return;
+  auto rank = static_cast<std::int64_t>(shape.size());
+  std::int64_t axis = axis_ < 0 ? rank + axis_ : axis_;
+  if (axis < 0 || axis >= rank) return;
+  std::int64_t outer = 1, inner = 1, channels = shape[static_cast<std::size_t>(axis)];
+  for (std::int64_t i = 0; i < axis; ++i) outer *= shape[static_cast<std::size_t>(i)];
+  for (std::int64_t i = axis + 1; i < rank; ++i) inner *= shape[static_cast<std::size_t>(i)];
+  if (static_cast<std::size_t>(outer * channels * inner) != values.size()) return;
+  if (sums_.empty()) sums_.assign(static_cast<std::size_t>(channels), 0.0);
+  if (static_cast<std::int64_t>(sums_.size()) != channels) return;
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t c = 0; c < channels; ++c) {
+      const float* p = values.data() + (o * channels + c) * inner;
+      double s = 0;
+      for (std::int64_t i = 0; i < inner; ++i) s += p[i];
+      sums_[static_cast<std::size_t>(c)] += s;
+    }
+  count_ += static_cast<std::uint64_t>(outer * inner);
+}
+
+std::vector<double> ChannelMean::means() const {
+  std::vector<double> m(sums_.size(), 0.0);
+  for (std::size_t c = 0; c < m.size() && count_; ++c) m[c] = sums_[c] / static_cast<double>(count_);
+  return m;
+}
+
 CalibrationStats::CalibrationStats(const CalibrationOptions& options, const std::vector<std::string>& tensors) {
   for (const auto& t : tensors) collectors_.emplace(t, RangeCollector(options));
 }

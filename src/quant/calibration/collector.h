@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "quant/calibration/histogram.h"
 #include "quant/calibration/range_methods.h"
@@ -37,6 +38,21 @@ class RangeCollector {
   float min_ = 0, max_ = 0;
   bool seen_ = false;
   std::optional<Histogram> histogram_;
+};
+
+// Per-channel means of a tensor over every sample (sums in double, in a
+// fixed order), for bias correction.
+class ChannelMean {
+ public:
+  explicit ChannelMean(std::int64_t axis) : axis_(axis) {}
+  void add(std::span<const float> values, std::span<const std::int64_t> shape);
+  std::vector<double> means() const;
+  bool empty() const { return count_ == 0; }
+
+ private:
+  std::int64_t axis_;  // -1: last
+  std::vector<double> sums_;
+  std::uint64_t count_ = 0;  // values per channel so far
 };
 
 // Collectors for a fixed set of tensor names (ordered: results are reported
