@@ -355,6 +355,60 @@ TEST(QdqPlacement, SharedBiasGetsOneInt32CopyPerConv) {
   EXPECT_GT(ort_sqnr(in_memory(make_model(b.graph())), r.model, random_tensor({1, 2, 6, 6}, 9)), 20.0);
 }
 
+// Mean error of ORT's output per channel (axis 1) over a few fresh inputs, and the SQNR.
+std::pair<double, double> mean_error_and_sqnr(const model::Model& f, const model::Model& q,
+                                              const std::vector<std::int64_t>& shape) {
+  TempDir d;
+  model::Model a = f, b = q;
+  model::save_model(a, d / "f.onnx");
+  model::save_model(b, d / "q.onnx");
+  std::vector<double> sum;
+  std::size_t count = 0;
+  quant::AccuracyMeter meter;
+  for (std::uint32_t s = 0; s < 4; ++s) {
+    auto x = random_tensor(shape, 500 + s);
+    OrtResult want = run_in_ort(d / "f.onnx", {{"x", x}}), got = run_in_ort(d / "q.onnx", {{"x", x}});
+    EXPECT_TRUE(want.ok && got.ok);
+    const auto& w = want.outputs.begin()->second;
+    const auto& g = got.outputs.begin()->second;
+    meter.add("y", w, g);
+    std::int64_t channels = w.shape[1], inner = w.element_count() / channels;
+    sum.resize(static_cast<std::size_t>(channels), 0.0);
+    for (std::int64_t i = 0; i < w.element_count(); ++i)
+      sum[static_cast<std::size_t>(i / inner % channels)] += double(g.as<float>()[i]) - double(w.as<float>()[i]);
+    count += static_cast<std::size_t>(inner);
+  }
+  double worst = 0;
+  for (double v : sum) worst = std::max(worst, std::fabs(v / double(count)));
+  return {worst, *meter.results()[0].sqnr_db};
+}
+
+TEST(QdqPlacement, BiasCorrectionRemovesTheMeanOutputShift) {
+  // Relu makes the Conv's input mean large next to its spread, so weight
+  // rounding shifts every output channel by a constant (W_q - W) · E[x].
+  GraphBuilder b("shift");
+  b.input("x", {1, 16, 8, 8});
+  b.initializer("w", {8, 16, 3, 3}, random_floats(8 * 16 * 9, 51));
+  b.initializer("bias", {8}, random_floats(8, 52));
+  b.node("Relu", {"x"}, {"r"}, "relu");
+  auto& conv = b.node("Conv", {"r", "w", "bias"}, {"y"}, "conv");
+  set_attr(conv, "pads", std::vector<std::int64_t>{1, 1, 1, 1});
+  b.output("y", {1, 8, 8, 8});
+  model::Model f = in_memory(make_model(b.graph()));
+  config::QuantizeConfig c = quant_config("uint8", "uint16", true);
+  c.samples = 4;
+  c.op_types_to_quantize = {"Conv"};  // leave the Relu float: its output is the Conv input
+  quant::QuantizeResult corrected = quantize_with_ort(f, c, false);
+  c.bias_correction = false;
+  quant::QuantizeResult plain = quantize_with_ort(f, c, false);
+  EXPECT_EQ(corrected.report["corrected_biases"], 1);
+  EXPECT_EQ(plain.report["corrected_biases"], 0);
+  auto [shift_plain, sqnr_plain] = mean_error_and_sqnr(f, plain.model, {1, 16, 8, 8});
+  auto [shift_corrected, sqnr_corrected] = mean_error_and_sqnr(f, corrected.model, {1, 16, 8, 8});
+  EXPECT_LT(shift_corrected, shift_plain / 3) << shift_plain << " -> " << shift_corrected;
+  EXPECT_GT(sqnr_corrected, sqnr_plain + 1.0) << sqnr_plain << " dB -> " << sqnr_corrected << " dB";
+}
+
 TEST(QdqPlacement, EpContextInputIsRefused) {
   model::Model m = in_memory(epcontext_model("QNNExecutionProvider", 1, "blob"));
   m.path = "compiled.onnx";

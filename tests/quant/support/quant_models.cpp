@@ -84,8 +84,9 @@ config::QuantizeConfig quant_config(const std::string& weight_type, const std::s
   return c;
 }
 
-quant::QuantizeResult quantize_with_ort(const model::Model& m, const config::QuantizeConfig& c) {
+quant::QuantizeResult quantize_with_ort(const model::Model& m, const config::QuantizeConfig& c, bool accuracy) {
   quant::QuantizeContext ctx;
+  ctx.accuracy_report = accuracy;
   ctx.runner = ort_runner_factory();
   ctx.model_path = m.path.string();
   return quant::quantize_model(m, c, ctx);

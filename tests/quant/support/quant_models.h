@@ -30,7 +30,7 @@ config::QuantizeConfig quant_config(const std::string& weight_type = "int8",
                                     const std::string& activation_type = "uint8", bool per_channel = true);
 
 // Quantizes with onnxruntime-node as the runner.
-quant::QuantizeResult quantize_with_ort(const model::Model& m, const config::QuantizeConfig& c);
+quant::QuantizeResult quantize_with_ort(const model::Model& m, const config::QuantizeConfig& c, bool accuracy = true);
 
 const onnx::NodeProto* producer(const onnx::GraphProto& g, const std::string& value);
 std::vector<const onnx::NodeProto*> consumers(const onnx::GraphProto& g, const std::string& value);
