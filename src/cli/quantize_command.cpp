@@ -159,6 +159,7 @@ Command add_quantize_command(CLI::App& app) {
             ctx.model_path = o->model;
             ctx.accuracy_report = !o->no_accuracy;
             ctx.runner = quant::runtime_runner_factory({.threads = o->threads, .dims = ctx.dims});
+            ctx.threads = o->threads;
             if (!o->json) ctx.log = [](const std::string& line) { std::cerr << "winml-make: " << line << "\n"; };
             model::Model in = model::load_model(o->model);
             quant::QuantizeResult r = quant::quantize_model(in, cfg, ctx);

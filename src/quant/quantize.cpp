@@ -157,6 +157,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     co.method = parse_calibration_method(c.calibration_method);
     co.symmetric = o.activation_symmetric;
     co.percentile = c.percentile;
+    co.threads = ctx.threads;
     co.num_bins = c.num_bins.value_or(co.method == CalibrationMethod::kEntropy ? 128 : 2048);
     CalibrationResult cal = calibrate(reference, tensors, *samples, co, ctx.runner, plan.mean_tensors());
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "runtime/thread_pool.h"
 
 namespace winml::quant {
 
@@ -26,6 +27,12 @@ CalibrationResult calibrate(const model::Model& model, const std::vector<std::st
     std::vector<std::string> observed = tensors;
     for (const auto& [name, axis] : means) observed.push_back(name);
     std::unique_ptr<ModelRunner> r = runner(model, observed);
+    // Statistics of large values are split over threads while the runtime
+    // waits for the observer.
+    runtime::ThreadPool pool(options.threads);
+    ParallelFor parallel = [&pool](std::int64_t n, const std::function<void(std::int64_t)>& fn) {
+      pool.parallel_for(n, fn);
+    };
     ValueObserver observe = [&](const std::string& name, const ValueView& v) {
       auto mean = mean_stats.find(name);
       if (v.dtype != onnx::TensorProto::FLOAT || (!stats.wants(name) && mean == mean_stats.end())) return;
@@ -37,8 +44,8 @@ CalibrationResult calibrate(const model::Model& model, const std::vector<std::st
         copy = float_values(v);
         values = copy;
       }
-      stats.add(name, values);
-      if (mean != mean_stats.end()) mean->second.add(values, v.shape);
+      stats.add(name, values, parallel);
+      if (mean != mean_stats.end()) mean->second.add(values, v.shape, parallel);
     };
     for (std::size_t i = 0; i < samples.size(); ++i) r->run(samples.sample(i), observe);
   }

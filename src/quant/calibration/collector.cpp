@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "base/error.h"
+#include "quant/calibration/reduce.h"
 
 namespace winml::quant {
 
@@ -21,17 +22,16 @@ RangeCollector::RangeCollector(const CalibrationOptions& options) : options_(opt
     histogram_.emplace(Histogram::Mode::kSigned, options.num_bins);
 }
 
-void RangeCollector::add(std::span<const float> values) {
+void RangeCollector::add(std::span<const float> values, const ParallelFor& parallel) {
   if (histogram_) {
-    histogram_->add(values);
+    histogram_->add(values, parallel);
     return;
   }
-  for (float v : values) {
-    if (std::isnan(v)) continue;
-    if (!seen_) min_ = max_ = v, seen_ = true;
-    min_ = std::min(min_, v);
-    max_ = std::max(max_, v);
-  }
+  MinMax m = min_max(values, parallel);
+  if (!m.any) return;
+  min_ = seen_ ? std::min(min_, m.min) : m.min;
+  max_ = seen_ ? std::max(max_, m.max) : m.max;
+  seen_ = true;
 }
 
 bool RangeCollector::empty() const { return histogram_ ? histogram_->empty() : !seen_; }
@@ -45,7 +45,7 @@ TensorRange RangeCollector::range() const {
   return {};
 }
 
-void ChannelMean::add(std::span<const float> values, std::span<const std::int64_t> shape) {
+void ChannelMean::add(std::span<const float> values, std::span<const std::int64_t> shape, const ParallelFor& parallel) {
   if (shape.empty()) return;
   auto rank = static_cast<std::int64_t>(shape.size());
   std::int64_t axis = axis_ < 0 ? rank + axis_ : axis_;
@@ -56,13 +56,26 @@ void ChannelMean::add(std::span<const float> values, std::span<const std::int64_
   if (static_cast<std::size_t>(outer * channels * inner) != values.size()) return;
   if (sums_.empty()) sums_.assign(static_cast<std::size_t>(channels), 0.0);
   if (static_cast<std::int64_t>(sums_.size()) != channels) return;
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t c = 0; c < channels; ++c) {
-      const float* p = values.data() + (o * channels + c) * inner;
-      double s = 0;
-      for (std::int64_t i = 0; i < inner; ++i) s += p[i];
-      sums_[static_cast<std::size_t>(c)] += s;
-    }
+  if (inner < 64) {  // short rows (e.g. channels last): one pass in element order
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t c = 0; c < channels; ++c) {
+        double s = 0;
+        for (std::int64_t i = 0; i < inner; ++i) s += values[static_cast<std::size_t>((o * channels + c) * inner + i)];
+        sums_[static_cast<std::size_t>(c)] += s;
+      }
+    count_ += static_cast<std::uint64_t>(outer * inner);
+    return;
+  }
+  // One partial sum per (outer, channel) row, added up in row order.
+  std::int64_t rows = outer * channels;
+  std::vector<double> row_sums(static_cast<std::size_t>(rows));
+  auto row = [&](std::int64_t r) {
+    row_sums[static_cast<std::size_t>(r)] =
+        sum(std::span<const float>(values.data() + r * inner, static_cast<std::size_t>(inner)));
+  };
+  if (parallel && rows > 1 && values.size() >= static_cast<std::size_t>(kChunk)) parallel(rows, row);
+  else for (std::int64_t r = 0; r < rows; ++r) row(r);
+  for (std::int64_t r = 0; r < rows; ++r) sums_[static_cast<std::size_t>(r % channels)] += row_sums[static_cast<std::size_t>(r)];
   count_ += static_cast<std::uint64_t>(outer * inner);
 }
 
@@ -76,9 +89,9 @@ CalibrationStats::CalibrationStats(const CalibrationOptions& options, const std:
   for (const auto& t : tensors) collectors_.emplace(t, RangeCollector(options));
 }
 
-void CalibrationStats::add(const std::string& name, std::span<const float> values) {
+void CalibrationStats::add(const std::string& name, std::span<const float> values, const ParallelFor& parallel) {
   auto it = collectors_.find(name);
-  if (it != collectors_.end()) it->second.add(values);
+  if (it != collectors_.end()) it->second.add(values, parallel);
 }
 
 std::map<std::string, TensorRange> CalibrationStats::ranges() const {

@@ -24,12 +24,13 @@ struct CalibrationOptions {
   double percentile = 99.999;
   std::int64_t num_bins = 2048;
   std::int64_t num_quantized_bins = 128;
+  int threads = 0;  // for statistics of large tensors; 0: one per core
 };
 
 class RangeCollector {
  public:
   explicit RangeCollector(const CalibrationOptions& options);
-  void add(std::span<const float> values);
+  void add(std::span<const float> values, const ParallelFor& parallel = {});
   bool empty() const;
   TensorRange range() const;
 
@@ -45,7 +46,7 @@ class RangeCollector {
 class ChannelMean {
  public:
   explicit ChannelMean(std::int64_t axis) : axis_(axis) {}
-  void add(std::span<const float> values, std::span<const std::int64_t> shape);
+  void add(std::span<const float> values, std::span<const std::int64_t> shape, const ParallelFor& parallel = {});
   std::vector<double> means() const;
   bool empty() const { return count_ == 0; }
 
@@ -61,7 +62,7 @@ class CalibrationStats {
  public:
   CalibrationStats(const CalibrationOptions& options, const std::vector<std::string>& tensors);
   bool wants(const std::string& name) const { return collectors_.count(name) != 0; }
-  void add(const std::string& name, std::span<const float> values);
+  void add(const std::string& name, std::span<const float> values, const ParallelFor& parallel = {});
   // Ranges of every tensor that was observed at least once.
   std::map<std::string, TensorRange> ranges() const;
   std::vector<std::string> unobserved() const;

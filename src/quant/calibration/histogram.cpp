@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "base/error.h"
+#include "quant/calibration/reduce.h"
 
 namespace winml::quant {
 
@@ -24,16 +25,10 @@ std::uint64_t Histogram::total() const {
   return n;
 }
 
-void Histogram::add(std::span<const float> values) {
-  float lo = 0, hi = 0;
-  bool any = false;
-  for (float v : values) {
-    if (std::isnan(v)) continue;
-    if (!any) lo = hi = v, any = true;
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-  }
-  if (!any) return;
+void Histogram::add(std::span<const float> values, const ParallelFor& parallel) {
+  MinMax m = min_max(values, parallel);
+  if (!m.any) return;
+  float lo = m.min, hi = m.max;
   double reach = std::max(std::fabs(double(lo)), std::fabs(double(hi)));
   if (!std::isfinite(reach)) reach = std::numeric_limits<float>::max();
   if (empty_) {
@@ -44,7 +39,7 @@ void Histogram::add(std::span<const float> values) {
     min_ = std::min(min_, lo), max_ = std::max(max_, hi);
     if (reach > threshold_) grow_to(reach);
   }
-  bin(values);
+  bin(values, parallel);
 }
 
 void Histogram::grow_to(double needed) {
@@ -89,14 +84,32 @@ void Histogram::rebin(double new_threshold, std::size_t new_bins) {
   threshold_ = new_threshold;
 }
 
-void Histogram::bin(std::span<const float> values) {
-  const auto n = static_cast<std::int64_t>(counts_.size());
+void Histogram::bin(std::span<const float> values, const ParallelFor& parallel) {
+  std::int64_t chunks = chunk_count(values.size());
+  if (chunks <= 1 || !parallel) {
+    bin_chunk(values, counts_);
+    return;
+  }
+  // Per-chunk counts, added up in chunk order.
+  std::vector<std::vector<std::uint64_t>> parts(static_cast<std::size_t>(chunks));
+  parallel(chunks, [&](std::int64_t i) {
+    std::size_t begin = static_cast<std::size_t>(i * kChunk);
+    auto& part = parts[static_cast<std::size_t>(i)];
+    part.assign(counts_.size(), 0);
+    bin_chunk(values.subspan(begin, std::min<std::size_t>(kChunk, values.size() - begin)), part);
+  });
+  for (const auto& part : parts)
+    for (std::size_t b = 0; b < counts_.size(); ++b) counts_[b] += part[b];
+}
+
+void Histogram::bin_chunk(std::span<const float> values, std::vector<std::uint64_t>& counts) const {
+  const auto n = static_cast<std::int64_t>(counts.size());
   const double low = low_edge();
   const double width = mode_ == Mode::kSigned ? 2.0 * threshold_ : threshold_;
   if (width <= 0) {  // all values are zero so far
-    std::size_t zero_bin = mode_ == Mode::kSigned ? counts_.size() / 2 : 0;
+    std::size_t zero_bin = mode_ == Mode::kSigned ? counts.size() / 2 : 0;
     for (float v : values)
-      if (!std::isnan(v)) ++counts_[zero_bin];
+      if (!std::isnan(v)) ++counts[zero_bin];
     return;
   }
   const double norm = static_cast<double>(n) / width;
@@ -104,7 +117,7 @@ void Histogram::bin(std::span<const float> values) {
     if (std::isnan(v)) continue;
     double x = mode_ == Mode::kAbsolute ? std::fabs(double(v)) : double(v);
     auto i = static_cast<std::int64_t>(std::floor((x - low) * norm));
-    ++counts_[static_cast<std::size_t>(std::clamp<std::int64_t>(i, 0, n - 1))];
+    ++counts[static_cast<std::size_t>(std::clamp<std::int64_t>(i, 0, n - 1))];
   }
 }
 

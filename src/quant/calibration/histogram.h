@@ -9,6 +9,8 @@
 #include <span>
 #include <vector>
 
+#include "quant/calibration/reduce.h"
+
 namespace winml::quant {
 
 class Histogram {
@@ -16,7 +18,7 @@ class Histogram {
   enum class Mode { kSigned, kAbsolute };
   Histogram(Mode mode, std::int64_t num_bins, std::int64_t max_bins = 0);
 
-  void add(std::span<const float> values);  // NaN is ignored
+  void add(std::span<const float> values, const ParallelFor& parallel = {});  // NaN is ignored
 
   bool empty() const { return empty_; }
   Mode mode() const { return mode_; }
@@ -30,7 +32,8 @@ class Histogram {
   std::uint64_t total() const;
 
  private:
-  void bin(std::span<const float> values);
+  void bin(std::span<const float> values, const ParallelFor& parallel);
+  void bin_chunk(std::span<const float> values, std::vector<std::uint64_t>& counts) const;
   void grow_to(double needed);
   void rebin(double new_threshold, std::size_t new_bins);
 
