@@ -1,5 +1,7 @@
 #include "quant/qdq_apply.h"
 
+#include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "base/error.h"
@@ -149,8 +151,9 @@ class Rewriter {
       if (c.weight != weight) continue;
       auto mean = means_.find(c.input);
       if (mean == means_.end()) continue;
-      if (wq.empty()) wq = dequantize(q);
       const std::vector<double>& mu = mean->second;
+      if (!std::all_of(mu.begin(), mu.end(), [](double x) { return std::isfinite(x); })) continue;
+      if (wq.empty()) wq = dequantize(q);
       std::vector<double> shift;
       if (c.kind == PlannedCorrection::Kind::kConv) {
         std::int64_t m = dims[0], cg = dims.size() > 1 ? dims[1] : 1, k = 1;

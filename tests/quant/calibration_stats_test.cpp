@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
+#include <limits>
 #include <cmath>
 #include <random>
 
@@ -131,6 +133,49 @@ TEST(Ranges, StreamingMatchesOrderAndIsDeterministic) {
     return c.range();
   };
   EXPECT_EQ(run(), run());
+}
+
+// Runs tiles in reverse, as another thread interleaving might.
+ParallelFor reversed() {
+  return [](std::int64_t n, const std::function<void(std::int64_t)>& fn) {
+    for (std::int64_t i = n - 1; i >= 0; --i) fn(i);
+  };
+}
+
+TEST(ParallelStatistics, SameResultsWhateverTheTileOrder) {
+  auto v = normal(kChunk * 5 + 123, 9, 3.0f);
+  v[kChunk * 2 + 7] = std::numeric_limits<float>::quiet_NaN();
+  MinMax a = min_max(v), b = min_max(v, reversed());
+  EXPECT_EQ(a.min, b.min);
+  EXPECT_EQ(a.max, b.max);
+  for (auto mode : {Histogram::Mode::kSigned, Histogram::Mode::kAbsolute}) {
+    Histogram seq(mode, 2048), par(mode, 2048);
+    seq.add(v);
+    par.add(v, reversed());
+    EXPECT_EQ(seq.counts(), par.counts());
+    EXPECT_EQ(seq.total(), v.size() - 1);  // the NaN is not counted
+  }
+  v[kChunk * 2 + 7] = 0.5f;
+  std::vector<std::int64_t> shape = {5, 3, static_cast<std::int64_t>(v.size() / 15)};
+  std::span<const float> cut(v.data(), static_cast<std::size_t>(5 * 3 * shape[2]));
+  ChannelMean m1(1), m2(1);
+  m1.add(cut, shape);
+  m2.add(cut, shape, reversed());
+  EXPECT_EQ(m1.means(), m2.means());
+  ASSERT_EQ(m1.means().size(), 3u);
+}
+
+TEST(ChannelMeans, PerAxisIncludingLast) {
+  // [2, 3] with channels on axis 1 (and -1): column means.
+  std::vector<float> v = {1, 2, 3, 5, 6, 7};
+  std::vector<std::int64_t> shape = {2, 3};
+  ChannelMean by_axis(1), by_last(-1), rows(0);
+  by_axis.add(v, shape);
+  by_last.add(v, shape);
+  rows.add(v, shape);
+  EXPECT_EQ(by_axis.means(), (std::vector<double>{3, 4, 5}));
+  EXPECT_EQ(by_last.means(), by_axis.means());
+  EXPECT_EQ(rows.means(), (std::vector<double>{2, 6}));
 }
 
 TEST(CalibrationStats, OnlyRequestedTensorsAndUnobservedReported) {
