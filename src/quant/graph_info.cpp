@@ -2,6 +2,8 @@
 
 #include <onnx/shape_inference/implementation.h>
 
+#include <set>
+
 #include "model/tensor_data.h"
 #include "model/walk.h"
 
@@ -43,6 +45,48 @@ onnx::ModelProto skeleton(const onnx::ModelProto& m) {
   return s;
 }
 
+std::int32_t int_attribute(const onnx::NodeProto& n, const char* name, std::int32_t fallback) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return static_cast<std::int32_t>(a.i());
+  return fallback;
+}
+
+// Element types ONNX shape inference left unknown (operator sets newer than
+// the linked ONNX knows, contrib domains), by operator family: the few ops
+// whose output type is fixed or named by an attribute, otherwise the type of
+// the first typed input (elementwise, data movement, normalisation, ...).
+void propagate_types(const onnx::GraphProto& g, std::map<std::string, std::int32_t>& types) {
+  using T = onnx::TensorProto;
+  static const std::set<std::string> to_int64 = {"Shape", "Size", "NonZero", "ArgMax", "ArgMin", "NonMaxSuppression"};
+  static const std::set<std::string> to_bool = {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Not",
+                                                "And", "Or", "Xor", "IsNaN", "IsInf"};
+  for (const auto& n : g.node()) {
+    bool missing = false;
+    for (const auto& o : n.output()) missing = missing || (!o.empty() && !types.count(o));
+    if (!missing) continue;
+    std::int32_t t = 0;
+    const std::string& op = n.op_type();
+    if (to_int64.count(op)) t = T::INT64;
+    else if (to_bool.count(op)) t = T::BOOL;
+    else if (op == "Cast") t = int_attribute(n, "to", 0);
+    else if (op == "DequantizeLinear") t = n.input_size() > 1 && types.count(n.input(1)) ? types.at(n.input(1)) : T::FLOAT;
+    else if (op == "QuantizeLinear")
+      t = n.input_size() > 2 && types.count(n.input(2)) ? types.at(n.input(2)) : int_attribute(n, "output_dtype", T::UINT8);
+    else if (op == "ConstantOfShape") t = T::FLOAT;  // unless its value attribute says otherwise
+    for (const auto& a : n.attribute())
+      if (op == "ConstantOfShape" && a.name() == "value" && a.has_t()) t = a.t().data_type();
+    if (t == 0)
+      for (const auto& i : n.input())
+        if (auto it = types.find(i); it != types.end()) {
+          t = it->second;
+          break;
+        }
+    if (t == 0) continue;
+    for (const auto& o : n.output())
+      if (!o.empty()) types.emplace(o, t);
+  }
+}
+
 }  // namespace
 
 GraphInfo analyze_graph(const onnx::ModelProto& model) {
@@ -77,6 +121,7 @@ GraphInfo analyze_graph(const onnx::ModelProto& model) {
   }
   for (const auto& v : s.graph().value_info()) record(info.elem_types, v);
   for (const auto& v : s.graph().output()) record(info.elem_types, v);
+  propagate_types(model.graph(), info.elem_types);
   return info;
 }
 

@@ -232,6 +232,20 @@ TEST(QdqPlacement, SixteenBitActivationsUseMicrosoftDomain) {
   EXPECT_GT(w8a16, 25.0);
 }
 
+TEST(QdqPlacement, SixteenBitUsesTheOnnxDomainFromOpset21) {
+  // Opset 21 is newer than the linked ONNX's shape inference: types come
+  // from the fallback propagation.
+  model::Model m = in_memory(small_cnn(21));
+  quant::QuantizeResult r = quantize_with_ort(m, quant_config("uint8", "uint16", true));
+  const auto& g = r.model.proto.graph();
+  EXPECT_EQ(r.report["qdq_domain"], "ai.onnx");
+  EXPECT_EQ(r.report["nodes_quantized"], 8);
+  for (const auto& n : g.node())
+    if (n.op_type() == "QuantizeLinear" || n.op_type() == "DequantizeLinear") EXPECT_EQ(n.domain(), "") << n.name();
+  EXPECT_EQ(r.model.opset("com.microsoft"), 0);
+  EXPECT_GT(ort_sqnr(in_memory(small_cnn(21)), r.model, random_tensor({1, 3, 16, 16}, 7)), 25.0);
+}
+
 TEST(QdqPlacement, SymmetricActivationsKeepRelu) {
   model::Model m = in_memory(small_cnn());
   config::QuantizeConfig c = quant_config("int8", "int8", false);
