@@ -133,6 +133,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     o.keep_io_types = c.keep_io_types;
     o.op_block_list.insert(c.op_block_list.begin(), c.op_block_list.end());
     o.ep = ctx.ep;
+    report["folded_identities"] = fold_constant_identities(*out.proto.mutable_graph());
     Fp16Result f = convert_to_fp16(out, o);
     report["nodes_quantized"] = f.fp16_nodes;
     report["nodes_skipped"] = f.float_nodes;
