@@ -162,7 +162,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     co.num_bins = c.num_bins.value_or(co.method == CalibrationMethod::kEntropy ? 128 : 2048);
     CalibrationResult cal = calibrate(reference, tensors, *samples, co, ctx.runner, plan.mean_tensors());
 
-    const onnx::GraphProto planned = out.proto.graph();  // node indices in the plan refer to this
+    report["skipped_op_types"] = count_by_op(out.proto.graph(), plan.skipped);  // plan indices: this graph
     ApplyResult applied = apply_qdq(out, plan, info, cal.ranges, o, cal.channel_means);
     report["weight_type"] = c.weight_type;
     report["activation_type"] = c.activation_type;
@@ -173,7 +173,6 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     report["calibration_time_seconds"] = cal.seconds;
     report["nodes_quantized"] = plan.quantized_nodes.size();
     report["nodes_skipped"] = plan.skipped.size();
-    report["skipped_op_types"] = count_by_op(planned, plan.skipped);
     report["folded_activations"] = plan.removed_nodes.size();
     report["qdq_pairs"] = applied.activation_pairs;
     report["quantized_weights"] = applied.quantized_weights;
