@@ -314,6 +314,8 @@ class Rewriter {
       onnx::NodeProto n = g_.node(i);
       if (plan_.gemm_beta_reset.count(i) && quantized_bias_nodes_.count(i)) set_float_attr(n, "beta", 1.0f);
       std::vector<std::string> outputs(n.output().begin(), n.output().end());
+      // Every reader goes through the DequantizeLinear (Shape included): ORT
+      // fuses a group only when the quantized node's output feeds Q alone.
       for (auto& in : *n.mutable_input()) {
         if (auto r = node_input_renames_.find({i, in}); r != node_input_renames_.end()) in = r->second;
         else if (auto r2 = input_renames_.find(in); r2 != input_renames_.end()) in = r2->second;
@@ -335,7 +337,33 @@ class Rewriter {
     remove_initializers(g_, corrected);
     for (auto& t : corrected_floats_) *g_.add_initializer() = std::move(t);
     remove_unused_initializers(g_, replaced_);
-    if (!result_.qdq_domain.empty()) ensure_opset(m_.proto, result_.qdq_domain, 1);
+    if (!result_.qdq_domain.empty()) {
+      ensure_opset(m_.proto, result_.qdq_domain, 1);
+      declare_contrib_outputs();
+    }
+  }
+
+  // ONNX's schema registry does not know the com.microsoft Q/DQ, so shape
+  // inference cannot type their outputs, and libonnx 1.12 crashes inferring
+  // some ops (LayerNormalization's function body) with untyped inputs. The
+  // element types are known here: declare them.
+  void declare_contrib_outputs() {
+    std::set<std::string> declared;
+    for (const auto& v : g_.value_info()) declared.insert(v.name());
+    for (const auto& v : g_.output()) declared.insert(v.name());
+    std::map<std::string, std::int32_t> zp_types;
+    for (const auto& t : g_.initializer()) zp_types[t.name()] = t.data_type();
+    for (const auto& n : g_.node()) {
+      if (n.domain() != result_.qdq_domain || n.output_size() != 1 || declared.count(n.output(0))) continue;
+      std::int32_t type = 0;
+      if (n.op_type() == "DequantizeLinear") type = onnx::TensorProto::FLOAT;
+      else if (n.op_type() == "QuantizeLinear" && n.input_size() > 2) type = zp_types[n.input(2)];
+      if (!type) continue;
+      auto* v = g_.add_value_info();
+      v->set_name(n.output(0));
+      v->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+      declared.insert(n.output(0));
+    }
   }
 
   model::Model& m_;

@@ -136,6 +136,24 @@ TEST(QuantizeCli, MemoryDoesNotGrowWithSamples) {
   EXPECT_LT(many - few, 8 * 1024) << "peak RSS " << few << " KiB with 2 samples, " << many << " KiB with 40";
 }
 
+TEST(QuantizeCli, SixteenBitTransformerReportsAccuracy) {
+  // 16-bit Q/DQ (com.microsoft) in front of Shape nodes: the accuracy pass
+  // must run the quantized model on the runtime.
+  TempDir d;
+  CliResult r = run_cli({"quantize", "-m", exported_model("transformer_encoder_op17").string(), "-o",
+                         (d / "q.onnx").string(), "--weight-type", "uint8", "--activation-type", "uint16",
+                         "--per-channel", "--samples", "2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["qdq_domain"], "com.microsoft");
+  EXPECT_GT(j["accuracy"][0]["sqnr_db"].get<double>(), 35.0);
+  model::Model q = model::load_model(d / "q.onnx");
+  for (const auto& n : q.proto.graph().node())
+    if (n.op_type() == "QuantizeLinear" || n.op_type() == "DequantizeLinear") EXPECT_EQ(n.domain(), "com.microsoft");
+  OrtResult ort = run_in_ort(d / "q.onnx", {{"input", random_tensor({1, 16, 64}, 3)}});
+  EXPECT_TRUE(ort.ok) << ort.error;
+}
+
 TEST(QuantizeCli, Fp16Mode) {
   TempDir d;
   fs::path in = save(small_attention(), d / "att.onnx");
