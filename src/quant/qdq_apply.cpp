@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "model/epcontext.h"
+#include "quant/bias_correction.h"
 #include "quant/graph_edit.h"
 #include "quant/weight_quant.h"
 
@@ -151,42 +152,9 @@ class Rewriter {
       if (c.weight != weight) continue;
       auto mean = means_.find(c.input);
       if (mean == means_.end()) continue;
-      const std::vector<double>& mu = mean->second;
-      if (!std::all_of(mu.begin(), mu.end(), [](double x) { return std::isfinite(x); })) continue;
       if (wq.empty()) wq = dequantize(q);
-      std::vector<double> shift;
-      if (c.kind == PlannedCorrection::Kind::kConv) {
-        std::int64_t m = dims[0], cg = dims.size() > 1 ? dims[1] : 1, k = 1;
-        for (std::size_t i = 2; i < dims.size(); ++i) k *= dims[i];
-        if (c.group < 1 || m % c.group || static_cast<std::int64_t>(mu.size()) != cg * c.group) continue;
-        shift.assign(static_cast<std::size_t>(m), 0.0);
-        for (std::int64_t o = 0; o < m; ++o) {
-          std::int64_t g = o / (m / c.group);
-          double s = 0;
-          for (std::int64_t ci = 0; ci < cg; ++ci) {
-            double sum_dw = 0;
-            for (std::int64_t j = 0; j < k; ++j) {
-              std::size_t idx = static_cast<std::size_t>((o * cg + ci) * k + j);
-              sum_dw += static_cast<double>(wq[idx]) - static_cast<double>(w[idx]);
-            }
-            s += sum_dw * mu[static_cast<std::size_t>(g * cg + ci)];
-          }
-          shift[static_cast<std::size_t>(o)] = s;
-        }
-      } else {
-        // Gemm (B as [K,N], or [N,K] with transB) and MatMul (W as [K,N]).
-        bool by_row = c.kind == PlannedCorrection::Kind::kGemm && c.trans_b;
-        std::int64_t kdim = by_row ? dims[1] : dims[0], n = by_row ? dims[0] : dims[1];
-        if (static_cast<std::int64_t>(mu.size()) != kdim) continue;
-        shift.assign(static_cast<std::size_t>(n), 0.0);
-        for (std::int64_t kk = 0; kk < kdim; ++kk)
-          for (std::int64_t j = 0; j < n; ++j) {
-            std::size_t idx = static_cast<std::size_t>(by_row ? j * kdim + kk : kk * n + j);
-            shift[static_cast<std::size_t>(j)] +=
-                (static_cast<double>(wq[idx]) - static_cast<double>(w[idx])) * mu[static_cast<std::size_t>(kk)];
-          }
-        for (auto& v : shift) v *= c.alpha;
-      }
+      std::vector<double> shift = output_shift(c, w, wq, dims, mean->second);
+      if (shift.empty()) continue;
       if (c.kind == PlannedCorrection::Kind::kMatMul) constant_corrections_[c.bias] = shift;
       else out[c.node] = std::move(shift);
     }

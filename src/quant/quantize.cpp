@@ -88,32 +88,6 @@ json count_by_op(const onnx::GraphProto& g, const std::map<int, std::string>& no
   return json(counts);
 }
 
-// Moves the Q/DQ nodes of the main graph from domain `from` to `to`.
-void retag_qdq(onnx::GraphProto& g, const std::string& from, const std::string& to) {
-  for (auto& n : *g.mutable_node())
-    if ((n.op_type() == "QuantizeLinear" || n.op_type() == "DequantizeLinear") && n.domain() == from) n.set_domain(to);
-}
-
-// The runtime types values with libonnx 1.12's shape inference, which does
-// not know com.microsoft Q/DQ and crashes propagating Shape data through the
-// untyped values behind them. The runtime executes both domains with the same
-// kernels, so the comparison runs the 16-bit Q/DQ under the ONNX domain
-// (restored afterwards; the saved model keeps com.microsoft).
-std::vector<OutputAccuracy> compare_on_runtime(const model::Model& reference, model::Model& candidate,
-                                               const SampleSource& samples, const RunnerFactory& runner,
-                                               const std::string& qdq_domain) {
-  if (qdq_domain.empty()) return compare_models(reference, candidate, samples, runner);
-  retag_qdq(*candidate.proto.mutable_graph(), qdq_domain, "");
-  try {
-    auto table = compare_models(reference, candidate, samples, runner);
-    retag_qdq(*candidate.proto.mutable_graph(), "", qdq_domain);
-    return table;
-  } catch (...) {
-    retag_qdq(*candidate.proto.mutable_graph(), "", qdq_domain);
-    throw;
-  }
-}
-
 }  // namespace
 
 std::vector<fs::path> quantize_input_files(const config::QuantizeConfig& c, const fs::path& base_dir) {
@@ -150,7 +124,6 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
   const std::int64_t opset = out.opset();
 
   json report = {{"mode", c.mode}, {"requantized", existing.total() > 0}};
-  std::string contrib_domain;  // the Q/DQ domain when not the ONNX one
   std::unique_ptr<SampleSource> samples = sample_source(reference.proto, c, ctx);
   report["calibration_data"] = samples->describe();
   report["samples"] = samples->size();
@@ -208,13 +181,12 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     report["bias_correction"] = o.bias_correction;
     report["corrected_biases"] = applied.corrected_biases;
     report["qdq_domain"] = applied.qdq_domain.empty() ? "ai.onnx" : applied.qdq_domain;
-    contrib_domain = applied.qdq_domain;
     report["uncalibrated_tensors"] = applied.uncalibrated;
   }
 
   if (ctx.accuracy_report) {
     log(ctx, "comparing against the float model on " + std::to_string(samples->size()) + " samples");
-    std::vector<OutputAccuracy> table = compare_on_runtime(reference, out, *samples, ctx.runner, contrib_domain);
+    std::vector<OutputAccuracy> table = compare_models(reference, out, *samples, ctx.runner);
     report["accuracy"] = accuracy_json(table);
   }
   r.report = std::move(report);

@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "base/error.h"
 #include "model/model_io.h"
 #include "model/validate.h"
 #include "quant/accuracy.h"
+#include "quant/bias_correction.h"
 #include "quant/support/quant_models.h"
 #include "support/model_builder.h"
 #include "support/ort_oracle.h"
@@ -428,6 +430,69 @@ TEST(QdqPlacement, BiasCorrectionRemovesTheMeanOutputShift) {
   auto [shift_corrected, sqnr_corrected] = mean_error_and_sqnr(f, corrected.model, {1, 16, 8, 8});
   EXPECT_LT(shift_corrected, shift_plain / 3) << shift_plain << " -> " << shift_corrected;
   EXPECT_GT(sqnr_corrected, sqnr_plain + 1.0) << sqnr_plain << " dB -> " << sqnr_corrected << " dB";
+}
+
+// output_shift against ONNX Runtime: the node itself, run with W_q - W as its
+// weight on an input holding each channel's mean everywhere, outputs exactly
+// the per-channel shift.
+TEST(BiasCorrectionMath, OutputShiftMatchesTheNodeOnAMeanInput) {
+  std::vector<float> w = random_floats(6 * 2 * 3 * 3, 61), wq = w;
+  for (std::size_t i = 0; i < wq.size(); ++i) wq[i] += 0.01f * float(int(i % 7) - 3);
+  std::vector<float> dw(w.size());
+  for (std::size_t i = 0; i < w.size(); ++i) dw[i] = wq[i] - w[i];
+  std::vector<double> mu = {0.5, -1.0, 2.0, 0.25};  // 4 input channels, 2 groups of 2
+
+  quant::PlannedCorrection conv;
+  conv.kind = quant::PlannedCorrection::Kind::kConv;
+  conv.group = 2;
+  std::vector<double> shift = quant::output_shift(conv, w, wq, {6, 2, 3, 3}, mu);
+  ASSERT_EQ(shift.size(), 6u);
+  GraphBuilder b;
+  b.input("x", {1, 4, 3, 3});
+  b.initializer("dw", {6, 2, 3, 3}, dw);
+  set_attr(b.node("Conv", {"x", "dw"}, {"y"}, "conv"), "group", std::int64_t{2});
+  b.output("y", {1, 6, 1, 1});
+  model::TensorFile x = ones({1, 4, 3, 3});
+  for (std::size_t i = 0; i < 36; ++i) {
+    float v = static_cast<float>(mu[i / 9]);
+    std::memcpy(x.data.data() + 4 * i, &v, 4);
+  }
+  TempDir d;
+  model::Model m = in_memory(make_model(b.graph()));
+  model::save_model(m, d / "conv.onnx");
+  OrtResult r = run_in_ort(d / "conv.onnx", {{"x", x}});
+  ASSERT_TRUE(r.ok) << r.error;
+  for (std::size_t o = 0; o < 6; ++o) EXPECT_NEAR(shift[o], r.outputs["y"].as<float>()[o], 1e-5) << o;
+
+  // Gemm with transB and alpha: B is [N=3, K=4].
+  quant::PlannedCorrection gemm;
+  gemm.kind = quant::PlannedCorrection::Kind::kGemm;
+  gemm.trans_b = true;
+  gemm.alpha = 0.5f;
+  std::vector<float> b_w(w.begin(), w.begin() + 12), b_q(wq.begin(), wq.begin() + 12), b_dw(dw.begin(), dw.begin() + 12);
+  std::vector<double> gshift = quant::output_shift(gemm, b_w, b_q, {3, 4}, mu);
+  GraphBuilder gb;
+  gb.input("x", {1, 4});
+  gb.initializer("dw", {3, 4}, b_dw);
+  auto& g = gb.node("Gemm", {"x", "dw"}, {"y"}, "gemm");
+  set_attr(g, "transB", std::int64_t{1});
+  set_attr(g, "alpha", 0.5f);
+  gb.output("y", {1, 3});
+  model::TensorFile gx = ones({1, 4});
+  for (std::size_t i = 0; i < 4; ++i) {
+    float v = static_cast<float>(mu[i]);
+    std::memcpy(gx.data.data() + 4 * i, &v, 4);
+  }
+  model::Model gm = in_memory(make_model(gb.graph()));
+  model::save_model(gm, d / "gemm.onnx");
+  OrtResult gr = run_in_ort(d / "gemm.onnx", {{"x", gx}});
+  ASSERT_TRUE(gr.ok) << gr.error;
+  ASSERT_EQ(gshift.size(), 3u);
+  for (std::size_t n = 0; n < 3; ++n) EXPECT_NEAR(gshift[n], gr.outputs["y"].as<float>()[n], 1e-5) << n;
+
+  // Shapes that do not fit leave the node uncorrected.
+  EXPECT_TRUE(quant::output_shift(conv, w, wq, {6, 2, 3, 3}, {1.0, 2.0}).empty());
+  EXPECT_TRUE(quant::output_shift(conv, w, wq, {6, 2, 3, 3}, {1.0, NAN, 1.0, 1.0}).empty());
 }
 
 TEST(QdqPlacement, EpContextInputIsRefused) {
