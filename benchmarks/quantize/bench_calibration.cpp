@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
     double inference_seconds = 0;
     {
       auto all = quant::generated_samples(samples, quant::model_inputs(m.proto, {}, true), {"normal", 0.0, 1.0, 1});
-      auto runner = quant::runtime_runner_factory({.threads = threads})(m, {});
+      auto runner = quant::runtime_runner_factory({.threads = threads, .dims = {}})(m, {});
       runner->run(all->sample(0), {});  // warm-up, as ORT gets one
       for (int i = 0; i < samples; ++i) {
         auto feeds = all->sample(static_cast<std::size_t>(i));
@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
     }
 
     quant::QuantizeContext ctx;
-    ctx.runner = quant::runtime_runner_factory({.threads = threads});
+    ctx.runner = quant::runtime_runner_factory({.threads = threads, .dims = {}});
     ctx.threads = threads;
     ctx.accuracy_report = false;
     quant::QuantizeResult r = quant::quantize_model(m, c, ctx);

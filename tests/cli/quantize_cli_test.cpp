@@ -149,7 +149,9 @@ TEST(QuantizeCli, SixteenBitTransformerReportsAccuracy) {
   EXPECT_GT(j["accuracy"][0]["sqnr_db"].get<double>(), 35.0);
   model::Model q = model::load_model(d / "q.onnx");
   for (const auto& n : q.proto.graph().node())
-    if (n.op_type() == "QuantizeLinear" || n.op_type() == "DequantizeLinear") EXPECT_EQ(n.domain(), "com.microsoft");
+    if (n.op_type() == "QuantizeLinear" || n.op_type() == "DequantizeLinear") {
+      EXPECT_EQ(n.domain(), "com.microsoft");
+    }
   OrtResult ort = run_in_ort(d / "q.onnx", {{"input", random_tensor({1, 16, 64}, 3)}});
   EXPECT_TRUE(ort.ok) << ort.error;
 }

@@ -243,7 +243,9 @@ TEST(QdqPlacement, SixteenBitUsesTheOnnxDomainFromOpset21) {
   EXPECT_EQ(r.report["qdq_domain"], "ai.onnx");
   EXPECT_EQ(r.report["nodes_quantized"], 8);
   for (const auto& n : g.node())
-    if (n.op_type() == "QuantizeLinear" || n.op_type() == "DequantizeLinear") EXPECT_EQ(n.domain(), "") << n.name();
+    if (n.op_type() == "QuantizeLinear" || n.op_type() == "DequantizeLinear") {
+      EXPECT_EQ(n.domain(), "") << n.name();
+    }
   EXPECT_EQ(r.model.opset("com.microsoft"), 0);
   EXPECT_GT(ort_sqnr(in_memory(small_cnn(21)), r.model, random_tensor({1, 3, 16, 16}, 7)), 25.0);
 }
@@ -301,7 +303,9 @@ TEST(QdqPlacement, OldOpsetFallsBackToPerTensorWeights) {
   quant::QuantizeResult r = quantize_with_ort(m, quant_config("int8", "uint8", true));
   const auto& g = r.model.proto.graph();
   for (const auto& n : g.node())
-    if (n.op_type() == "DequantizeLinear") EXPECT_EQ(n.attribute_size(), 0) << n.name();
+    if (n.op_type() == "DequantizeLinear") {
+      EXPECT_EQ(n.attribute_size(), 0) << n.name();
+    }
   EXPECT_GT(ort_sqnr(in_memory(small_cnn(11)), r.model, random_tensor({1, 3, 16, 16}, 3)), 15.0);
 }
 
