@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "base/error.h"
 #include "quant/calibration/reduce.h"
@@ -113,11 +114,24 @@ void Histogram::bin_chunk(std::span<const float> values, std::vector<std::uint64
     return;
   }
   const double norm = static_cast<double>(n) / width;
-  for (float v : values) {
-    if (std::isnan(v)) continue;
-    double x = mode_ == Mode::kAbsolute ? std::fabs(double(v)) : double(v);
-    auto i = static_cast<std::int64_t>(std::floor((x - low) * norm));
-    ++counts[static_cast<std::size_t>(std::clamp<std::int64_t>(i, 0, n - 1))];
+  const std::int64_t last = n - 1;
+  std::uint64_t* c = counts.data();
+  // Every finite value is within [low, low + width] (the range grew to hold
+  // it), so truncation is floor; the clamp catches rounding at the top edge.
+  // NaN and infinities are not counted.
+  constexpr float kMax = std::numeric_limits<float>::max();
+  if (mode_ == Mode::kAbsolute) {
+    for (float v : values) {
+      if (!(std::fabs(v) <= kMax)) continue;
+      auto i = static_cast<std::int64_t>((std::fabs(static_cast<double>(v)) - low) * norm);
+      ++c[i < 0 ? 0 : (i > last ? last : i)];
+    }
+  } else {
+    for (float v : values) {
+      if (!(std::fabs(v) <= kMax)) continue;
+      auto i = static_cast<std::int64_t>((static_cast<double>(v) - low) * norm);
+      ++c[i < 0 ? 0 : (i > last ? last : i)];
+    }
   }
 }
 
