@@ -58,8 +58,7 @@ int main(int argc, char** argv) {
       }
     }
 
-    quant::QuantizeContext ctx;
-    ctx.runner = quant::runtime_runner_factory({.threads = threads, .dims = {}});
+    quant::QuantizeContext ctx;  // the default runner: the project's runtime
     ctx.threads = threads;
     ctx.accuracy_report = false;
     quant::QuantizeResult r = quant::quantize_model(m, c, ctx);

@@ -11,7 +11,6 @@
 #include "model/model_io.h"
 #include "quant/accuracy.h"
 #include "quant/quantize.h"
-#include "quant/runtime_runner.h"
 
 namespace winml::cli {
 
@@ -158,8 +157,7 @@ Command add_quantize_command(CLI::App& app) {
             ctx.base_dir = std::filesystem::current_path();
             ctx.model_path = o->model;
             ctx.accuracy_report = !o->no_accuracy;
-            ctx.runner = quant::runtime_runner_factory({.threads = o->threads, .dims = ctx.dims});
-            ctx.threads = o->threads;
+            ctx.threads = o->threads;  // the runtime runs calibration and the accuracy pass
             if (!o->json) ctx.log = [](const std::string& line) { std::cerr << "winml-make: " << line << "\n"; };
             model::Model in = model::load_model(o->model);
             quant::QuantizeResult r = quant::quantize_model(in, cfg, ctx);

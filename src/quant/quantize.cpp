@@ -13,6 +13,7 @@
 #include "quant/op_support.h"
 #include "quant/qdq_apply.h"
 #include "quant/qdq_plan.h"
+#include "quant/runtime_runner.h"
 #include "quant/strip_qdq.h"
 
 namespace winml::quant {
@@ -95,7 +96,9 @@ std::vector<fs::path> quantize_input_files(const config::QuantizeConfig& c, cons
   return calibration_files(resolve(base_dir, c.calibration_data), c.samples);
 }
 
-QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConfig& c, const QuantizeContext& ctx) {
+QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConfig& c, const QuantizeContext& given) {
+  QuantizeContext ctx = given;
+  if (!ctx.runner) ctx.runner = runtime_runner_factory({.threads = ctx.threads, .dims = ctx.dims});
   const std::string path = ctx.model_path.empty() ? in.path.string() : ctx.model_path;
   model::refuse_epcontext_input(in.proto, path, ". Run quantize on the original ONNX model before compilation.");
 

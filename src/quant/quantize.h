@@ -21,8 +21,8 @@ struct QuantizeContext {
   std::map<std::string, std::int64_t> dims;    // [model] dims, for symbolic input dimensions
   std::filesystem::path base_dir;              // relative calibration_data is resolved against it
   std::string model_path;                      // the input model, for messages
-  RunnerFactory runner;                        // executes models (e.g. runtime_runner_factory)
-  int threads = 0;                             // for calibration statistics; 0: one per core
+  RunnerFactory runner;                        // executes models; empty: the project's CPU runtime
+  int threads = 0;                             // runtime and statistics threads; 0: one per core
   bool accuracy_report = true;                 // compare against the float model
   std::function<void(const std::string&)> log; // progress lines, optional
 };
