@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
       cli::add_graph_command(app),
       cli::add_cache_command(app),
       cli::add_run_command(app),
+      cli::add_quantize_command(app),
   };
   cli::Command build = cli::add_build_command(app);
 

@@ -68,6 +68,7 @@ struct QuantizeConfig {
   std::optional<bool> weight_symmetric;
   std::optional<bool> activation_symmetric;
   bool reduce_range = false;
+  bool bias_correction = true;
   std::vector<std::string> op_types_to_quantize;
   std::vector<std::string> nodes_to_exclude;
   std::string calibration_method = "minmax";

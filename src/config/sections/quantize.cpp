@@ -30,6 +30,9 @@ std::shared_ptr<const Section<QuantizeConfig>> quantize_schema() {
         .default_doc = "false";
     s->key("reduce_range", &QuantizeConfig::reduce_range, ValueType::kBool,
            "Quantize weights to 7 bits (for CPUs without VNNI, as ONNX Runtime's option).");
+    s->key("bias_correction", &QuantizeConfig::bias_correction, ValueType::kBool,
+           "Remove the mean output shift weight rounding causes: the bias of each Conv, Gemm and MatMul(+Add) "
+           "with a quantized weight is lowered by (W_q - W) · E[input], E[input] per channel from calibration.");
     s->key("op_types_to_quantize", &QuantizeConfig::op_types_to_quantize, ValueType::kStringList,
            "Only quantize these operator types; empty means every type the target EP supports quantized.");
     s->key("nodes_to_exclude", &QuantizeConfig::nodes_to_exclude, ValueType::kStringList,

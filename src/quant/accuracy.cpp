@@ -1,0 +1,121 @@
+#include "quant/accuracy.h"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "base/error.h"
+#include "model/tensor_data.h"
+#include "quant/half.h"
+
+namespace winml::quant {
+
+namespace {
+template <typename T>
+void widen(const model::TensorFile& t, std::vector<double>& out) {
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    T v;
+    std::memcpy(&v, t.data.data() + i * sizeof(T), sizeof(T));
+    out[i] = static_cast<double>(v);
+  }
+}
+}  // namespace
+
+std::vector<double> as_doubles(const model::TensorFile& t) {
+  std::vector<double> out(static_cast<std::size_t>(t.element_count()));
+  using T = onnx::TensorProto;
+  switch (t.dtype) {
+    case T::FLOAT: widen<float>(t, out); break;
+    case T::DOUBLE: widen<double>(t, out); break;
+    case T::FLOAT16:
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        std::uint16_t h;
+        std::memcpy(&h, t.data.data() + 2 * i, 2);
+        out[i] = half_to_float(h);
+      }
+      break;
+    case T::INT8: widen<std::int8_t>(t, out); break;
+    case T::UINT8: case T::BOOL: widen<std::uint8_t>(t, out); break;
+    case T::INT16: widen<std::int16_t>(t, out); break;
+    case T::UINT16: widen<std::uint16_t>(t, out); break;
+    case T::INT32: widen<std::int32_t>(t, out); break;
+    case T::INT64: widen<std::int64_t>(t, out); break;
+    default: throw BuildError("cannot compare outputs of type " + model::data_type_name(t.dtype));
+  }
+  return out;
+}
+
+void AccuracyMeter::add(const std::string& output, const model::TensorFile& reference,
+                        const model::TensorFile& candidate) {
+  if (reference.shape != candidate.shape)
+    throw BuildError("output '" + output + "' changed shape after conversion");
+  std::vector<double> a = as_doubles(reference), b = as_doubles(candidate);
+  Sums& s = sums_[output];
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    double d = a[i] - b[i];
+    s.signal += a[i] * a[i];
+    s.noise += d * d;
+    double ad = std::fabs(d);
+    if (std::isnan(ad)) ad = INFINITY;
+    s.max_abs = std::max(s.max_abs, ad);
+  }
+  s.n += a.size();
+}
+
+std::vector<OutputAccuracy> AccuracyMeter::results() const {
+  std::vector<OutputAccuracy> r;
+  for (const auto& [name, s] : sums_) {
+    OutputAccuracy a;
+    a.output = name;
+    a.max_abs_error = s.max_abs;
+    a.elements = s.n;
+    if (s.noise > 0) a.sqnr_db = 10.0 * std::log10(s.signal / s.noise);
+    r.push_back(a);
+  }
+  return r;
+}
+
+std::vector<OutputAccuracy> compare_models(const model::Model& reference, const model::Model& candidate,
+                                           const SampleSource& samples, const RunnerFactory& runner) {
+  if (!runner) throw BuildError("the accuracy report needs a model runner, and none is available");
+  AccuracyMeter meter;
+  std::unique_ptr<ModelRunner> ref = runner(reference, {});
+  std::unique_ptr<ModelRunner> cand = runner(candidate, {});
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    Feeds feeds = samples.sample(i);
+    auto want = ref->run(feeds, {});
+    auto got = cand->run(feeds, {});
+    for (const auto& [name, t] : want) {
+      auto it = got.find(name);
+      if (it == got.end()) throw BuildError("converted model has no output '" + name + "'");
+      meter.add(name, t, it->second);
+    }
+  }
+  return meter.results();
+}
+
+nlohmann::json accuracy_json(const std::vector<OutputAccuracy>& table) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& a : table) {
+    nlohmann::json row = {{"output", a.output}, {"max_abs_error", a.max_abs_error}, {"elements", a.elements}};
+    row["sqnr_db"] = a.sqnr_db ? nlohmann::json(*a.sqnr_db) : nlohmann::json(nullptr);  // null: identical
+    j.push_back(row);
+  }
+  return j;
+}
+
+std::string format_accuracy(const std::vector<OutputAccuracy>& table) {
+  std::ostringstream o;
+  char line[512];
+  std::snprintf(line, sizeof line, "  %-32s %10s %16s\n", "output", "SQNR (dB)", "max abs error");
+  o << line;
+  for (const auto& a : table) {
+    char sqnr[32] = "inf";
+    if (a.sqnr_db) std::snprintf(sqnr, sizeof sqnr, "%.2f", *a.sqnr_db);
+    std::snprintf(line, sizeof line, "  %-32s %10s %16.6g\n", a.output.c_str(), sqnr, a.max_abs_error);
+    o << line;
+  }
+  return o.str();
+}
+
+}  // namespace winml::quant

@@ -1,0 +1,51 @@
+// How far a converted model's outputs are from the float model's over the
+// calibration samples: SQNR (signal-to-quantization-noise ratio, dB) and the
+// largest absolute error, per output. Accumulated sample by sample in double.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/model.h"
+#include "model/tensor_file.h"
+#include "quant/calibration/samples.h"
+#include "quant/model_runner.h"
+
+namespace winml::quant {
+
+struct OutputAccuracy {
+  std::string output;
+  std::optional<double> sqnr_db;  // empty when the outputs are identical (infinite SQNR)
+  double max_abs_error = 0;
+  std::size_t elements = 0;
+};
+
+class AccuracyMeter {
+ public:
+  // Adds one sample's pair of outputs (any numeric element type).
+  void add(const std::string& output, const model::TensorFile& reference, const model::TensorFile& candidate);
+  std::vector<OutputAccuracy> results() const;  // in output name order
+
+ private:
+  struct Sums {
+    double signal = 0, noise = 0, max_abs = 0;
+    std::size_t n = 0;
+  };
+  std::map<std::string, Sums> sums_;
+};
+
+// Runs both models on every sample.
+std::vector<OutputAccuracy> compare_models(const model::Model& reference, const model::Model& candidate,
+                                           const SampleSource& samples, const RunnerFactory& runner);
+
+nlohmann::json accuracy_json(const std::vector<OutputAccuracy>& table);
+std::string format_accuracy(const std::vector<OutputAccuracy>& table);
+
+// Element values as double (float16 decoded); BuildError for non-numeric types.
+std::vector<double> as_doubles(const model::TensorFile& t);
+
+}  // namespace winml::quant

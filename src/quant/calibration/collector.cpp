@@ -1,0 +1,111 @@
+#include "quant/calibration/collector.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "base/error.h"
+#include "quant/calibration/reduce.h"
+
+namespace winml::quant {
+
+CalibrationMethod parse_calibration_method(const std::string& name) {
+  if (name == "minmax") return CalibrationMethod::kMinMax;
+  if (name == "percentile") return CalibrationMethod::kPercentile;
+  if (name == "entropy") return CalibrationMethod::kEntropy;
+  throw BuildError("unknown calibration method '" + name + "' (expected minmax, percentile or entropy)");
+}
+
+RangeCollector::RangeCollector(const CalibrationOptions& options) : options_(options) {
+  if (options.method == CalibrationMethod::kPercentile)
+    histogram_.emplace(options.symmetric ? Histogram::Mode::kAbsolute : Histogram::Mode::kSigned, options.num_bins);
+  else if (options.method == CalibrationMethod::kEntropy)
+    histogram_.emplace(Histogram::Mode::kSigned, options.num_bins);
+}
+
+void RangeCollector::add(std::span<const float> values, const ParallelFor& parallel) {
+  if (histogram_) {
+    histogram_->add(values, parallel);
+    return;
+  }
+  MinMax m = min_max(values, parallel);
+  if (!m.any) return;
+  min_ = seen_ ? std::min(min_, m.min) : m.min;
+  max_ = seen_ ? std::max(max_, m.max) : m.max;
+  seen_ = true;
+}
+
+bool RangeCollector::empty() const { return histogram_ ? histogram_->empty() : !seen_; }
+
+TensorRange RangeCollector::range() const {
+  switch (options_.method) {
+    case CalibrationMethod::kMinMax: return minmax_range(min_, max_, options_.symmetric);
+    case CalibrationMethod::kPercentile: return percentile_range(*histogram_, options_.percentile);
+    case CalibrationMethod::kEntropy: return entropy_range(*histogram_, options_.num_quantized_bins);
+  }
+  return {};
+}
+
+void ChannelMean::add(std::span<const float> values, std::span<const std::int64_t> shape, const ParallelFor& parallel) {
+  if (shape.empty()) return;
+  auto rank = static_cast<std::int64_t>(shape.size());
+  std::int64_t axis = axis_ < 0 ? rank + axis_ : axis_;
+  if (axis < 0 || axis >= rank) return;
+  std::int64_t outer = 1, inner = 1, channels = shape[static_cast<std::size_t>(axis)];
+  for (std::int64_t i = 0; i < axis; ++i) outer *= shape[static_cast<std::size_t>(i)];
+  for (std::int64_t i = axis + 1; i < rank; ++i) inner *= shape[static_cast<std::size_t>(i)];
+  if (static_cast<std::size_t>(outer * channels * inner) != values.size()) return;
+  if (sums_.empty()) sums_.assign(static_cast<std::size_t>(channels), 0.0);
+  if (static_cast<std::int64_t>(sums_.size()) != channels) return;
+  if (inner < 64) {  // short rows (e.g. channels last): one pass in element order
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t c = 0; c < channels; ++c) {
+        double s = 0;
+        for (std::int64_t i = 0; i < inner; ++i) s += values[static_cast<std::size_t>((o * channels + c) * inner + i)];
+        sums_[static_cast<std::size_t>(c)] += s;
+      }
+    count_ += static_cast<std::uint64_t>(outer * inner);
+    return;
+  }
+  // One partial sum per (outer, channel) row, added up in row order.
+  std::int64_t rows = outer * channels;
+  std::vector<double> row_sums(static_cast<std::size_t>(rows));
+  auto row = [&](std::int64_t r) {
+    row_sums[static_cast<std::size_t>(r)] =
+        sum(std::span<const float>(values.data() + r * inner, static_cast<std::size_t>(inner)));
+  };
+  if (parallel && rows > 1 && values.size() >= static_cast<std::size_t>(kChunk)) parallel(rows, row);
+  else for (std::int64_t r = 0; r < rows; ++r) row(r);
+  for (std::int64_t r = 0; r < rows; ++r) sums_[static_cast<std::size_t>(r % channels)] += row_sums[static_cast<std::size_t>(r)];
+  count_ += static_cast<std::uint64_t>(outer * inner);
+}
+
+std::vector<double> ChannelMean::means() const {
+  std::vector<double> m(sums_.size(), 0.0);
+  for (std::size_t c = 0; c < m.size() && count_; ++c) m[c] = sums_[c] / static_cast<double>(count_);
+  return m;
+}
+
+CalibrationStats::CalibrationStats(const CalibrationOptions& options, const std::vector<std::string>& tensors) {
+  for (const auto& t : tensors) collectors_.emplace(t, RangeCollector(options));
+}
+
+void CalibrationStats::add(const std::string& name, std::span<const float> values, const ParallelFor& parallel) {
+  auto it = collectors_.find(name);
+  if (it != collectors_.end()) it->second.add(values, parallel);
+}
+
+std::map<std::string, TensorRange> CalibrationStats::ranges() const {
+  std::map<std::string, TensorRange> r;
+  for (const auto& [name, c] : collectors_)
+    if (!c.empty()) r.emplace(name, c.range());
+  return r;
+}
+
+std::vector<std::string> CalibrationStats::unobserved() const {
+  std::vector<std::string> r;
+  for (const auto& [name, c] : collectors_)
+    if (c.empty()) r.push_back(name);
+  return r;
+}
+
+}  // namespace winml::quant

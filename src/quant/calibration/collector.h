@@ -1,0 +1,74 @@
+// Per-tensor calibration statistics, fed one sample at a time: memory depends
+// on the number of calibrated tensors and bins, never on the number of samples.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "quant/calibration/histogram.h"
+#include "quant/calibration/range_methods.h"
+
+namespace winml::quant {
+
+enum class CalibrationMethod { kMinMax, kPercentile, kEntropy };
+CalibrationMethod parse_calibration_method(const std::string& name);
+
+struct CalibrationOptions {
+  CalibrationMethod method = CalibrationMethod::kMinMax;
+  bool symmetric = false;  // activation ranges symmetric around 0
+  double percentile = 99.999;
+  std::int64_t num_bins = 2048;
+  std::int64_t num_quantized_bins = 128;
+  int threads = 0;  // for statistics of large tensors; 0: one per core
+};
+
+class RangeCollector {
+ public:
+  explicit RangeCollector(const CalibrationOptions& options);
+  void add(std::span<const float> values, const ParallelFor& parallel = {});
+  bool empty() const;
+  TensorRange range() const;
+
+ private:
+  CalibrationOptions options_;
+  float min_ = 0, max_ = 0;
+  bool seen_ = false;
+  std::optional<Histogram> histogram_;
+};
+
+// Per-channel means of a tensor over every sample (sums in double, in a
+// fixed order), for bias correction.
+class ChannelMean {
+ public:
+  explicit ChannelMean(std::int64_t axis) : axis_(axis) {}
+  void add(std::span<const float> values, std::span<const std::int64_t> shape, const ParallelFor& parallel = {});
+  std::vector<double> means() const;
+  bool empty() const { return count_ == 0; }
+
+ private:
+  std::int64_t axis_;  // -1: last
+  std::vector<double> sums_;
+  std::uint64_t count_ = 0;  // values per channel so far
+};
+
+// Collectors for a fixed set of tensor names (ordered: results are reported
+// and applied in name order).
+class CalibrationStats {
+ public:
+  CalibrationStats(const CalibrationOptions& options, const std::vector<std::string>& tensors);
+  bool wants(const std::string& name) const { return collectors_.count(name) != 0; }
+  void add(const std::string& name, std::span<const float> values, const ParallelFor& parallel = {});
+  // Ranges of every tensor that was observed at least once.
+  std::map<std::string, TensorRange> ranges() const;
+  std::vector<std::string> unobserved() const;
+
+ private:
+  std::map<std::string, RangeCollector> collectors_;
+};
+
+}  // namespace winml::quant

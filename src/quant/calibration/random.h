@@ -1,0 +1,27 @@
+// A seeded random source whose values depend only on the seed: xoshiro256**
+// seeded through splitmix64, uniform doubles from the top 53 bits, normals by
+// Marsaglia's polar method with a logarithm built from exact IEEE operations
+// (so no libm version can change a generated sample, and with it the model).
+#pragma once
+
+#include <cstdint>
+
+namespace winml::quant {
+
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed);
+  std::uint64_t next();
+  double uniform();  // [0, 1)
+  double normal();   // mean 0, stddev 1
+
+ private:
+  std::uint64_t s_[4];
+  bool has_spare_ = false;
+  double spare_ = 0;
+};
+
+// Natural logarithm of x > 0 using only +, -, *, / and exact scaling.
+double portable_log(double x);
+
+}  // namespace winml::quant

@@ -1,0 +1,199 @@
+#include "quant/quantize.h"
+
+#include <chrono>
+
+#include "base/error.h"
+#include "model/epcontext.h"
+#include "quant/accuracy.h"
+#include "quant/calibration/calibrate.h"
+#include "quant/calibration/samples.h"
+#include "quant/fp16_convert.h"
+#include "quant/graph_edit.h"
+#include "quant/graph_info.h"
+#include "quant/op_support.h"
+#include "quant/qdq_apply.h"
+#include "quant/qdq_plan.h"
+#include "quant/runtime_runner.h"
+#include "quant/strip_qdq.h"
+
+namespace winml::quant {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+fs::path resolve(const fs::path& base, const std::string& p) {
+  fs::path path(p);
+  return path.is_absolute() || base.empty() ? path : base / path;
+}
+
+// Inputs to generate: the model's, each replaced by its quantize.input_tensors entry when there is one.
+std::vector<InputSpec> generation_inputs(const onnx::ModelProto& m, const config::QuantizeConfig& c,
+                                         const QuantizeContext& ctx) {
+  std::vector<InputSpec> inputs = model_inputs(m, ctx.dims, true);
+  for (const auto& spec : c.input_tensors) {
+    auto it = std::find_if(inputs.begin(), inputs.end(), [&](const InputSpec& s) { return s.name == spec.name; });
+    if (it == inputs.end())
+      throw InputError(file_error(ctx.model_path, "quantize.input_tensors names '" + spec.name +
+                                                      "', which is not an input of the model"));
+    it->dtype = model::data_type_from_name(spec.dtype);
+    if (!spec.shape.empty()) {
+      it->shape.clear();
+      for (const auto& d : spec.shape) {
+        if (d.is_number_integer()) it->shape.push_back(d.get<std::int64_t>());
+        else if (auto v = ctx.dims.find(d.get<std::string>()); v != ctx.dims.end()) it->shape.push_back(v->second);
+        else it->shape.push_back(1);
+      }
+    }
+  }
+  return inputs;
+}
+
+std::unique_ptr<SampleSource> sample_source(const onnx::ModelProto& m, const config::QuantizeConfig& c,
+                                            const QuantizeContext& ctx) {
+  if (!c.calibration_data.empty())
+    return directory_samples(resolve(ctx.base_dir, c.calibration_data), c.samples, model_inputs(m, ctx.dims, false));
+  GeneratorSpec g;
+  g.distribution = c.distribution;
+  g.a = c.value_range.size() > 0 ? c.value_range[0] : 0.0;
+  g.b = c.value_range.size() > 1 ? c.value_range[1] : 1.0;
+  g.seed = static_cast<std::uint64_t>(c.seed);
+  return generated_samples(c.samples, generation_inputs(m, c, ctx), g);
+}
+
+QdqOptions qdq_options(const config::QuantizeConfig& c, const QuantizeContext& ctx, std::int64_t opset) {
+  QdqOptions o;
+  o.weight_type = parse_qtype(c.weight_type);
+  o.activation_type = parse_qtype(c.activation_type);
+  o.per_channel = c.per_channel;
+  o.weight_symmetric = c.weight_symmetric.value_or(is_signed(o.weight_type));
+  o.activation_symmetric = c.activation_symmetric.value_or(false);
+  if (c.symmetric) o.weight_symmetric = o.activation_symmetric = *c.symmetric;
+  o.reduce_range = c.reduce_range;
+  if (c.op_types_to_quantize.empty()) o.op_types = quantizable_op_types(ctx.ep);
+  else o.op_types.insert(c.op_types_to_quantize.begin(), c.op_types_to_quantize.end());
+  o.nodes_to_exclude.insert(c.nodes_to_exclude.begin(), c.nodes_to_exclude.end());
+  o.axis_supported = opset >= 13 || !qdq_domain(o, opset).empty();
+  o.bias_correction = c.bias_correction;
+  return o;
+}
+
+void log(const QuantizeContext& ctx, const std::string& line) {
+  if (ctx.log) ctx.log(line);
+}
+
+json count_by_op(const onnx::GraphProto& g, const std::map<int, std::string>& nodes) {
+  std::map<std::string, std::size_t> counts;
+  for (const auto& [i, why] : nodes) ++counts[g.node(i).op_type()];
+  return json(counts);
+}
+
+}  // namespace
+
+std::vector<fs::path> quantize_input_files(const config::QuantizeConfig& c, const fs::path& base_dir) {
+  if (c.calibration_data.empty() || !c.enabled) return {};
+  return calibration_files(resolve(base_dir, c.calibration_data), c.samples);
+}
+
+QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConfig& c, const QuantizeContext& given) {
+  QuantizeContext ctx = given;
+  if (!ctx.runner) ctx.runner = runtime_runner_factory({.threads = ctx.threads, .dims = ctx.dims});
+  const std::string path = ctx.model_path.empty() ? in.path.string() : ctx.model_path;
+  model::refuse_epcontext_input(in.proto, path, ". Run quantize on the original ONNX model before compilation.");
+
+  QuantizeResult r;
+  r.model.proto = in.proto;
+  r.model.path = in.path;
+  r.model.external_files = in.external_files;
+  model::Model& out = r.model;
+
+  // A quantized input is never quantized twice: refuse, or undo its Q/DQ first.
+  QdqCount existing = count_qdq(in.proto);
+  std::optional<model::Model> stripped;
+  if (existing.total() > 0) {
+    if (!c.requantize)
+      throw InputError(file_error(path, "Input model is already quantized (" + std::to_string(existing.quantize) +
+                                            " QuantizeLinear, " + std::to_string(existing.dequantize) +
+                                            " DequantizeLinear nodes). Quantize the float model, or set "
+                                            "requantize = true (--requantize) to remove its Q/DQ and quantize again."));
+    strip_qdq(out);
+    stripped.emplace();
+    stripped->proto = out.proto;
+    stripped->path = out.path;
+    stripped->external_files = out.external_files;
+  }
+  const model::Model& reference = stripped ? *stripped : in;
+  const std::int64_t opset = out.opset();
+
+  json report = {{"mode", c.mode}, {"requantized", existing.total() > 0}};
+  std::unique_ptr<SampleSource> samples = sample_source(reference.proto, c, ctx);
+  report["calibration_data"] = samples->describe();
+  report["samples"] = samples->size();
+
+  if (c.mode == "fp16") {
+    Fp16Options o;
+    o.keep_io_types = c.keep_io_types;
+    o.op_block_list.insert(c.op_block_list.begin(), c.op_block_list.end());
+    o.ep = ctx.ep;
+    report["folded_identities"] = fold_constant_identities(*out.proto.mutable_graph());
+    Fp16Result f = convert_to_fp16(out, o);
+    report["nodes_quantized"] = f.fp16_nodes;
+    report["nodes_skipped"] = f.float_nodes;
+    report["skipped_op_types"] = f.float_op_types;
+    report["casts_inserted"] = f.casts;
+    report["constants_converted"] = f.converted_constants;
+    report["calibration_time_seconds"] = 0.0;
+  } else {
+    if (opset < 10)
+      throw InputError(file_error(path, "opset " + std::to_string(opset) +
+                                            " has no QuantizeLinear/DequantizeLinear; QDQ quantization needs opset 10 "
+                                            "or later"));
+    QdqOptions o = qdq_options(c, ctx, opset);
+    report["folded_identities"] = fold_constant_identities(*out.proto.mutable_graph());
+    GraphInfo info = analyze_graph(out.proto);
+    QdqPlan plan = plan_qdq(*out.proto.mutable_graph(), info, o, opset);
+    std::vector<std::string> tensors = plan.calibration_tensors(info);
+    log(ctx, "calibrating " + std::to_string(tensors.size()) + " tensors on " + std::to_string(samples->size()) +
+                 " samples (" + c.calibration_method + ")");
+
+    CalibrationOptions co;
+    co.method = parse_calibration_method(c.calibration_method);
+    co.symmetric = o.activation_symmetric;
+    co.percentile = c.percentile;
+    co.threads = ctx.threads;
+    co.num_bins = c.num_bins.value_or(co.method == CalibrationMethod::kEntropy ? 128 : 2048);
+    CalibrationResult cal = calibrate(reference, tensors, *samples, co, ctx.runner, plan.mean_tensors());
+
+    report["skipped_op_types"] = count_by_op(out.proto.graph(), plan.skipped);  // plan indices: this graph
+    ApplyResult applied = apply_qdq(out, plan, info, cal.ranges, o, cal.channel_means);
+    report["weight_type"] = c.weight_type;
+    report["activation_type"] = c.activation_type;
+    report["per_channel"] = c.per_channel;
+    report["weight_symmetric"] = o.weight_symmetric;
+    report["activation_symmetric"] = o.activation_symmetric;
+    report["calibration_method"] = c.calibration_method;
+    report["calibration_time_seconds"] = cal.seconds;
+    report["nodes_quantized"] = plan.quantized_nodes.size();
+    report["nodes_skipped"] = plan.skipped.size();
+    report["folded_activations"] = plan.removed_nodes.size();
+    report["qdq_pairs"] = applied.activation_pairs;
+    report["quantized_weights"] = applied.quantized_weights;
+    report["quantized_biases"] = applied.quantized_biases;
+    report["weight_scales_raised_for_bias"] = applied.adjusted_weight_scales;
+    report["bias_correction"] = o.bias_correction;
+    report["corrected_biases"] = applied.corrected_biases;
+    report["qdq_domain"] = applied.qdq_domain.empty() ? "ai.onnx" : applied.qdq_domain;
+    report["uncalibrated_tensors"] = applied.uncalibrated;
+  }
+
+  if (ctx.accuracy_report) {
+    log(ctx, "comparing against the float model on " + std::to_string(samples->size()) + " samples");
+    std::vector<OutputAccuracy> table = compare_models(reference, out, *samples, ctx.runner);
+    report["accuracy"] = accuracy_json(table);
+  }
+  r.report = std::move(report);
+  return r;
+}
+
+}  // namespace winml::quant

@@ -1,0 +1,205 @@
+#include "quant/strip_qdq.h"
+
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "base/error.h"
+#include "model/tensor_data.h"
+#include "model/tensor_file.h"
+#include "model/walk.h"
+#include "quant/graph_edit.h"
+
+namespace winml::quant {
+
+namespace {
+bool is_qdq_domain(const onnx::NodeProto& n) {
+  return n.domain().empty() || n.domain() == "ai.onnx" || n.domain() == "com.microsoft";
+}
+bool is_q(const onnx::NodeProto& n) { return n.op_type() == "QuantizeLinear" && is_qdq_domain(n); }
+bool is_dq(const onnx::NodeProto& n) { return n.op_type() == "DequantizeLinear" && is_qdq_domain(n); }
+
+std::int64_t int_attr(const onnx::NodeProto& n, const std::string& name, std::int64_t fallback) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return a.i();
+  return fallback;
+}
+
+// (q - zero_point) * scale for a quantized constant, per tensor or per axis.
+std::vector<float> dequantize_constant(const model::Model& m, const onnx::NodeProto& dq,
+                                       const std::map<std::string, const onnx::TensorProto*>& inits) {
+  auto get = [&](int k) -> const onnx::TensorProto* {
+    if (k >= dq.input_size() || dq.input(k).empty()) return nullptr;
+    auto it = inits.find(dq.input(k));
+    if (it == inits.end()) throw BuildError("DequantizeLinear '" + dq.name() + "' has a non-constant scale or zero point");
+    return it->second;
+  };
+  const onnx::TensorProto* x = get(0);
+  const onnx::TensorProto* scale = get(1);
+  const onnx::TensorProto* zp = get(2);
+  if (int_attr(dq, "block_size", 0) != 0) throw BuildError("blocked DequantizeLinear '" + dq.name() + "' cannot be undone");
+  std::vector<double> xs, zs;
+  {
+    model::TensorFile t;
+    t.dtype = x->data_type();
+    t.shape.assign(x->dims().begin(), x->dims().end());
+    auto b = m.tensor_bytes(*x);
+    t.data.assign(b.bytes.begin(), b.bytes.end());
+    xs.resize(static_cast<std::size_t>(t.element_count()));
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      std::int64_t v = 0;
+      switch (t.dtype) {
+        case onnx::TensorProto::UINT8: v = static_cast<std::uint8_t>(t.data[i]); break;
+        case onnx::TensorProto::INT8: v = static_cast<std::int8_t>(t.data[i]); break;
+        case onnx::TensorProto::UINT16: { std::uint16_t u; std::memcpy(&u, &t.data[2 * i], 2); v = u; break; }
+        case onnx::TensorProto::INT16: { std::int16_t u; std::memcpy(&u, &t.data[2 * i], 2); v = u; break; }
+        case onnx::TensorProto::INT32: { std::int32_t u; std::memcpy(&u, &t.data[4 * i], 4); v = u; break; }
+        default: throw BuildError("DequantizeLinear '" + dq.name() + "' of " + model::data_type_name(t.dtype) +
+                                  " cannot be undone");
+      }
+      xs[i] = static_cast<double>(v);
+    }
+  }
+  std::vector<float> scales = read_floats(m, *scale);
+  std::vector<std::int64_t> zps(scales.size(), 0);
+  if (zp) {
+    auto b = m.tensor_bytes(*zp);
+    std::size_t es = model::element_size(zp->data_type());
+    for (std::size_t i = 0; i < zps.size() && (i + 1) * es <= b.bytes.size(); ++i) {
+      std::int64_t v = 0;
+      switch (zp->data_type()) {
+        case onnx::TensorProto::UINT8: v = static_cast<std::uint8_t>(b.bytes[i]); break;
+        case onnx::TensorProto::INT8: v = static_cast<std::int8_t>(b.bytes[i]); break;
+        case onnx::TensorProto::UINT16: { std::uint16_t u; std::memcpy(&u, &b.bytes[2 * i], 2); v = u; break; }
+        case onnx::TensorProto::INT16: { std::int16_t u; std::memcpy(&u, &b.bytes[2 * i], 2); v = u; break; }
+        case onnx::TensorProto::INT32: { std::int32_t u; std::memcpy(&u, &b.bytes[4 * i], 4); v = u; break; }
+        default: break;
+      }
+      zps[i] = v;
+    }
+  }
+  std::vector<std::int64_t> dims(x->dims().begin(), x->dims().end());
+  std::int64_t axis = int_attr(dq, "axis", 1);
+  if (axis < 0) axis += static_cast<std::int64_t>(dims.size());
+  std::int64_t inner = 1, channels = 1;
+  if (scales.size() > 1) {
+    channels = dims.at(static_cast<std::size_t>(axis));
+    for (std::size_t i = static_cast<std::size_t>(axis) + 1; i < dims.size(); ++i) inner *= dims[i];
+  } else {
+    inner = static_cast<std::int64_t>(xs.size());
+  }
+  std::vector<float> out(xs.size());
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    std::size_t c = scales.size() > 1 ? static_cast<std::size_t>((static_cast<std::int64_t>(i) / inner) % channels) : 0;
+    out[i] = static_cast<float>((xs[i] - static_cast<double>(zps[c])) * scales[c]);
+  }
+  return out;
+}
+
+// True when the pair's range starts exactly at 0 (zero point at the type's
+// minimum): negative inputs saturate to 0, as after a Relu.
+bool clamps_at_zero(const onnx::NodeProto& q, const std::map<std::string, const onnx::TensorProto*>& inits,
+                    const model::Model& m) {
+  if (q.input_size() < 3) return true;  // no zero point: uint8 with zero point 0
+  auto it = inits.find(q.input(2));
+  if (it == inits.end() || model::element_count(*it->second) != 1) return false;
+  auto b = m.tensor_bytes(*it->second);
+  switch (it->second->data_type()) {
+    case onnx::TensorProto::UINT8: return static_cast<std::uint8_t>(b.bytes[0]) == 0;
+    case onnx::TensorProto::INT8: return static_cast<std::int8_t>(b.bytes[0]) == -128;
+    case onnx::TensorProto::UINT16: { std::uint16_t v; std::memcpy(&v, b.bytes.data(), 2); return v == 0; }
+    case onnx::TensorProto::INT16: { std::int16_t v; std::memcpy(&v, b.bytes.data(), 2); return v == -32768; }
+    default: return false;
+  }
+}
+
+}  // namespace
+
+QdqCount count_qdq(const onnx::ModelProto& m) {
+  QdqCount c;
+  model::for_each_graph(m.graph(), [&](const onnx::GraphProto& g, int) {
+    for (const auto& n : g.node()) c.quantize += is_q(n), c.dequantize += is_dq(n);
+  });
+  return c;
+}
+
+void strip_qdq(model::Model& m) {
+  auto& g = *m.proto.mutable_graph();
+  model::for_each_graph(static_cast<const onnx::GraphProto&>(g), [&](const onnx::GraphProto& sg, int depth) {
+    if (depth == 0) return;
+    for (const auto& n : sg.node())
+      if (is_q(n) || is_dq(n)) throw BuildError("Q/DQ nodes inside subgraphs cannot be undone");
+  });
+  std::map<std::string, const onnx::TensorProto*> inits;
+  for (const auto& t : g.initializer()) inits[t.name()] = &t;
+  std::map<std::string, int> producer;
+  for (int i = 0; i < g.node_size(); ++i)
+    for (const auto& o : g.node(i).output()) producer[o] = i;
+  std::set<std::string> graph_outputs;
+  for (const auto& o : g.output()) graph_outputs.insert(o.name());
+
+  std::set<int> drop;
+  std::map<std::string, std::string> rename;  // DQ output -> float value it stands for
+  std::vector<onnx::TensorProto> restored;
+  std::map<int, onnx::NodeProto> identities;  // Identity or Relu replacing the DQ at that position
+  std::set<std::string> candidates;  // initializers that may have become unused
+  for (int i = 0; i < g.node_size(); ++i) {
+    const auto& n = g.node(i);
+    if (!is_dq(n)) continue;
+    const std::string& x = n.input(0);
+    for (const auto& in : n.input()) candidates.insert(in);
+    if (inits.count(x)) {
+      restored.push_back(make_floats(n.output(0), std::vector<std::int64_t>(inits[x]->dims().begin(), inits[x]->dims().end()),
+                                     dequantize_constant(m, n, inits)));
+      drop.insert(i);
+      continue;
+    }
+    auto p = producer.find(x);
+    if (p == producer.end() || !is_q(g.node(p->second)))
+      throw BuildError("DequantizeLinear '" + n.name() + "' reads '" + x + "', which no QuantizeLinear produces");
+    const auto& q = g.node(p->second);
+    for (const auto& in : q.input()) candidates.insert(in);
+    drop.insert(i);
+    if (clamps_at_zero(q, inits, m)) {
+      // The pair may stand for a Relu that quantization folded away: keep its effect.
+      identities[i] = make_node("Relu", n.name(), {q.input(0)}, {n.output(0)});
+    } else if (graph_outputs.count(n.output(0))) {
+      identities[i] = make_node("Identity", n.name(), {q.input(0)}, {n.output(0)});
+    } else {
+      rename[n.output(0)] = q.input(0);
+    }
+  }
+  // A QuantizeLinear may go once nothing but removed DequantizeLinears read it.
+  for (int i = 0; i < g.node_size(); ++i) {
+    const auto& n = g.node(i);
+    if (!is_q(n)) continue;
+    const std::string& out = n.output(0);
+    bool only_dq = !graph_outputs.count(out);
+    for (int k = 0; k < g.node_size() && only_dq; ++k)
+      for (const auto& in : g.node(k).input())
+        if (in == out && !drop.count(k)) only_dq = false;
+    if (!only_dq)
+      throw BuildError("QuantizeLinear '" + n.name() + "' feeds integer values to other nodes; it cannot be undone");
+    drop.insert(i);
+  }
+
+  auto resolve = [&](std::string name) {
+    for (auto r = rename.find(name); r != rename.end(); r = rename.find(name)) name = r->second;
+    return name;
+  };
+  std::vector<onnx::NodeProto> nodes;
+  for (int i = 0; i < g.node_size(); ++i) {
+    onnx::NodeProto n;
+    if (auto id = identities.find(i); id != identities.end()) n = id->second;
+    else if (drop.count(i)) continue;
+    else n = g.node(i);
+    for (auto& in : *n.mutable_input()) in = resolve(in);
+    nodes.push_back(std::move(n));
+  }
+  g.clear_node();
+  for (auto& n : nodes) *g.add_node() = std::move(n);
+  for (auto& t : restored) *g.add_initializer() = std::move(t);
+  remove_unused_initializers(g, candidates);
+}
+
+}  // namespace winml::quant

@@ -1,0 +1,162 @@
+#include "quant/weight_quant.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "base/error.h"
+
+namespace winml::quant {
+
+ChannelLayout channel_layout(const std::vector<std::int64_t>& dims, std::optional<std::int64_t> axis) {
+  ChannelLayout l;
+  if (!axis) {
+    for (auto d : dims) l.inner *= d;
+    return l;
+  }
+  if (*axis < 0 || *axis >= static_cast<std::int64_t>(dims.size()))
+    throw BuildError("per-channel axis " + std::to_string(*axis) + " is out of range for a rank-" +
+                     std::to_string(dims.size()) + " tensor");
+  for (std::int64_t i = 0; i < *axis; ++i) l.outer *= dims[i];
+  l.channels = dims[*axis];
+  for (std::size_t i = *axis + 1; i < dims.size(); ++i) l.inner *= dims[i];
+  return l;
+}
+
+namespace {
+
+template <typename T>
+void store(std::vector<std::byte>& out, std::size_t index, std::int32_t q) {
+  T v = static_cast<T>(q);
+  std::memcpy(out.data() + index * sizeof(T), &v, sizeof(T));
+}
+
+void store_element(QType t, std::vector<std::byte>& out, std::size_t index, std::int32_t q) {
+  switch (t) {
+    case QType::kUInt8: store<std::uint8_t>(out, index, q); break;
+    case QType::kInt8: store<std::int8_t>(out, index, q); break;
+    case QType::kUInt16: store<std::uint16_t>(out, index, q); break;
+    case QType::kInt16: store<std::int16_t>(out, index, q); break;
+  }
+}
+
+// Visits element indices of channel c in a fixed order.
+template <typename Fn>
+void for_channel(const ChannelLayout& l, std::int64_t c, Fn&& fn) {
+  for (std::int64_t o = 0; o < l.outer; ++o) {
+    std::size_t base = static_cast<std::size_t>((o * l.channels + c) * l.inner);
+    for (std::int64_t i = 0; i < l.inner; ++i) fn(base + static_cast<std::size_t>(i));
+  }
+}
+
+}  // namespace
+
+QuantizedTensor quantize_with(std::span<const float> values, const std::vector<std::int64_t>& dims,
+                              const WeightOptions& options, const std::vector<QParams>& params) {
+  ChannelLayout l = channel_layout(dims, options.axis);
+  if (static_cast<std::int64_t>(params.size()) != l.channels)
+    throw BuildError("quantization parameters do not match the channel count");
+  QRange range = qrange(options.type, options.reduce_range, options.symmetric);
+  QuantizedTensor q;
+  q.onnx_type = onnx_type(options.type);
+  q.dims = dims;
+  q.axis = options.axis;
+  q.params = params;
+  q.data.resize(values.size() * qtype_size(options.type));
+  for (std::int64_t c = 0; c < l.channels; ++c)
+    for_channel(l, c, [&](std::size_t i) {
+      store_element(options.type, q.data, i, quantize_value(values[i], params[c], range));
+    });
+  return q;
+}
+
+QuantizedTensor quantize_weight(std::span<const float> values, const std::vector<std::int64_t>& dims,
+                                const WeightOptions& options) {
+  ChannelLayout l = channel_layout(dims, options.axis);
+  if (static_cast<std::size_t>(l.outer * l.channels * l.inner) != values.size())
+    throw BuildError("weight has " + std::to_string(values.size()) + " values but its shape holds " +
+                     std::to_string(l.outer * l.channels * l.inner));
+  QRange range = qrange(options.type, options.reduce_range, options.symmetric);
+  std::vector<QParams> params;
+  params.reserve(static_cast<std::size_t>(l.channels));
+  for (std::int64_t c = 0; c < l.channels; ++c) {
+    float lo = 0.0f, hi = 0.0f;
+    bool first = true;
+    for_channel(l, c, [&](std::size_t i) {
+      float v = values[i];
+      if (std::isnan(v)) return;
+      if (first) lo = hi = v, first = false;
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    });
+    params.push_back(compute_qparams(lo, hi, range, options.symmetric));
+  }
+  return quantize_with(values, dims, options, params);
+}
+
+std::vector<float> dequantize(const QuantizedTensor& q) {
+  ChannelLayout l = channel_layout(q.dims, q.axis);
+  std::size_t n = static_cast<std::size_t>(l.outer * l.channels * l.inner);
+  std::vector<float> out(n);
+  std::size_t size = q.data.size() / std::max<std::size_t>(n, 1);
+  for (std::int64_t c = 0; c < l.channels; ++c)
+    for_channel(l, c, [&](std::size_t i) {
+      std::int32_t v = 0;
+      const std::byte* p = q.data.data() + i * size;
+      switch (q.onnx_type) {
+        case 2: v = static_cast<std::uint8_t>(*p); break;                                  // UINT8
+        case 3: v = static_cast<std::int8_t>(*p); break;                                   // INT8
+        case 4: { std::uint16_t x; std::memcpy(&x, p, 2); v = x; break; }                 // UINT16
+        case 5: { std::int16_t x; std::memcpy(&x, p, 2); v = x; break; }                  // INT16
+        default: break;
+      }
+      out[i] = dequantize_value(v, q.params[static_cast<std::size_t>(c)]);
+    });
+  return out;
+}
+
+ScaleAdjustment fit_bias_in_int32(std::span<const float> bias, float input_scale,
+                                  std::span<const float> weight_scales) {
+  ScaleAdjustment a;
+  a.weight_scales.assign(weight_scales.begin(), weight_scales.end());
+  // 2·absmax over the int32 range, with a little headroom for rounding.
+  const double qspan = static_cast<double>(std::numeric_limits<std::int32_t>::max()) -
+                       (static_cast<double>(std::numeric_limits<std::int32_t>::min()) + 1.0);
+  auto smallest_valid = [&](double absmax) { return 1.0001 * 2.0 * absmax / qspan; };
+  auto adjust = [&](std::size_t c, double absmax) {
+    double need = smallest_valid(absmax);
+    if (static_cast<double>(input_scale) * a.weight_scales[c] < need && input_scale > 0.0f) {
+      a.weight_scales[c] = static_cast<float>(need / input_scale);
+      a.changed = true;
+    }
+  };
+  if (weight_scales.size() == 1) {
+    double absmax = 0;
+    for (float b : bias) if (std::isfinite(b)) absmax = std::max(absmax, std::fabs(double(b)));
+    adjust(0, absmax);
+  } else {
+    for (std::size_t c = 0; c < weight_scales.size() && c < bias.size(); ++c)
+      if (std::isfinite(bias[c])) adjust(c, std::fabs(double(bias[c])));
+  }
+  return a;
+}
+
+QuantizedBias quantize_bias(std::span<const float> bias, float input_scale, std::span<const float> weight_scales) {
+  if (weight_scales.size() != 1 && weight_scales.size() != bias.size())
+    throw BuildError("bias has " + std::to_string(bias.size()) + " values but the weight has " +
+                     std::to_string(weight_scales.size()) + " channel scales");
+  QuantizedBias q;
+  for (float w : weight_scales) q.scales.push_back(input_scale * w);  // float32 product, as stored
+  q.values.reserve(bias.size());
+  const double lo = std::numeric_limits<std::int32_t>::min(), hi = std::numeric_limits<std::int32_t>::max();
+  for (std::size_t i = 0; i < bias.size(); ++i) {
+    double s = q.scales[q.scales.size() == 1 ? 0 : i];
+    double v = s > 0 ? std::nearbyint(static_cast<double>(bias[i]) / s) : 0.0;
+    if (std::isnan(v)) v = 0;
+    q.values.push_back(static_cast<std::int32_t>(std::clamp(v, lo, hi)));
+  }
+  return q;
+}
+
+}  // namespace winml::quant
