@@ -32,6 +32,8 @@ struct Command {
 // Registration functions, one per subcommand file.
 Command add_inspect_command(CLI::App& app);
 Command add_config_command(CLI::App& app);
+Command add_compile_command(CLI::App& app);
+Command add_epcontext_command(CLI::App& app);
 
 // The version string printed by --version.
 std::string version_string();

@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   std::vector<cli::Command> commands = {
       cli::add_config_command(app),
       cli::add_inspect_command(app),
+      cli::add_compile_command(app),
+      cli::add_epcontext_command(app),
   };
 
   try {

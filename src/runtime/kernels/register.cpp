@@ -1,5 +1,7 @@
 #include "runtime/kernels/register.h"
 
+#include "runtime/ref_blob/epcontext_kernel.h"
+
 namespace winml::runtime::kernels {
 
 void register_builtin_kernels(KernelRegistry& r) {
@@ -23,6 +25,7 @@ void register_builtin_kernels(KernelRegistry& r) {
   register_control_flow(r);
   register_misc(r);
   register_einsum(r);
+  ref_blob::register_epcontext_kernel(r);  // compiled `ref` EPContext nodes
 }
 
 }  // namespace winml::runtime::kernels
