@@ -1,4 +1,9 @@
+#include <google/protobuf/arena.h>
+
 #include <cstring>
+#include <exception>
+#include <map>
+#include <tuple>
 
 #include "base/error.h"
 #include "model/model_io.h"
@@ -245,7 +250,10 @@ std::shared_ptr<const Plan> load_plan(std::string_view blob, std::shared_ptr<con
   }
   for (const auto& [id, t] : plan->constants) constant_of[static_cast<std::size_t>(id)] = &t;
 
-  onnx::GraphProto nodes;
+  // The nodes are only read while kernels are created: an arena makes their
+  // thousands of small allocations (and frees) one.
+  google::protobuf::Arena arena;
+  auto& nodes = *google::protobuf::Arena::CreateMessage<onnx::GraphProto>(&arena);
   if (!nodes.ParseFromString(m.nodes) || nodes.node_size() != static_cast<int>(m.steps.size()))
     corrupt(what, "ref blob nodes do not match its steps");
   const PlanOptions sub_options{m.dims, /*memory_plan=*/false};
@@ -253,6 +261,7 @@ std::shared_ptr<const Plan> load_plan(std::string_view blob, std::shared_ptr<con
     return build_graph_plan(g, plan->opsets, nullptr, what, sub_options);
   };
   auto& registry = KernelRegistry::global();
+  std::map<std::tuple<std::string, std::string, std::int64_t>, std::shared_ptr<const KernelEntry>> entries;
   plan->steps.reserve(m.steps.size());
   for (std::size_t i = 0; i < m.steps.size(); ++i) {
     const onnx::NodeProto& n = nodes.node(static_cast<int>(i));
@@ -264,7 +273,9 @@ std::shared_ptr<const Plan> load_plan(std::string_view blob, std::shared_ptr<con
     s.node = static_cast<int>(i);
     if (ms.explicit_inputs != n.input_size() || static_cast<int>(ms.outputs.size()) != n.output_size())
       corrupt(what, "ref blob step " + s.describe() + " does not match its node");
-    auto entry = registry.find(s.domain, s.op_type, ms.opset);
+    // Few distinct ops, many nodes: look each up once.
+    auto& entry = entries[std::make_tuple(s.domain, s.op_type, ms.opset)];
+    if (!entry) entry = registry.find(s.domain, s.op_type, ms.opset);
     if (!entry)
       throw UnsupportedError(what + ": " + s.describe() + ": op " + (s.domain.empty() ? "" : s.domain + ":") +
                              s.op_type + " at opset " + std::to_string(ms.opset) +
@@ -274,10 +285,14 @@ std::shared_ptr<const Plan> load_plan(std::string_view blob, std::shared_ptr<con
       int id = ms.inputs[static_cast<std::size_t>(k)];
       constants.push_back(id >= 0 ? constant_of[static_cast<std::size_t>(id)] : nullptr);
     }
-    with_error_prefix(what + ": " + s.describe() + ": ", [&] {
+    try {
       NodeContext ctx(n, ms.opset, plan->opsets, constants, subgraphs);
       s.kernel = entry->factory(ctx);
-    });
+    } catch (...) {
+      // The message prefix is built only on failure (this loop is hot).
+      auto error = std::current_exception();
+      with_error_prefix(what + ": " + s.describe() + ": ", [&] { std::rethrow_exception(error); });
+    }
     s.widen_half = entry->traits.widen_half;
     s.output_aliases_input = entry->traits.alias_input0;
     s.explicit_inputs = ms.explicit_inputs;

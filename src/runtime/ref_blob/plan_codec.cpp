@@ -1,7 +1,5 @@
 #include "runtime/ref_blob/plan_codec.h"
 
-#include <set>
-
 #include "runtime/ref_blob/byte_stream.h"
 
 namespace winml::runtime::ref_blob {
@@ -80,7 +78,6 @@ Meta decode_meta(std::string_view bytes, std::uint64_t data_bytes, const std::st
     m.opsets[domain] = r.i64();
   }
   m.values.resize(r.count(25));
-  std::set<std::string_view> names;
   for (auto& v : m.values) {
     v.name = r.string();
     v.dtype = r.i32();
@@ -94,8 +91,6 @@ Meta decode_meta(std::string_view bytes, std::uint64_t data_bytes, const std::st
     v.buffer = r.i32();
     v.dim_params = r.strings();
   }
-  for (const auto& v : m.values)
-    if (!names.insert(v.name).second) r.fail("value '" + v.name + "' appears twice");
   const int value_count = static_cast<int>(m.values.size());
   auto check_ids = [&](const std::vector<int>& ids, bool allow_absent, const char* where) {
     for (int id : ids)
