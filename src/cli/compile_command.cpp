@@ -1,6 +1,8 @@
 // winml-make compile -m IN -o OUT [--ep EP] [--embed] [--no-validate]
 //                    [--dim NAME=VALUE]... [--env NAME]... [--json] [-- COMPILER ARGS...]
 #include <CLI/CLI.hpp>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <iostream>
 
@@ -25,8 +27,12 @@ Command add_compile_command(CLI::App& app) {
   sub->add_option("--ep", opts->ep, "Target execution provider (rules/ep/<ep>.toml)")->capture_default_str();
   sub->add_flag("--embed", opts->embed, "Store EPContext blobs inside the model (embed_mode = 1)");
   sub->add_flag("--no-validate", opts->no_validate, "Skip running the result on all-ones inputs");
-  sub->add_option("--dim", opts->dims, "Value of a symbolic input dimension, NAME=VALUE (others: 1)");
-  sub->add_option("--env", opts->env, "Environment variable passed to a vendor compiler (repeatable)");
+  // One value per occurrence, so that `--` and the compiler's own arguments
+  // are never taken as more values.
+  sub->add_option("--dim", opts->dims, "Value of a symbolic input dimension, NAME=VALUE (repeatable; others: 1)")
+      ->allow_extra_args(false);
+  sub->add_option("--env", opts->env, "Environment variable passed to a vendor compiler (repeatable)")
+      ->allow_extra_args(false);
   sub->add_option("--threads", opts->threads, "Validation threads (0: one per core)");
   sub->add_flag("--json", opts->json, "Print the compile and validation report as JSON");
   sub->add_option("compiler", opts->command,
@@ -54,6 +60,16 @@ Command add_compile_command(CLI::App& app) {
               o.env[name] = v;
             }
             if (!opts->json) o.log = [](const std::string& line) { std::cout << line << "\n"; };
+            // A vendor compiler's output: quoted in the error when it fails.
+            o.log_file = std::filesystem::temp_directory_path() /
+                         ("winml-make-compile-" + std::to_string(::getpid()) + ".log");
+            struct RemoveLog {
+              std::filesystem::path file;
+              ~RemoveLog() {
+                std::error_code ec;
+                std::filesystem::remove(file, ec);
+              }
+            } remove_log{o.log_file};
             auto metrics = compile::compile_model_file(opts->input, opts->output, o);
             if (opts->json) std::cout << metrics.dump(2) << "\n";
             else std::cout << "wrote " << opts->output << "\n";

@@ -20,11 +20,9 @@ Command add_epcontext_command(CLI::App& app) {
   auto* embed = sub->add_flag("--embed", opts->embed, "Move every blob into its node (embed_mode = 1)");
   auto* ext = sub->add_flag("--extern", opts->extern_, "Move every blob to a .bin sidecar (embed_mode = 0)");
   embed->excludes(ext);
-  sub->require_option(1, 0);
   sub->add_flag("--json", opts->json, "Print what was converted as JSON");
-  sub->callback([sub, embed, ext] {
+  sub->callback([embed, ext] {
     if (embed->count() + ext->count() != 1) throw CLI::RequiredError("--embed or --extern");
-    (void)sub;
   });
   return {sub, [opts](const Context&) {
             auto metrics = compile::convert_epcontext(opts->input, opts->output, opts->embed);
