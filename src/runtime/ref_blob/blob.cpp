@@ -101,7 +101,10 @@ Parsed parse(std::string_view blob, const std::string& what) {
 
 }  // namespace
 
-std::uint64_t write_blob(const BlobContents& contents, const Sink& sink) {
+namespace {
+
+// The metadata and the data section's size; the checksum is filled in by emit().
+Meta layout(const BlobContents& contents, std::uint64_t& data_bytes) {
   const Plan& plan = contents.plan;
   Meta m;
   m.partition_name = contents.partition_name;
@@ -123,7 +126,7 @@ std::uint64_t write_blob(const BlobContents& contents, const Sink& sink) {
     cursor = c.offset + c.bytes;
     m.constants.push_back(std::move(c));
   }
-  const std::uint64_t data_bytes = cursor;
+  data_bytes = cursor;
 
   onnx::GraphProto nodes;
   for (const Step& s : plan.steps) {
@@ -140,10 +143,19 @@ std::uint64_t write_blob(const BlobContents& contents, const Sink& sink) {
     m.steps.push_back(std::move(ms));
   }
   m.nodes = model::serialize_deterministic(nodes);
+  return m;
+}
 
+// The checksum does not change the metadata's size: the total is known early.
+std::uint64_t total_size(const Meta& m, std::uint64_t data_bytes) {
+  return align_up(kHeaderBytes + encode_meta(m).size()) + data_bytes;
+}
+
+std::uint64_t emit(const BlobContents& contents, Meta& m, std::uint64_t data_bytes, const Sink& sink) {
+  const Plan& plan = contents.plan;
   // The data section exactly as it will be written, padding included.
   store::Hasher data_hash;
-  cursor = 0;
+  std::uint64_t cursor = 0;
   for (std::size_t i = 0; i < m.constants.size(); ++i) {
     data_hash.update(kZeros, m.constants[i].offset - cursor);
     data_hash.update(plan.constants[i].second.raw(), m.constants[i].bytes);
@@ -179,9 +191,20 @@ std::uint64_t write_blob(const BlobContents& contents, const Sink& sink) {
   return total;
 }
 
+}  // namespace
+
+std::uint64_t write_blob(const BlobContents& contents, const Sink& sink) {
+  std::uint64_t data_bytes = 0;
+  Meta m = layout(contents, data_bytes);
+  return emit(contents, m, data_bytes, sink);
+}
+
 std::string blob_bytes(const BlobContents& contents) {
+  std::uint64_t data_bytes = 0;
+  Meta m = layout(contents, data_bytes);
   std::string out;
-  write_blob(contents, [&](const void* data, std::size_t size) {
+  out.reserve(static_cast<std::size_t>(total_size(m, data_bytes)));  // one allocation, however large
+  emit(contents, m, data_bytes, [&](const void* data, std::size_t size) {
     out.append(static_cast<const char*>(data), size);
   });
   return out;
