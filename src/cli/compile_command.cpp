@@ -1,4 +1,4 @@
-// winml-make compile -m IN -o OUT [--ep EP] [--embed] [--no-validate]
+// winml-make compile -m IN -o OUT [--ep EP] [--device D] [--embed] [--no-validate]
 //                    [--dim NAME=VALUE]... [--env NAME]... [--json] [-- COMPILER ARGS...]
 #include <CLI/CLI.hpp>
 #include <unistd.h>
@@ -14,7 +14,7 @@ namespace winml::cli {
 
 Command add_compile_command(CLI::App& app) {
   struct Options {
-    std::string input, output, ep = "cpu";
+    std::string input, output, ep = "cpu", device;
     bool embed = false, no_validate = false, json = false;
     std::vector<std::string> dims, env, command;
     int threads = 0;
@@ -25,6 +25,7 @@ Command add_compile_command(CLI::App& app) {
   sub->add_option("-m,--model", opts->input, "Input ONNX model")->required();
   sub->add_option("-o,--output", opts->output, "Output model (sidecars are written next to it)")->required();
   sub->add_option("--ep", opts->ep, "Target execution provider (rules/ep/<ep>.toml)")->capture_default_str();
+  sub->add_option("--device", opts->device, "Target device for a vendor compiler's {device} (default: the EP's)");
   sub->add_flag("--embed", opts->embed, "Store EPContext blobs inside the model (embed_mode = 1)");
   sub->add_flag("--no-validate", opts->no_validate, "Skip running the result on all-ones inputs");
   // One value per occurrence, so that `--` and the compiler's own arguments
@@ -36,11 +37,12 @@ Command add_compile_command(CLI::App& app) {
   sub->add_option("--threads", opts->threads, "Validation threads (0: one per core)");
   sub->add_flag("--json", opts->json, "Print the compile and validation report as JSON");
   sub->add_option("compiler", opts->command,
-                  "After --: the vendor compiler with {input}, {output}, {output_dir} and {embed} placeholders");
+                  "After --: the vendor compiler with {input}, {output}, {output_dir}, {embed} and {device} placeholders");
   return {sub, [opts](const Context&) {
             compile::CompileOptions o;
             o.ep = opts->ep;
             o.embed = opts->embed;
+            o.device = opts->device;
             o.validate = !opts->no_validate;
             o.command = opts->command;
             o.threads = opts->threads;

@@ -71,7 +71,7 @@ nlohmann::json compile_model(const fs::path& input, const fs::path& output, cons
           "ep = \"" + options.ep + "\" (" + target.ep_type +
               ") needs ahead-of-time compilation with the vendor's SDK, which winml-make does not bundle: set "
               "[compile] command to the compiler to run, e.g. command = [\"python\", \"compile_" + options.ep +
-              ".py\", \"{input}\", \"{output}\"] (placeholders: {input}, {output}, {output_dir}, {embed}; list the "
+              ".py\", \"{input}\", \"{output}\"] (placeholders: {input}, {output}, {output_dir}, {embed}, {device}; list the "
               "environment it needs in [compile] env), or choose ep = \"ref\" (built in) or an EP that compiles at "
               "load time (cpu, dml)"));
     say(options, "compile: running the " + options.ep + " compiler");
@@ -79,6 +79,7 @@ nlohmann::json compile_model(const fs::path& input, const fs::path& output, cons
     eo.command = options.command;
     eo.env = options.env;
     eo.embed = options.embed;
+    eo.device = options.device;
     eo.cwd = options.project_dir;
     eo.log_file = options.log_file;
     metrics = compile_external(input, output, target, eo);

@@ -24,6 +24,7 @@ namespace winml::compile {
 
 struct CompileOptions {
   std::string ep = "cpu";
+  std::string device;  // [compile] device (vendor compilers' {device}); empty: the EP's default
   bool embed = false;
   bool validate = true;
   std::vector<std::string> command;        // vendor compiler (placeholders)

@@ -87,7 +87,8 @@ nlohmann::json compile_external(const fs::path& input, const fs::path& out, cons
   std::map<std::string, std::string> values = {{"input", fs::absolute(input).string()},
                                                {"output", fs::absolute(staged).string()},
                                                {"output_dir", fs::absolute(work).string()},
-                                               {"embed", options.embed ? "1" : "0"}};
+                                               {"embed", options.embed ? "1" : "0"},
+                                               {"device", options.device.empty() ? target.default_device : options.device}};
   ProcessSpec spec;
   spec.argv = substitute_placeholders(options.command, values, options.config_origin);
   spec.cwd = options.cwd;

@@ -1,6 +1,6 @@
 // Compile through a vendor's tool for SDK-bound EPs (qnn, vitisai, openvino,
-// ...): `[compile] command` runs with {input}, {output}, {output_dir} and
-// {embed} placeholders against a fresh directory, then the result is
+// ...): `[compile] command` runs with {input}, {output}, {output_dir}, {embed}
+// and {device} placeholders against a fresh directory, then the result is
 // verified before anything is moved into place:
 //   - it loads, and holds EPContext nodes;
 //   - every external ep_cache_context is a relative path without "..",
@@ -28,6 +28,7 @@ struct ExternalOptions {
   std::vector<std::string> command;          // with placeholders
   std::map<std::string, std::string> env;    // the tool's entire environment
   bool embed = false;                        // {embed}: "1" or "0"
+  std::string device;                        // {device}: [compile] device, else the EP's default
   std::filesystem::path cwd;                 // where the tool runs (the project directory)
   std::filesystem::path log_file;            // the tool's stdout and stderr
   std::string config_origin = "[compile] command";  // names the setting in messages

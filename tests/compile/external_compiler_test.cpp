@@ -132,6 +132,17 @@ TEST(ExternalCompiler, EnvironmentIsOnlyWhatIsDeclared) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+TEST(ExternalCompiler, DevicePlaceholderDefaultsToTheEpsDevice) {
+  test::TempDir dir;
+  test::write_model(test::small_model(), dir / "in.onnx");
+  test::write_model(test::epcontext_model("QNNExecutionProvider", 1, "embedded"), dir / "prebuilt.onnx");
+  // rules/ep/qnn.toml: default_device = "npu".
+  std::vector<std::string> command = {
+      "/bin/sh", "-c", "test '{device}' = npu && /bin/cp '" + (dir / "prebuilt.onnx").string() + "' '{output}'"};
+  EXPECT_EQ(compile_qnn(dir, command).exit_code, 0);
+  EXPECT_EQ(compile_qnn(dir, command, {"--device", "gpu"}).exit_code, 1);
+}
+
 struct BadOutput {
   const char* name;
   std::function<std::vector<std::string>(const test::TempDir&)> command;
