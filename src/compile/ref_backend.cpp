@@ -159,99 +159,119 @@ std::string ref_blob_name(const fs::path& model_path, std::size_t k) {
   return k == 0 ? stem + "_ref.bin" : stem + "_ref_" + std::to_string(k) + ".bin";
 }
 
-nlohmann::json compile_ref(model::Model in, const fs::path& out, const RefOptions& options) {
-  const std::string source = in.path.string();
-  onnx::GraphProto graph;
-  graph.Swap(in.proto.mutable_graph());
-  const Opsets opsets = opsets_of(in.proto);
+namespace {
 
-  SupportCheck check(in, graph, opsets, options.dims);
-  std::vector<bool> supported(static_cast<std::size_t>(graph.node_size()));
-  for (int i = 0; i < graph.node_size(); ++i) supported[static_cast<std::size_t>(i)] = check(graph.node(i));
-  std::vector<Partition> parts = partition_graph(graph, [&](int i) { return supported[static_cast<std::size_t>(i)]; });
+// One compilation: the source graph, taken apart into partition models and
+// the outer graph that replaces each partition by its EPContext node.
+class RefCompiler {
+ public:
+  RefCompiler(model::Model in, const fs::path& out, const RefOptions& options)
+      : in_(std::move(in)), out_(out), options_(options), source_(in_.path.string()) {
+    graph_.Swap(in_.proto.mutable_graph());
+    opsets_ = opsets_of(in_.proto);
+  }
 
-  std::map<std::string, int> not_compiled;  // op -> count
-  for (int i = 0; i < graph.node_size(); ++i)
-    if (!supported[static_cast<std::size_t>(i)]) ++not_compiled[graph.node(i).op_type()];
-  if (parts.empty())
-    throw BuildError(file_error(source, "no node of the model runs on the ref runtime (unsupported: " +
-                                            join([&] {
-                                              std::vector<std::string> ops;
-                                              for (const auto& [op, n] : not_compiled) ops.push_back(op);
-                                              return ops;
-                                            }(), ", ") + ")"));
+  nlohmann::json run() {
+    partition();
+    ValueTypes types(graph_, opsets_, options_.dims);
+    nlohmann::json partitions = nlohmann::json::array();
+    for (std::size_t k = 0; k < parts_.size(); ++k) partitions.push_back(compile_partition(k, types));
+    save_outer_model();
 
-  // Who reads each initializer: partitions by index, -1 for the rest of the graph.
-  std::map<std::string, int> initializer_index;
-  for (int i = 0; i < graph.initializer_size(); ++i) initializer_index[graph.initializer(i).name()] = i;
-  std::set<int> in_partition;
-  for (const auto& p : parts) in_partition.insert(p.nodes.begin(), p.nodes.end());
-  std::map<std::string, int> initializer_users;
-  std::set<std::string> needed_outside;
-  for (int i = 0; i < graph.node_size(); ++i)
-    if (!in_partition.count(i))
-      for (const auto& name : node_reads(graph.node(i))) needed_outside.insert(name);
-  for (const auto& o : graph.output()) needed_outside.insert(o.name());
-  for (const auto& in_ : graph.input()) needed_outside.insert(in_.name());  // input defaults stay
-  for (const auto& p : parts)
-    for (const auto& name : p.initializers) ++initializer_users[name];
+    nlohmann::json metrics;
+    metrics["backend"] = "ref";
+    metrics["embed"] = options_.embed;
+    metrics["nodes"] = graph_.node_size();
+    metrics["nodes_compiled"] = in_partition_.size();
+    nlohmann::json left = nlohmann::json::object();
+    for (const auto& [op, n] : not_compiled_) left[op] = n;
+    metrics["nodes_not_compiled"] = left;
+    metrics["partitions"] = std::move(partitions);
+    return metrics;
+  }
 
-  ValueTypes types(graph, opsets, options.dims);
-  const fs::path out_dir = out.parent_path();
-  std::vector<onnx::NodeProto> epcontext_nodes;
-  nlohmann::json partitions = nlohmann::json::array();
-  std::uint64_t embedded_bytes = 0;
+ private:
+  void partition() {
+    SupportCheck check(in_, graph_, opsets_, options_.dims);
+    std::vector<bool> supported(static_cast<std::size_t>(graph_.node_size()));
+    for (int i = 0; i < graph_.node_size(); ++i) {
+      supported[static_cast<std::size_t>(i)] = check(graph_.node(i));
+      if (!supported[static_cast<std::size_t>(i)]) ++not_compiled_[graph_.node(i).op_type()];
+    }
+    parts_ = partition_graph(graph_, [&](int i) { return supported[static_cast<std::size_t>(i)]; });
+    if (parts_.empty()) {
+      std::vector<std::string> ops;
+      for (const auto& [op, n] : not_compiled_) ops.push_back(op);
+      throw BuildError(file_error(source_, "no node of the model runs on the ref runtime (unsupported: " +
+                                               join(ops, ", ") + ")"));
+    }
+    for (const auto& p : parts_) in_partition_.insert(p.nodes.begin(), p.nodes.end());
+    // Values the outer graph still reads: its nodes' inputs, graph outputs,
+    // and graph inputs (whose initializers are overridable defaults).
+    for (int i = 0; i < graph_.node_size(); ++i)
+      if (!in_partition_.count(i))
+        for (const auto& name : node_reads(graph_.node(i))) needed_outside_.insert(name);
+    for (const auto& o : graph_.output()) needed_outside_.insert(o.name());
+    for (const auto& v : graph_.input()) needed_outside_.insert(v.name());
+    for (int i = 0; i < graph_.initializer_size(); ++i) initializer_index_[graph_.initializer(i).name()] = i;
+    for (const auto& p : parts_)
+      for (const auto& name : p.initializers) ++initializer_users_[name];
+  }
 
-  for (std::size_t k = 0; k < parts.size(); ++k) {
-    const Partition& p = parts[k];
-    const std::string name = "winml_ref_" + std::to_string(k);
+  // The partition as a model of its own, weights moved in where only it reads them.
+  model::Model partition_model(const Partition& p, const std::string& name, ValueTypes& types) {
     model::Model part;
-    part.path = in.path;
-    part.external_files = in.external_files;
-    part.proto.set_ir_version(in.proto.ir_version());
-    *part.proto.mutable_opset_import() = in.proto.opset_import();
+    part.path = in_.path;
+    part.external_files = in_.external_files;
+    part.proto.set_ir_version(in_.proto.ir_version());
+    *part.proto.mutable_opset_import() = in_.proto.opset_import();
     onnx::GraphProto& g = *part.proto.mutable_graph();
     g.set_name(name);
     for (const auto& v : p.inputs) *g.add_input() = types.describe(v);
     for (const auto& v : p.initializers) {
-      onnx::TensorProto& src = *graph.mutable_initializer(initializer_index.at(v));
-      // A weight read by this partition alone moves into its blob.
-      if (!needed_outside.count(v) && --initializer_users[v] == 0) {
-        g.add_initializer()->Swap(&src);
-      } else {
-        *g.add_initializer() = src;
-      }
+      onnx::TensorProto& src = *graph_.mutable_initializer(initializer_index_.at(v));
+      if (!needed_outside_.count(v) && --initializer_users_[v] == 0) g.add_initializer()->Swap(&src);
+      else *g.add_initializer() = src;
     }
     for (int i : p.nodes) {
       onnx::NodeProto& n = *g.add_node();
-      n = graph.node(i);
-      inline_subgraph_tensors(n, in);
+      n = graph_.node(i);
+      inline_subgraph_tensors(n, in_);
     }
     for (const auto& v : p.outputs) *g.add_output() = types.describe(v);
+    return part;
+  }
 
+  nlohmann::json compile_partition(std::size_t k, ValueTypes& types) {
+    const Partition& p = parts_[k];
+    const std::string name = "winml_ref_" + std::to_string(k);
+    model::Model part = partition_model(p, name, types);
     std::shared_ptr<const runtime::Plan> plan;
-    runtime::with_error_prefix(source + ": partition " + name + ": ", [&] {
-      plan = runtime::build_plan(part, runtime::PlanOptions{options.dims, true});
+    runtime::with_error_prefix(source_ + ": partition " + name + ": ", [&] {
+      plan = runtime::build_plan(part, runtime::PlanOptions{options_.dims, true});
     });
-    runtime::ref_blob::BlobContents contents{*plan, g, name, options.dims};
+    runtime::ref_blob::BlobContents contents{*plan, part.proto.graph(), name, options_.dims};
 
-    runtime::ref_blob::BlobSummary summary;
     EpContextAttributes attrs;
-    attrs.embed_mode = options.embed ? 1 : 0;
+    attrs.embed_mode = options_.embed ? 1 : 0;
     attrs.ep_sdk_version = runtime::ref_blob::kSdkVersion;
     attrs.partition_name = name;
     attrs.source = runtime::ref_blob::kSource;
-    std::uint64_t blob_size = 0;
     nlohmann::json info;
-    if (options.embed) {
+    std::uint64_t blob_size = runtime::ref_blob::blob_size(contents);
+    if (options_.embed) {
+      // protobuf cannot hold a message of 2 GiB or more; leave room for the rest.
+      embedded_bytes_ += blob_size;
+      if (embedded_bytes_ + 64 * kMiB >= static_cast<std::uint64_t>(INT_MAX))
+        throw BuildError(file_error(out_.string(), "the ref blobs take more than " + megabytes(embedded_bytes_) +
+                                                       ", too much to embed in an ONNX file (protobuf's 2 GiB "
+                                                       "limit): use [compile] embed = false"));
       attrs.ep_cache_context = runtime::ref_blob::blob_bytes(contents);
-      blob_size = attrs.ep_cache_context.size();
-      embedded_bytes += blob_size;
       info["blob"] = "embedded";
     } else {
-      const std::string file = ref_blob_name(out, k);
-      AtomicFileWriter w(out_dir / file);
-      blob_size = runtime::ref_blob::write_blob(contents, [&](const void* d, std::size_t n) { w.write(d, n); });
+      const std::string file = ref_blob_name(out_, k);
+      AtomicFileWriter w(out_.parent_path() / file);
+      runtime::ref_blob::write_blob(contents, [&](const void* d, std::size_t n) { w.write(d, n); });
       w.commit();
       attrs.ep_cache_context = file;
       info["blob"] = file;
@@ -260,11 +280,11 @@ nlohmann::json compile_ref(model::Model in, const fs::path& out, const RefOption
     for (const auto& [id, t] : plan->constants) weight_bytes += t.bytes();
     attrs.notes = "winml-make ref plan: " + std::to_string(plan->steps.size()) + " steps, " +
                   std::to_string(plan->constants.size()) + " constants (" + megabytes(weight_bytes) + "), arena " +
-                  megabytes(static_cast<std::uint64_t>(plan->arena_bytes)) + "; " + describe_dims(options.dims);
+                  megabytes(static_cast<std::uint64_t>(plan->arena_bytes)) + "; " + describe_dims(options_.dims);
     onnx::NodeProto node = make_epcontext_node(name, std::move(attrs));
     for (const auto& v : p.inputs) node.add_input(v);
     for (const auto& v : p.outputs) node.add_output(v);
-    epcontext_nodes.push_back(std::move(node));
+    epcontext_nodes_.push_back(std::move(node));
 
     info["name"] = name;
     info["nodes"] = p.nodes.size();
@@ -274,67 +294,74 @@ nlohmann::json compile_ref(model::Model in, const fs::path& out, const RefOption
     info["blob_bytes"] = blob_size;
     info["weight_bytes"] = weight_bytes;
     info["arena_bytes"] = plan->arena_bytes;
-    partitions.push_back(std::move(info));
+    return info;
   }
 
-  // protobuf cannot hold a message of 2 GiB or more; leave room for the rest.
-  if (embedded_bytes + 64 * kMiB >= static_cast<std::uint64_t>(INT_MAX))
-    throw BuildError(file_error(out.string(), "the ref blobs take " + megabytes(embedded_bytes) +
-                                                  ", too much to embed in an ONNX file (protobuf's 2 GiB limit): "
-                                                  "use [compile] embed = false"));
+  // Unsupported nodes and EPContext nodes, topologically sorted; the weights
+  // and value_info they still need.
+  void save_outer_model() {
+    onnx::GraphProto outer;
+    outer.set_name(graph_.name());
+    outer.set_doc_string(graph_.doc_string());
+    *outer.mutable_input() = graph_.input();
+    *outer.mutable_output() = graph_.output();
+    for (int i = 0; i < graph_.node_size(); ++i)
+      if (!in_partition_.count(i)) *outer.add_node() = graph_.node(i);
+    for (auto& n : epcontext_nodes_) outer.add_node()->Swap(&n);
+    {
+      std::vector<int> order = topological_order(outer);
+      onnx::GraphProto sorted;
+      for (int i : order) sorted.add_node()->Swap(outer.mutable_node(i));
+      outer.mutable_node()->Swap(sorted.mutable_node());
+    }
+    std::set<std::string> outer_values;
+    for (const auto& v : outer.input()) outer_values.insert(v.name());
+    for (const auto& n : outer.node())
+      for (const auto& o : n.output()) outer_values.insert(o);
+    std::uint64_t outer_weight_bytes = 0;
+    for (auto& t : *graph_.mutable_initializer()) {
+      if (t.name().empty() || !needed_outside_.count(t.name())) continue;  // moved into a blob, or unused
+      outer_weight_bytes += model::payload_size(t);
+      outer.add_initializer()->Swap(&t);
+    }
+    for (const auto& v : graph_.value_info())
+      if (outer_values.count(v.name())) *outer.add_value_info() = v;
+    *outer.mutable_sparse_initializer() = graph_.sparse_initializer();
+    *outer.mutable_quantization_annotation() = graph_.quantization_annotation();
 
-  // The outer graph: unsupported nodes and EPContext nodes, re-sorted.
-  onnx::GraphProto outer;
-  outer.set_name(graph.name());
-  outer.set_doc_string(graph.doc_string());
-  *outer.mutable_input() = graph.input();
-  *outer.mutable_output() = graph.output();
-  for (int i = 0; i < graph.node_size(); ++i)
-    if (!in_partition.count(i)) *outer.add_node() = graph.node(i);
-  for (auto& n : epcontext_nodes) outer.add_node()->Swap(&n);
-  {
-    std::vector<int> order = topological_order(outer);
-    onnx::GraphProto sorted;
-    for (int i : order) sorted.add_node()->Swap(outer.mutable_node(i));
-    outer.mutable_node()->Swap(sorted.mutable_node());
+    model::Model result;
+    result.proto = in_.proto;  // everything but the graph, which was taken out
+    result.proto.mutable_graph()->Swap(&outer);
+    import_microsoft_domain(result.proto);
+    result.path = in_.path;
+    result.external_files = in_.external_files;
+    model::SaveOptions save;
+    // The choice concerns the weights left outside the blobs, not the blobs.
+    save.external = outer_weight_bytes >= options_.external_data_threshold ? model::ExternalData::kAlways
+                                                                           : model::ExternalData::kNever;
+    model::save_model(result, out_, save);
   }
-  std::set<std::string> outer_values;
-  for (const auto& v : outer.input()) outer_values.insert(v.name());
-  for (const auto& n : outer.node())
-    for (const auto& o : n.output()) outer_values.insert(o);
-  std::uint64_t outer_weight_bytes = 0;
-  for (auto& t : *graph.mutable_initializer()) {
-    if (t.name().empty() || !needed_outside.count(t.name())) continue;  // moved into a blob, or unused
-    outer_weight_bytes += model::payload_size(t);
-    outer.add_initializer()->Swap(&t);
-  }
-  for (const auto& v : graph.value_info())
-    if (outer_values.count(v.name())) *outer.add_value_info() = v;
-  *outer.mutable_sparse_initializer() = graph.sparse_initializer();
-  *outer.mutable_quantization_annotation() = graph.quantization_annotation();
 
-  model::Model result;
-  result.proto = std::move(in.proto);
-  result.proto.mutable_graph()->Swap(&outer);
-  import_microsoft_domain(result.proto);
-  result.path = in.path;
-  result.external_files = in.external_files;
-  model::SaveOptions save;
-  // The decision is about the weights left outside the blobs, not the blobs.
-  save.external = outer_weight_bytes >= options.external_data_threshold ? model::ExternalData::kAlways
-                                                                        : model::ExternalData::kNever;
-  model::save_model(result, out, save);
+  model::Model in_;
+  const fs::path out_;
+  const RefOptions& options_;
+  const std::string source_;
+  onnx::GraphProto graph_;
+  Opsets opsets_;
+  std::vector<Partition> parts_;
+  std::set<int> in_partition_;
+  std::map<std::string, int> not_compiled_;  // op -> count
+  std::set<std::string> needed_outside_;
+  std::map<std::string, int> initializer_index_;
+  std::map<std::string, int> initializer_users_;  // partitions still to take each initializer
+  std::vector<onnx::NodeProto> epcontext_nodes_;
+  std::uint64_t embedded_bytes_ = 0;
+};
 
-  nlohmann::json metrics;
-  metrics["backend"] = "ref";
-  metrics["embed"] = options.embed;
-  metrics["nodes"] = graph.node_size();
-  metrics["nodes_compiled"] = in_partition.size();
-  nlohmann::json left = nlohmann::json::object();
-  for (const auto& [op, n] : not_compiled) left[op] = n;
-  metrics["nodes_not_compiled"] = left;
-  metrics["partitions"] = std::move(partitions);
-  return metrics;
+}  // namespace
+
+nlohmann::json compile_ref(model::Model in, const fs::path& out, const RefOptions& options) {
+  return RefCompiler(std::move(in), out, options).run();
 }
 
 }  // namespace winml::compile

@@ -199,6 +199,12 @@ std::uint64_t write_blob(const BlobContents& contents, const Sink& sink) {
   return emit(contents, m, data_bytes, sink);
 }
 
+std::uint64_t blob_size(const BlobContents& contents) {
+  std::uint64_t data_bytes = 0;
+  Meta m = layout(contents, data_bytes);
+  return total_size(m, data_bytes);
+}
+
 std::string blob_bytes(const BlobContents& contents) {
   std::uint64_t data_bytes = 0;
   Meta m = layout(contents, data_bytes);

@@ -57,6 +57,8 @@ using Sink = std::function<void(const void* data, std::size_t size)>;
 std::uint64_t write_blob(const BlobContents& contents, const Sink& sink);
 // The blob in memory (for embed_mode = 1).
 std::string blob_bytes(const BlobContents& contents);
+// The size write_blob() will write, without reading the weights.
+std::uint64_t blob_size(const BlobContents& contents);
 
 struct BlobSummary {
   std::uint32_t version = 0;
