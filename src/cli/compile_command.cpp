@@ -72,6 +72,7 @@ Command add_compile_command(CLI::App& app) {
                 std::filesystem::remove(file, ec);
               }
             } remove_log{o.log_file};
+            std::filesystem::remove(o.log_file);  // a leftover of an earlier process with this pid
             auto metrics = compile::compile_model_file(opts->input, opts->output, o);
             if (opts->json) std::cout << metrics.dump(2) << "\n";
             else std::cout << "wrote " << opts->output << "\n";

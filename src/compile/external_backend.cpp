@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -96,8 +97,7 @@ nlohmann::json compile_external(const fs::path& input, const fs::path& out, cons
   spec.log_file = options.log_file;
   if (!options.log_file.empty()) {
     fs::create_directories(options.log_file.parent_path());
-    fs::remove(options.log_file);
-    write_file_atomic(options.log_file, "$ " + quote_command(spec.argv) + "\n");
+    std::ofstream(options.log_file, std::ios::app) << "$ " << quote_command(spec.argv) << "\n";
   }
   ProcessResult r = run_process(spec);
   auto failure = [&](const std::string& what) {

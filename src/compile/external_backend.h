@@ -30,7 +30,7 @@ struct ExternalOptions {
   bool embed = false;                        // {embed}: "1" or "0"
   std::string device;                        // {device}: [compile] device, else the EP's default
   std::filesystem::path cwd;                 // where the tool runs (the project directory)
-  std::filesystem::path log_file;            // the tool's stdout and stderr
+  std::filesystem::path log_file;            // the tool's stdout and stderr (appended)
   std::string config_origin = "[compile] command";  // names the setting in messages
 };
 
