@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/text.h"
 #include "compile/epcontext_node.h"
+#include "compile/fold_constants.h"
 #include "compile/partition.h"
 #include "model/external_data.h"
 #include "model/walk.h"
@@ -246,6 +247,7 @@ class RefCompiler {
     const Partition& p = parts_[k];
     const std::string name = "winml_ref_" + std::to_string(k);
     model::Model part = partition_model(p, name, types);
+    int folded = fold_constants(part, opsets_);
     std::shared_ptr<const runtime::Plan> plan;
     runtime::with_error_prefix(source_ + ": partition " + name + ": ", [&] {
       plan = runtime::build_plan(part, runtime::PlanOptions{options_.dims, true});
@@ -289,6 +291,7 @@ class RefCompiler {
     info["name"] = name;
     info["nodes"] = p.nodes.size();
     info["steps"] = plan->steps.size();
+    info["folded_nodes"] = folded;
     info["inputs"] = p.inputs;
     info["outputs"] = p.outputs;
     info["blob_bytes"] = blob_size;

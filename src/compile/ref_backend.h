@@ -2,8 +2,8 @@
 //
 // The graph is partitioned into the subgraphs the runtime runs (a node is
 // supported when the runtime can create its kernel); each partition is
-// planned (topological order, shapes resolved with `dims`, memory plan,
-// Constant nodes folded) and its plan written as a `ref` blob
+// planned (nodes on constants evaluated at compile time, topological order,
+// shapes resolved with `dims`, memory plan) and its plan written as a `ref` blob
 // (runtime/ref_blob). The partition's nodes are replaced by one
 // com.microsoft::EPContext node carrying the blob, inline (`embed`) or as the
 // sidecar "<stem>_ref.bin" ("<stem>_ref_<k>.bin" for further partitions).

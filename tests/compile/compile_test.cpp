@@ -89,6 +89,27 @@ TEST(CompileRef, EmbeddedBlobHasNoSidecar) {
   expect_same_outputs(test::run_model(dir / "in.onnx", {{"x", x}}), test::run_model(dir / "c.onnx", {{"x", x}}));
 }
 
+TEST(CompileRef, NodesOnConstantsAreEvaluatedAtCompileTime) {
+  test::TempDir dir;
+  test::GraphBuilder b;
+  b.input("x", {2, 6});
+  b.initializer("W", {4, 6}, test::random_floats(24, 8));
+  b.node("Transpose", {"W"}, {"Wt"}, "transpose");  // a weight prepared at run time
+  b.node("MatMul", {"x", "Wt"}, {"y"}, "matmul");
+  b.output("y", {2, 4});
+  test::write_model(test::make_model(b.graph()), dir / "in.onnx");
+  compile::CompileOptions o;
+  o.ep = "ref";
+  auto metrics = compile::compile_model_file(dir / "in.onnx", dir / "c.onnx", o);
+  EXPECT_EQ(metrics["partitions"][0]["nodes"], 2);
+  EXPECT_EQ(metrics["partitions"][0]["folded_nodes"], 1);
+  EXPECT_EQ(metrics["partitions"][0]["steps"], 1);
+  auto summary = runtime::ref_blob::check_blob(read_file(dir / "c_ref.bin"), "b", true);
+  EXPECT_EQ(summary.constants, 1u);  // Wt only: W is read by nothing any more
+  auto x = test::random_input({2, 6}, 3);
+  expect_same_outputs(test::run_model(dir / "in.onnx", {{"x", x}}), test::run_model(dir / "c.onnx", {{"x", x}}));
+}
+
 TEST(CompileRef, OutputIsDeterministic) {
   test::TempDir dir;
   test::write_model(test::small_model(), dir / "in.onnx");
