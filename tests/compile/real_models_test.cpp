@@ -37,7 +37,8 @@ fs::path with_head_input_output(const fs::path& source, const fs::path& dir) {
 
 // Compiles `source` with the ref backend, moves the output directory, and
 // runs the moved model against the uncompiled one.
-void expect_ref_roundtrip(const fs::path& source, bool embed, std::size_t expected_outputs) {
+void expect_ref_roundtrip(const fs::path& source, bool embed, std::size_t expected_outputs,
+                          const runtime::Shape& input_shape = kImage) {
   test::TempDir dir;
   std::vector<std::string> args = {"compile", "-m", source.string(), "-o", (dir / "build" / "compiled.onnx").string(),
                                    "--ep", "ref"};
@@ -47,7 +48,7 @@ void expect_ref_roundtrip(const fs::path& source, bool embed, std::size_t expect
   EXPECT_EQ(fs::exists(dir / "build" / "compiled_ref.bin"), !embed);
 
   fs::rename(dir / "build", dir / "moved");
-  auto x = test::random_input(kImage, 17);
+  auto x = test::random_input(input_shape, 17);
   auto expected = test::run_model(source, {{"input", x}});
   auto got = test::run_model(dir / "moved" / "compiled.onnx", {{"input", x}});
   ASSERT_EQ(got.size(), expected_outputs);
@@ -78,6 +79,18 @@ TEST(RefRealModels, VitB16Embedded) {
   test::TempDir dir;
   expect_ref_roundtrip(with_head_input_output(test::exported_model("vit_b_16_op17"), dir.path()), true, 2);
 }
+
+class RefOtherModels : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(RefOtherModels, CompiledEqualsUncompiled) {
+  std::string name = GetParam();
+  runtime::Shape shape = name.starts_with("transformer") ? runtime::Shape{1, 16, 64} : kImage;
+  expect_ref_roundtrip(test::exported_model(name), false, 1, shape);
+}
+
+INSTANTIATE_TEST_SUITE_P(Exported, RefOtherModels,
+                         ::testing::Values("transformer_encoder_op13", "transformer_encoder_op17", "mobilenet_v2_op13",
+                                           "mobilenet_v3_small_op17", "efficientnet_b0_op13"));
 
 TEST(CpuRealModels, PreparedResNet50RunsInOrtLikeItsInput) {
   test::TempDir dir;
