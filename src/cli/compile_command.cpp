@@ -48,6 +48,7 @@ Command add_compile_command(CLI::App& app) {
             o.threads = opts->threads;
             o.project_dir = std::filesystem::current_path();
             o.config_origin = "the command line";
+            o.command_setting = "the arguments after `--`";
             for (const auto& d : opts->dims) {
               auto eq = d.find('=');
               char* end = nullptr;

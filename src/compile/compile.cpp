@@ -39,8 +39,8 @@ nlohmann::json compile_model(const fs::path& input, const fs::path& output, cons
   const bool external = target.aot_compile && options.ep != "ref";
   if (!options.command.empty() && !external)
     throw InputError(file_error(options.config_origin,
-                                "[compile] command is only for EPs compiled ahead of time by a vendor tool "
-                                "(aot_compile = true in rules/ep/<ep>.toml); ep = \"" + options.ep +
+                                "a vendor compiler (" + options.command_setting + ") is only used for EPs compiled ahead of "
+                                "time (aot_compile = true in rules/ep/<ep>.toml); ep = \"" + options.ep +
                                     "\" is compiled by winml-make itself"));
   fs::create_directories(output.parent_path().empty() ? fs::path(".") : output.parent_path());
 
@@ -69,11 +69,11 @@ nlohmann::json compile_model(const fs::path& input, const fs::path& output, cons
       throw InputError(file_error(
           options.config_origin,
           "ep = \"" + options.ep + "\" (" + target.ep_type +
-              ") needs ahead-of-time compilation with the vendor's SDK, which winml-make does not bundle: set "
-              "[compile] command to the compiler to run, e.g. command = [\"python\", \"compile_" + options.ep +
-              ".py\", \"{input}\", \"{output}\"] (placeholders: {input}, {output}, {output_dir}, {embed}, {device}; list the "
-              "environment it needs in [compile] env), or choose ep = \"ref\" (built in) or an EP that compiles at "
-              "load time (cpu, dml)"));
+              ") needs ahead-of-time compilation with the vendor's SDK, which winml-make does not bundle: give "
+              "the compiler to run in " + options.command_setting + ", e.g. [\"python\", \"compile_" + options.ep +
+              ".py\", \"{input}\", \"{output}\"] (placeholders: {input}, {output}, {output_dir}, {embed}, {device}; "
+              "the environment it needs goes in [compile] env / --env), or choose ep = \"ref\" (built in) or an EP "
+              "that compiles at load time (cpu, dml)"));
     say(options, "compile: running the " + options.ep + " compiler");
     ExternalOptions eo;
     eo.command = options.command;

@@ -33,8 +33,10 @@ struct CompileOptions {
   std::uint64_t external_data_threshold = model::kDefaultExternalDataThreshold;
   std::filesystem::path project_dir;  // where a vendor compiler runs
   std::filesystem::path log_file;     // a vendor compiler's output
-  // Names the configuration in messages: "winml.toml" or "the command line".
+  // Names the configuration in messages: the config file, or "the command line".
   std::string config_origin = "the command line";
+  // How the user sets the vendor compiler, for messages.
+  std::string command_setting = "[compile] command";
   std::function<void(const std::string&)> log;  // progress and notes, one line each
   int threads = 0;  // validation
 };

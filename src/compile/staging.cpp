@@ -11,17 +11,20 @@ namespace fs = std::filesystem;
 
 void write_model_staged(const fs::path& out, const std::function<void(const fs::path&)>& write) {
   const fs::path dir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
+  const bool dir_existed = fs::exists(dir);
   fs::create_directories(dir);
   const fs::path stage = dir / (".stage" + std::string(kTempMarker) + std::to_string(::getpid()));
   fs::remove_all(stage);
   fs::create_directories(stage);
   struct Cleanup {
-    fs::path dir;
+    fs::path stage, dir;
+    bool dir_existed;
     ~Cleanup() {
       std::error_code ec;
-      fs::remove_all(dir, ec);
+      fs::remove_all(stage, ec);
+      if (!dir_existed) fs::remove(dir, ec);  // only if empty: a failure leaves no trace
     }
-  } cleanup{stage};
+  } cleanup{stage, dir, dir_existed};
   const fs::path staged = stage / out.filename();
   write(staged);
   model::remove_model(out);

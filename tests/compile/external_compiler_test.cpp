@@ -57,13 +57,19 @@ TEST(ExternalCompiler, WithoutACommandTheErrorSaysWhatToConfigure) {
   EXPECT_NE(r.err.find("ep = \"qnn\" (QNNExecutionProvider) needs ahead-of-time compilation with the vendor's SDK"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("set [compile] command"), std::string::npos);
+  EXPECT_NE(r.err.find("give the compiler to run in the arguments after `--`"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir / "c.onnx"));
+  auto nested = test::run_cli({"compile", "-m", (dir / "in.onnx").string(), "-o", (dir / "new" / "c.onnx").string(),
+                               "--ep", "qnn"});
+  EXPECT_EQ(nested.exit_code, 2);
+  EXPECT_FALSE(fs::exists(dir / "new"));  // not even the directory
 
   auto cpu = test::run_cli({"compile", "-m", (dir / "in.onnx").string(), "-o", (dir / "c.onnx").string(), "--ep", "cpu",
                             "--", "/bin/true"});
   EXPECT_EQ(cpu.exit_code, 2);
-  EXPECT_NE(cpu.err.find("[compile] command is only for EPs compiled ahead of time"), std::string::npos) << cpu.err;
+  EXPECT_NE(cpu.err.find("a vendor compiler (the arguments after `--`) is only used for EPs compiled ahead of time"),
+            std::string::npos)
+      << cpu.err;
 }
 
 TEST(ExternalCompiler, ResultIsVerifiedRenamedByContentAndValidated) {
