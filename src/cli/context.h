@@ -41,6 +41,8 @@ Command add_graph_command(CLI::App& app);
 Command add_cache_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_quantize_command(CLI::App& app);
+Command add_compile_command(CLI::App& app);
+Command add_epcontext_command(CLI::App& app);
 
 // The version string printed by --version.
 std::string version_string();

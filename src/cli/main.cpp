@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
       cli::add_cache_command(app),
       cli::add_run_command(app),
       cli::add_quantize_command(app),
+      cli::add_compile_command(app),
+      cli::add_epcontext_command(app),
   };
   cli::Command build = cli::add_build_command(app);
 

@@ -92,6 +92,7 @@ struct CompileConfig {
   bool embed = false;
   bool validate = true;
   std::vector<std::string> command;
+  std::vector<std::string> env;
 };
 
 // Everything one model target is built with: project-wide sections merged

@@ -30,24 +30,26 @@ std::vector<EpContextNode> find_ep_contexts(const onnx::ModelProto& m, const fs:
       if (!is_epcontext_node(n)) continue;
       EpContextNode e;
       e.node_name = n.name();
-      std::string context;
+      // A reference: an embedded blob can be hundreds of megabytes.
+      static const std::string kNone;
+      const std::string* context = &kNone;
       for (const auto& a : n.attribute()) {
         if (a.name() == "main_context") e.main_context = a.i();
         else if (a.name() == "embed_mode") e.embed_mode = a.i(), e.embed_mode_explicit = true;
-        else if (a.name() == "ep_cache_context") context = a.s();
+        else if (a.name() == "ep_cache_context") context = &a.s();
         else if (a.name() == "source") e.source = a.s();
         else if (a.name() == "partition_name") e.partition_name = a.s();
         else if (a.name() == "ep_sdk_version") e.ep_sdk_version = a.s();
       }
       if (e.embed_mode == 0) {
-        e.blob_file = context;
+        e.blob_file = *context;
         std::error_code ec;
-        if (!context.empty() && is_safe_relative(context)) {
-          auto size = fs::file_size(model_dir / context, ec);
+        if (!context->empty() && is_safe_relative(*context)) {
+          auto size = fs::file_size(model_dir / *context, ec);
           if (!ec) e.blob_size = size;
         }
       } else {
-        e.blob_size = context.size();
+        e.blob_size = context->size();
       }
       out.push_back(std::move(e));
     }

@@ -7,8 +7,10 @@
 namespace winml::runtime {
 
 NodeContext::NodeContext(const onnx::NodeProto& node, std::int64_t opset, const Opsets& opsets,
-                         std::vector<const Tensor*> constant_inputs, const SubgraphBuilder& subgraphs)
-    : node_(node), opset_(opset), opsets_(opsets), constants_(std::move(constant_inputs)), subgraphs_(subgraphs) {}
+                         std::vector<const Tensor*> constant_inputs, const SubgraphBuilder& subgraphs,
+                         const model::Model* model)
+    : node_(node), opset_(opset), opsets_(opsets), constants_(std::move(constant_inputs)), subgraphs_(subgraphs),
+      model_(model) {}
 
 const Tensor* NodeContext::constant_input(int i) const {
   return i >= 0 && static_cast<std::size_t>(i) < constants_.size() ? constants_[static_cast<std::size_t>(i)] : nullptr;

@@ -15,6 +15,9 @@
 #include "model/onnx.h"
 #include "runtime/tensor.h"
 
+namespace winml::model {
+class Model;
+}
 
 namespace winml::runtime {
 
@@ -33,12 +36,16 @@ class NodeContext {
  public:
   using SubgraphBuilder = std::function<std::shared_ptr<const Plan>(const onnx::GraphProto&)>;
   NodeContext(const onnx::NodeProto& node, std::int64_t opset, const Opsets& opsets,
-              std::vector<const Tensor*> constant_inputs, const SubgraphBuilder& subgraphs);
+              std::vector<const Tensor*> constant_inputs, const SubgraphBuilder& subgraphs,
+              const model::Model* model = nullptr);
 
   const onnx::NodeProto& node() const { return node_; }
   const std::string& op() const { return node_.op_type(); }
   std::int64_t opset() const { return opset_; }
   const Opsets& opsets() const { return opsets_; }
+  // The model the node belongs to (for files it references, such as an
+  // EPContext blob next to the model), or nullptr for a detached node.
+  const model::Model* model() const { return model_; }
   int input_count() const { return node_.input_size(); }
   int output_count() const { return node_.output_size(); }
   bool has_input(int i) const { return i < node_.input_size() && !node_.input(i).empty(); }
@@ -71,6 +78,7 @@ class NodeContext {
   const Opsets& opsets_;
   std::vector<const Tensor*> constants_;
   const SubgraphBuilder& subgraphs_;
+  const model::Model* model_;
 };
 
 // What a kernel sees when it runs: input tensors and output slots.

@@ -26,6 +26,11 @@ int Plan::find(const std::string& name) const {
   return it == index_.end() ? -1 : it->second;
 }
 
+void Plan::reindex() {
+  index_.clear();
+  for (std::size_t id = 0; id < values.size(); ++id) index_[values[id].name] = static_cast<int>(id);
+}
+
 Shape resolve_input_shape(const onnx::ValueInfoProto& input, const std::map<std::string, std::int64_t>& dims) {
   Shape s;
   if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape()) return s;
@@ -253,6 +258,7 @@ class PlanBuilder {
       step.op_type = n.op_type();
       step.domain = canonical_domain(n.domain());
       step.node_name = n.name();
+      step.node = index;
       step.widen_half = entry->traits.widen_half;
       std::vector<const Tensor*> constants;
       for (const auto& in : n.input()) {
@@ -267,7 +273,7 @@ class PlanBuilder {
       for (const auto& o : n.output()) step.outputs.push_back(o.empty() ? -1 : plan_->find(o));
 
       with_error_prefix(where + ": ", [&] {
-        NodeContext ctx(n, opset, plan_->opsets, constants, subgraphs);
+        NodeContext ctx(n, opset, plan_->opsets, constants, subgraphs, model_);
         step.kernel = entry->factory(ctx);
       });
       step.output_aliases_input = entry->traits.alias_input0;

@@ -43,6 +43,7 @@ struct Step {
   std::string op_type;
   std::string domain;
   std::string node_name;
+  int node = -1;  // index of the node in its graph (to serialize the plan with its nodes)
   std::shared_ptr<const Kernel> kernel;
   std::vector<int> inputs;  // value ids, -1 for an absent optional input; explicit ones first
   int explicit_inputs = 0;  // the rest are implicit: outer-scope values read by subgraphs
@@ -75,6 +76,9 @@ class Plan {
   std::int64_t arena_bytes = 0;
 
   int find(const std::string& name) const;  // value id or -1
+  // Rebuilds the name index behind find() from `values`, for plans assembled
+  // outside build_plan (a deserialized `ref` EPContext plan).
+  void reindex();
 
  private:
   friend class PlanBuilder;

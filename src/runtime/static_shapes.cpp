@@ -59,7 +59,20 @@ std::map<std::string, StaticType> infer_static_types(const onnx::GraphProto& gra
     if (it != input_shapes.end() && in.type().has_tensor_type())
       set_shape(*copy, in.type().tensor_type().elem_type(), it->second);
   }
-  for (const auto& n : graph.node()) *g.add_node() = n;
+  for (const auto& n : graph.node()) {
+    onnx::NodeProto& copy = *g.add_node();
+    // An EPContext node's blob (possibly hundreds of megabytes inline) means
+    // nothing to shape inference: copy the node without it.
+    if (n.op_type() == "EPContext" && n.domain() == "com.microsoft") {
+      copy.set_op_type(n.op_type());
+      copy.set_domain(n.domain());
+      copy.set_name(n.name());
+      *copy.mutable_input() = n.input();
+      *copy.mutable_output() = n.output();
+      continue;
+    }
+    copy = n;
+  }
   for (const auto& o : graph.output()) {
     auto* copy = g.add_output();
     copy->set_name(o.name());

@@ -20,7 +20,11 @@ std::shared_ptr<const Section<CompileConfig>> compile_schema() {
     s->key("validate", &CompileConfig::validate, ValueType::kBool,
            "Run the compiled model on all-ones inputs and fail on NaN or Inf outputs.");
     s->key("command", &CompileConfig::command, ValueType::kStringList,
-           "Vendor compiler for SDK-bound EPs, with {input}, {output}, {output_dir} and {embed} placeholders.");
+           "Vendor compiler for SDK-bound EPs, with {input}, {output}, {output_dir}, {embed} and {device} "
+           "placeholders.");
+    s->key("env", &CompileConfig::env, ValueType::kStringList,
+           "Environment variables passed to the vendor compiler (e.g. PATH, QNN_SDK_ROOT); their values enter the "
+           "compile key. No others pass.");
     return s;
   }();
   return s;

@@ -1,5 +1,7 @@
 #include "runtime/kernels/register.h"
 
+#include "runtime/ref_blob/epcontext_kernel.h"
+
 namespace winml::runtime::kernels {
 
 void register_builtin_kernels(KernelRegistry& r) {
@@ -29,6 +31,7 @@ void register_builtin_kernels(KernelRegistry& r) {
   register_detection(r);
   register_integer_ops(r);
   register_spatial(r);
+  ref_blob::register_epcontext_kernel(r);  // compiled `ref` EPContext nodes
 }
 
 }  // namespace winml::runtime::kernels

@@ -1,0 +1,84 @@
+// winml-make compile -m IN -o OUT [--ep EP] [--device D] [--embed] [--no-validate]
+//                    [--dim NAME=VALUE]... [--env NAME]... [--json] [-- COMPILER ARGS...]
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "base/error.h"
+#include "cli/context.h"
+#include "compile/compile.h"
+
+namespace winml::cli {
+
+Command add_compile_command(CLI::App& app) {
+  struct Options {
+    std::string input, output, ep = "cpu", device;
+    bool embed = false, no_validate = false, json = false;
+    std::vector<std::string> dims, env, command;
+    int threads = 0;
+  };
+  auto opts = std::make_shared<Options>();
+  CLI::App* sub = app.add_subcommand(
+      "compile", "Compile a model for an execution provider (EPContext for `ref` and vendor EPs) and validate it");
+  sub->add_option("-m,--model", opts->input, "Input ONNX model")->required();
+  sub->add_option("-o,--output", opts->output, "Output model (sidecars are written next to it)")->required();
+  sub->add_option("--ep", opts->ep, "Target execution provider (rules/ep/<ep>.toml)")->capture_default_str();
+  sub->add_option("--device", opts->device, "Target device for a vendor compiler's {device} (default: the EP's)");
+  sub->add_flag("--embed", opts->embed, "Store EPContext blobs inside the model (embed_mode = 1)");
+  sub->add_flag("--no-validate", opts->no_validate, "Skip running the result on all-ones inputs");
+  // One value per occurrence, so that `--` and the compiler's own arguments
+  // are never taken as more values.
+  sub->add_option("--dim", opts->dims, "Value of a symbolic input dimension, NAME=VALUE (repeatable; others: 1)")
+      ->allow_extra_args(false);
+  sub->add_option("--env", opts->env, "Environment variable passed to a vendor compiler (repeatable)")
+      ->allow_extra_args(false);
+  sub->add_option("--threads", opts->threads, "Validation threads (0: one per core)");
+  sub->add_flag("--json", opts->json, "Print the compile and validation report as JSON");
+  sub->add_option("compiler", opts->command,
+                  "After --: the vendor compiler with {input}, {output}, {output_dir}, {embed} and {device} placeholders");
+  return {sub, [opts](const Context&) {
+            compile::CompileOptions o;
+            o.ep = opts->ep;
+            o.embed = opts->embed;
+            o.device = opts->device;
+            o.validate = !opts->no_validate;
+            o.command = opts->command;
+            o.threads = opts->threads;
+            o.project_dir = std::filesystem::current_path();
+            o.config_origin = "the command line";
+            o.command_setting = "the arguments after `--`";
+            for (const auto& d : opts->dims) {
+              auto eq = d.find('=');
+              char* end = nullptr;
+              long long v = eq == std::string::npos ? 0 : std::strtoll(d.c_str() + eq + 1, &end, 10);
+              if (eq == std::string::npos || eq == 0 || !end || *end != '\0' || end == d.c_str() + eq + 1 || v < 0)
+                throw InputError("--dim '" + d + "': expected NAME=VALUE with a non-negative integer value");
+              o.dims[d.substr(0, eq)] = v;
+            }
+            for (const auto& name : opts->env) {
+              const char* v = std::getenv(name.c_str());
+              if (!v) throw InputError("--env " + name + ": the variable is not set");
+              o.env[name] = v;
+            }
+            if (!opts->json) o.log = [](const std::string& line) { std::cout << line << "\n"; };
+            // A vendor compiler's output: quoted in the error when it fails.
+            o.log_file = std::filesystem::temp_directory_path() /
+                         ("winml-make-compile-" + std::to_string(::getpid()) + ".log");
+            struct RemoveLog {
+              std::filesystem::path file;
+              ~RemoveLog() {
+                std::error_code ec;
+                std::filesystem::remove(file, ec);
+              }
+            } remove_log{o.log_file};
+            std::filesystem::remove(o.log_file);  // a leftover of an earlier process with this pid
+            auto metrics = compile::compile_model_file(opts->input, opts->output, o);
+            if (opts->json) std::cout << metrics.dump(2) << "\n";
+            else std::cout << "wrote " << opts->output << "\n";
+            return 0;
+          }};
+}
+
+}  // namespace winml::cli

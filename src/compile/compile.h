@@ -1,0 +1,56 @@
+// The compile step: one entry point that turns an ONNX model into what the
+// target execution provider loads, then validates it.
+//
+//   ep = "ref"                 built-in ahead-of-time backend (ref_backend.h)
+//   aot_compile = false EPs    the prepared model (prepare_backend.h)
+//   other aot_compile EPs      the vendor's compiler, `[compile] command`
+//                              (external_backend.h); without one, an error
+//                              that says what to configure
+//
+// An input that is already an EPContext model is refused (InputError).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "model/model_io.h"
+
+namespace winml::compile {
+
+struct CompileOptions {
+  std::string ep = "cpu";
+  std::string device;  // [compile] device (vendor compilers' {device}); empty: the EP's default
+  bool embed = false;
+  bool validate = true;
+  std::vector<std::string> command;        // vendor compiler (placeholders)
+  std::map<std::string, std::string> env;  // its environment
+  std::map<std::string, std::int64_t> dims;  // [model] dims
+  std::uint64_t external_data_threshold = model::kDefaultExternalDataThreshold;
+  std::filesystem::path project_dir;  // where a vendor compiler runs
+  std::filesystem::path log_file;     // a vendor compiler's output
+  // Names the configuration in messages: the config file, or "the command line".
+  std::string config_origin = "the command line";
+  // How the user sets the vendor compiler, for messages.
+  std::string command_setting = "[compile] command";
+  std::function<void(const std::string&)> log;  // progress and notes, one line each
+  int threads = 0;  // validation
+};
+
+// Compiles `input` to `output` (sidecars next to it), writing directly: the
+// caller provides a fresh directory (a build stage's private output).
+// Returns metrics: {"ep", "backend", ..., "validation": {...}}.
+nlohmann::json compile_model(const std::filesystem::path& input, const std::filesystem::path& output,
+                             const CompileOptions& options);
+
+// The same for a destination that may hold an earlier result: nothing is
+// written unless compile and validation succeed, and the earlier model's
+// sidecars are removed.
+nlohmann::json compile_model_file(const std::filesystem::path& input, const std::filesystem::path& output,
+                                  const CompileOptions& options);
+
+}  // namespace winml::compile

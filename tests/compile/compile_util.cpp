@@ -1,0 +1,98 @@
+#include "compile/compile_util.h"
+
+#include <fstream>
+
+#include "model/model_io.h"
+#include "runtime/kernel_registry.h"
+#include "runtime/session.h"
+#include "support/model_builder.h"
+
+namespace winml::test {
+
+std::map<std::string, runtime::Tensor> run_model(const std::filesystem::path& path,
+                                                  const std::map<std::string, runtime::Tensor>& feeds) {
+  model::Model m = model::load_model(path);
+  runtime::Session s(m);
+  auto out = s.run(feeds);
+  for (auto& [name, t] : out) t = t.clone();  // independent of the model's lifetime
+  return out;
+}
+
+runtime::Tensor random_input(const runtime::Shape& shape, std::uint32_t seed) {
+  auto values = random_floats(static_cast<std::size_t>(runtime::shape_size(shape)), seed);
+  return runtime::Tensor::from_vector(onnx::TensorProto::FLOAT, shape, values);
+}
+
+void write_model(const onnx::ModelProto& m, const std::filesystem::path& path) {
+  std::ofstream(path, std::ios::binary) << model::serialize_deterministic(m);
+}
+
+onnx::ModelProto small_model() {
+  GraphBuilder b("small");
+  b.input("x", {"batch", 8});
+  b.initializer("W", {8, 4}, random_floats(32, 3));
+  b.initializer("bias", {4}, random_floats(4, 4));
+  b.initializer("scale", {1}, {0.5f});
+  b.node("MatMul", {"x", "W"}, {"xw"}, "matmul");
+  b.node("Add", {"xw", "bias"}, {"xwb"}, "add");
+  b.node("Relu", {"xwb"}, {"r"}, "relu");
+  b.node("Mul", {"r", "scale"}, {"rs"}, "mul");
+  auto& sm = b.node("Softmax", {"rs"}, {"y"}, "softmax");
+  set_attr(sm, "axis", std::int64_t{-1});
+  b.node("Sigmoid", {"xw"}, {"z"}, "sigmoid");
+  b.output("y", {"batch", 4});
+  b.output("z", {"batch", 4});
+  return make_model(b.graph(), 17);
+}
+
+onnx::ModelProto model_with_custom_op(const std::string& op) {
+  GraphBuilder b("custom");
+  b.input("x", {1, 6});
+  b.initializer("W", {6, 3}, random_floats(18, 5));
+  b.node("Relu", {"x"}, {"a"}, "relu");
+  b.node(op, {"a"}, {"n"}, "custom", "com.example");
+  b.node("Sigmoid", {"n"}, {"s"}, "sigmoid");
+  b.node("Add", {"s", "a"}, {"t"}, "add");  // reads both sides of the custom op
+  b.node("MatMul", {"t", "W"}, {"y"}, "matmul");
+  b.output("y", {1, 3});
+  onnx::ModelProto m = make_model(b.graph(), 17);
+  auto* o = m.add_opset_import();
+  o->set_domain("com.example");
+  o->set_version(1);
+  return m;
+}
+
+namespace {
+
+class Negate : public runtime::Kernel {
+ public:
+  void run(runtime::KernelContext& ctx) const override {
+    const runtime::Tensor& x = ctx.input(0);
+    runtime::Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
+    for (std::int64_t i = 0; i < x.size(); ++i) y.mutable_data<float>()[i] = -x.data<float>()[i];
+  }
+};
+
+}  // namespace
+
+void register_negate_kernel() {
+  runtime::KernelEntry e;
+  e.domain = "com.example";
+  e.op = "Negate";
+  e.since = 1;
+  e.until = 1;
+  e.factory = [](const runtime::NodeContext&) -> std::unique_ptr<runtime::Kernel> { return std::make_unique<Negate>(); };
+  runtime::KernelRegistry::global().add(std::move(e));
+}
+
+void flip_byte(const std::filesystem::path& path, std::uint64_t offset) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(offset));
+  char c = 0;
+  f.read(&c, 1);
+  c = static_cast<char>(c ^ 0x5a);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.write(&c, 1);
+}
+
+}  // namespace winml::test

@@ -1,0 +1,40 @@
+// Helpers shared by the compile tests: running models in the runtime and
+// comparing results.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "model/onnx.h"
+#include "runtime/tensor.h"
+
+namespace winml::test {
+
+// Loads `path` and runs it in the runtime.
+std::map<std::string, runtime::Tensor> run_model(const std::filesystem::path& path,
+                                                  const std::map<std::string, runtime::Tensor>& feeds);
+
+// A float32 tensor of seeded values in [-1, 1).
+runtime::Tensor random_input(const runtime::Shape& shape, std::uint32_t seed);
+
+// Writes `m` to `path` (protobuf, weights inline).
+void write_model(const onnx::ModelProto& m, const std::filesystem::path& path);
+
+// A small model touching several kernels, with weights: x[batch,8] ->
+// MatMul -> Add -> Relu -> Softmax -> y[batch,4], plus a second output.
+onnx::ModelProto small_model();
+
+// x[1,6] -> Relu -> com.example:<op> (no kernel in the runtime) -> Sigmoid
+// -> MatMul(W) -> y: the runtime supports all but one node. Only "Negate"
+// ever gets a kernel (register_negate_kernel), so other names stay
+// unsupported in every test of the process.
+onnx::ModelProto model_with_custom_op(const std::string& op = "Opaque");
+
+// Registers a kernel for com.example:Negate (y = -x) in the runtime.
+void register_negate_kernel();
+
+// Flips one byte of a file.
+void flip_byte(const std::filesystem::path& path, std::uint64_t offset);
+
+}  // namespace winml::test
