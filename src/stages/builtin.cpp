@@ -6,7 +6,11 @@
 // (and link its library to winml_stages in src/stages/CMakeLists.txt). The
 // engine needs no other change: keys, staleness, caching and the manifest
 // follow from the Stage's declarations.
+#include "stages/analyze_stage.h"
+#include "stages/compile_stage.h"
 #include "stages/export_stages.h"
+#include "stages/optimize_stage.h"
+#include "stages/quantize_stage.h"
 #include "stages/passthrough.h"
 #include "stages/registry.h"
 
@@ -15,10 +19,10 @@ namespace winml::stages {
 void register_builtin_stages(StageRegistry& r) {
   r.set("import", std::make_shared<ImportStage>());
   r.set("export", std::make_shared<ExportStage>());
-  // analyze: no implementation yet; the auto loop then discovers nothing.
-  r.set("optimize", std::make_shared<PassthroughStage>("optimize"));
-  r.set("quantize", std::make_shared<PassthroughStage>("quantize"));
-  r.set("compile", std::make_shared<PassthroughStage>("compile"));
+  r.set("analyze", std::make_shared<AnalyzeStage>());
+  r.set("optimize", std::make_shared<OptimizeStage>());
+  r.set("quantize", std::make_shared<QuantizeStage>());
+  r.set("compile", std::make_shared<CompileStage>());
   r.set("package", std::make_shared<PackageStage>());
 }
 

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -59,6 +60,9 @@ struct StageContext {
   // call it between long steps.
   void check_cancel() const;
   fs::path project_path(const std::string& relative) const;
+  // Starts the stage log afresh and returns a function appending one line to
+  // it (a no-op without a log file).
+  std::function<void(const std::string&)> start_log() const;
 };
 
 struct StageResult {

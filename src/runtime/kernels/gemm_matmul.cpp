@@ -196,6 +196,12 @@ class MatMul : public Kernel {
  private:
   static void batch_offsets(const Shape& batch, const Shape& own, std::int64_t matrix, std::vector<std::int64_t>& out) {
     std::size_t rank = batch.size(), pad = rank - own.size();
+    // No batch dimensions: one matrix at offset 0 (also keeps GCC 12 from a
+    // false -Wfree-nonheap-object on the empty vectors below).
+    if (rank == 0) {
+      std::fill(out.begin(), out.end(), 0);
+      return;
+    }
     std::vector<std::int64_t> stride(rank, 0);
     std::int64_t acc = matrix;
     for (std::size_t d = rank; d-- > pad;) {

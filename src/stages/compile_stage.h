@@ -1,0 +1,25 @@
+// compile (and validate) as a build stage: compiled.onnx from the previous
+// stage's model, per the target's [compile] section. The metrics (backend,
+// partitions or blobs with digests, validation mode and outputs) land in
+// build_manifest.json; progress lines and a vendor compiler's output go to
+// the stage log.
+#pragma once
+
+#include "stages/stage.h"
+
+namespace winml::stages {
+
+class CompileStage : public Stage {
+ public:
+  std::string implementation() const override { return "winml-compile"; }
+  int version() const override { return 1; }
+  std::vector<std::string> config_keys() const override {
+    return {"compile", "model.dims", "build.external_data_threshold_mib"};
+  }
+  std::vector<std::string> environment(const config::TargetConfig& config) const override;
+  // The EP's table (aot_compile decides the backend) and the ref blob format.
+  std::map<std::string, std::string> key_values(const config::TargetConfig& config) const override;
+  StageResult run(const StageContext& ctx) override;
+};
+
+}  // namespace winml::stages

@@ -1,0 +1,28 @@
+#include "stages/optimize_stage.h"
+
+#include "base/rules.h"
+#include "model/model_io.h"
+#include "passes/optimize.h"
+
+namespace winml::stages {
+
+namespace {
+std::string rule_text(const std::string& path) { return rules::active().read(path).value_or("(missing)"); }
+}  // namespace
+
+std::map<std::string, std::string> OptimizeStage::key_values(const config::TargetConfig& config) const {
+  return {{"rules/optimize/presets.toml", rule_text("optimize/presets.toml")},
+          {"rules/ep/" + config.compile.ep + ".toml", rule_text("ep/" + config.compile.ep + ".toml")}};
+}
+
+StageResult OptimizeStage::run(const StageContext& ctx) {
+  model::Model m = passes::load_model_to_optimize(ctx.input);
+  passes::OptimizeReport report = passes::optimize_model(m, passes::OptimizeOptions::from_config(ctx.config.optimize, ctx.config.compile.ep));
+  ctx.check_cancel();
+  model::save_model(m, ctx.output, ctx.save_options());
+  StageResult r;
+  r.metrics = report.to_json();  // no timings: metrics stay reproducible
+  return r;
+}
+
+}  // namespace winml::stages
