@@ -3,6 +3,7 @@
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -56,7 +57,12 @@ nlohmann::json prepare_model(model::Model in, const std::filesystem::path& out, 
            ": structure checked, ONNX checker and shape inference skipped";
   } else {
     try {
-      onnx::checker::check_model(in.proto);
+      // From the file when there is one: the checker then resolves external
+      // data locations against the model's directory, not the working one.
+      if (!in.path.empty() && std::filesystem::exists(in.path))
+        onnx::checker::check_model(in.path.string());
+      else
+        onnx::checker::check_model(in.proto);
     } catch (const std::exception& e) {
       throw InputError(file_error(source, std::string("ONNX checker: ") + e.what()));
     }

@@ -1,5 +1,7 @@
 #include "quant/op_support.h"
 
+#include "analyze/ep_table.h"
+
 namespace winml::quant {
 
 const std::set<std::string>& default_quantizable_op_types() {
@@ -15,10 +17,15 @@ const std::set<std::string>& default_quantizable_op_types() {
 }
 
 std::set<std::string> quantizable_op_types(const std::string& ep) {
-  // EP operator tables (rules/ep/*.toml) do not list quantized operators yet;
-  // every EP uses the built-in table until they do.
-  (void)ep;
-  return default_quantizable_op_types();
+  // The EP tables (rules/ep/*.toml) say which operators an EP runs at all, not
+  // which it runs quantized: quantize the built-in set's operators that the
+  // target runs (fully or under constraints). An op it does not run stays
+  // float, so no QDQ group is built around a node that would fall back anyway.
+  const analyze::EpTable table = analyze::load_ep_table(ep.empty() ? "cpu" : ep);
+  std::set<std::string> out;
+  for (const auto& op : default_quantizable_op_types())
+    if (table.runs("ai.onnx", op)) out.insert(op);
+  return out;
 }
 
 }  // namespace winml::quant

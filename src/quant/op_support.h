@@ -10,11 +10,11 @@
 namespace winml::quant {
 
 // The quantizable operator types for `ep` (a rules/ep/<ep>.toml name such as
-// "cpu" or "qnn"; empty means cpu).
+// "cpu" or "qnn"; empty means cpu): the built-in set, less the operators the
+// EP's table says it does not run. InputError for an unknown EP.
 std::set<std::string> quantizable_op_types(const std::string& ep);
 
-// The built-in table used when the EP's rules file lists no quantized
-// operators: what ONNX Runtime's CPU provider fuses from QDQ groups.
+// The built-in set: what ONNX Runtime's CPU provider fuses from QDQ groups.
 const std::set<std::string>& default_quantizable_op_types();
 
 }  // namespace winml::quant

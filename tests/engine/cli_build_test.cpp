@@ -29,7 +29,7 @@ TEST(BuildCli, FirstBuildWritesTheLayoutAndSecondIsANoOp) {
   Project p;
   one_model(p);
   auto first = p.build();
-  EXPECT_EQ(test::stages_with(first, "net", "completed"), (Stages{"export", "optimize", "quantize", "compile", "package"}));
+  EXPECT_EQ(test::stages_with(first, "net", "completed"), (Stages{"export", "optimize", "analyze", "quantize", "compile", "package"}));
   for (const char* f : {"export.onnx", "optimized.onnx", "quantized.onnx", "compiled.onnx", "model.onnx",
                         "build_manifest.json", "winml_build_config.json"})
     EXPECT_TRUE(fs::exists(p.out("net", f))) << f;
@@ -37,7 +37,7 @@ TEST(BuildCli, FirstBuildWritesTheLayoutAndSecondIsANoOp) {
   auto manifest_time = fs::last_write_time(p.out("net", "build_manifest.json"));
 
   auto second = p.build();
-  EXPECT_EQ(test::stages_with(second, "net", "up-to-date"), (Stages{"export", "optimize", "quantize", "compile", "package"}));
+  EXPECT_EQ(test::stages_with(second, "net", "up-to-date"), (Stages{"export", "optimize", "analyze", "quantize", "compile", "package"}));
   EXPECT_TRUE(test::stages_with(second, "net", "completed").empty());
   // Nothing was rebuilt, so the manifest still describes the build that made the artifacts.
   EXPECT_EQ(fs::last_write_time(p.out("net", "build_manifest.json")), manifest_time);
@@ -66,10 +66,14 @@ TEST(BuildCli, ManifestHasTheDocumentedFields) {
       EXPECT_EQ(s["key"].get<std::string>().size(), 32u);
     }
   }
-  // Stand-in stages say what they are.
+  // Each stage names its implementation; quantize reports what it did.
   EXPECT_EQ(m["stages"][1]["name"], "optimize");
-  EXPECT_EQ(m["stages"][1]["implementation"], "passthrough/1");
-  EXPECT_EQ(m["stages"][1]["passthrough"], true);
+  EXPECT_EQ(m["stages"][1]["implementation"], "winml-optimize/1");
+  ASSERT_EQ(m["stages"][3]["name"], "quantize");
+  EXPECT_GT(m["stages"][3]["nodes_quantized"].get<int>(), 0);
+  EXPECT_TRUE(m["stages"][3].contains("nodes_skipped"));
+  EXPECT_TRUE(m["stages"][3].contains("calibration_time_seconds"));
+  EXPECT_EQ(m["stages"][3]["accuracy"].size(), 1u);
   EXPECT_EQ(m["stages"][5]["outputs"][0]["digest"],
             store::hash_file(p.out("net", "model.onnx")).hex());
 }
@@ -82,7 +86,7 @@ TEST(BuildCli, TouchingEveryFileRerunsNothing) {
   for (auto& e : fs::recursive_directory_iterator(p.root()))
     if (e.is_regular_file()) fs::last_write_time(e.path(), fs::file_time_type::clock::now());
   auto r = p.build();
-  EXPECT_EQ(test::stages_with(r, "net", "up-to-date"), (Stages{"export", "optimize", "quantize", "compile", "package"}));
+  EXPECT_EQ(test::stages_with(r, "net", "up-to-date"), (Stages{"export", "optimize", "analyze", "quantize", "compile", "package"}));
 }
 
 TEST(BuildCli, EditingOneQuantizeKeyRerunsOnlyFromQuantize) {
@@ -116,7 +120,7 @@ TEST(BuildCli, ChangingTheSourceModelRerunsEverything) {
   p.build();
   p.write_model("net.onnx", 2);
   auto r = p.build({"--explain"});
-  EXPECT_EQ(test::stages_with(r, "net", "completed"), (Stages{"export", "optimize", "quantize", "compile", "package"}));
+  EXPECT_EQ(test::stages_with(r, "net", "completed"), (Stages{"export", "optimize", "analyze", "quantize", "compile", "package"}));
   EXPECT_EQ(r["targets"][0]["stages"][0]["reason"], "model net.onnx changed");
 }
 
@@ -166,7 +170,8 @@ TEST(BuildCli, ReplayingTheSavedConfigGivesIdenticalArtifacts) {
   p.write_config(std::string(kOneModel) + "[build]\nauto = true\n[optimize]\nlevel = \"extended\"\n");
   auto r = p.build();
   auto m = nlohmann::json::parse(test::read_text(p.out("net", "build_manifest.json")));
-  EXPECT_EQ(m["analyze_iterations"], 0);  // no analyze implementation: nothing discovered
+  // One analysis of the optimized model; a linear model offers nothing to discover.
+  EXPECT_EQ(m["analyze_iterations"], 1);
   auto saved = nlohmann::json::parse(test::read_text(p.out("net", "winml_build_config.json")));
   EXPECT_EQ(saved["build"]["auto"], false);
   EXPECT_EQ(saved["optimize"]["level"], "extended");
@@ -236,10 +241,10 @@ TEST(BuildCli, RebuildRunsEverythingAgainWithoutTheCache) {
   one_model(p);
   p.build();
   auto r = p.build({"--rebuild"});
-  EXPECT_EQ(test::stages_with(r, "net", "completed"), (Stages{"export", "optimize", "quantize", "compile", "package"}));
+  EXPECT_EQ(test::stages_with(r, "net", "completed"), (Stages{"export", "optimize", "analyze", "quantize", "compile", "package"}));
   p.write_config(std::string(kOneModel) + "[build]\nrebuild = true\n");
   r = p.build();
-  EXPECT_EQ(test::stages_with(r, "net", "completed").size(), 5u);
+  EXPECT_EQ(test::stages_with(r, "net", "completed").size(), 6u);
 }
 
 TEST(BuildCli, ExportCommandWithDeclaredInputsAndEnvironment) {
@@ -278,7 +283,7 @@ TEST(BuildCli, StatusAndGraph) {
   p.build();
   auto after = p.run({"status"});
   EXPECT_NE(after.out.find("everything is up to date"), std::string::npos) << after.out;
-  EXPECT_NE(after.out.find("analyze   skipped: no analyze implementation in this build"), std::string::npos);
+  EXPECT_NE(after.out.find("analyze   up to date"), std::string::npos) << after.out;
   auto dot = p.run({"graph"});
   EXPECT_EQ(dot.exit_code, 0);
   EXPECT_NE(dot.out.find("digraph winml_make"), std::string::npos);

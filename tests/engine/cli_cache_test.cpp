@@ -32,7 +32,7 @@ TEST(CacheCli, CloneInAnotherDirectoryWithAWarmCacheRerunsNoStage) {
   b.use_cache(a.cache_dir());
   auto r = b.build();
   EXPECT_EQ(test::stages_with(r, "net", "completed").size(), 0u) << r.dump();
-  EXPECT_EQ(test::stages_with(r, "net", "cached").size(), 5u);
+  EXPECT_EQ(test::stages_with(r, "net", "cached").size(), 6u);
   EXPECT_EQ(test::artifacts(a.root() / "build"), test::artifacts(b.root() / "build"));
   auto ma = nlohmann::json::parse(test::read_text(a.out("net", "build_manifest.json")));
   auto mb = nlohmann::json::parse(test::read_text(b.out("net", "build_manifest.json")));
@@ -81,7 +81,7 @@ TEST(CacheCli, StatsVerifyAndGc) {
   p.build();
   auto stats = p.run({"cache", "stats"});
   ASSERT_EQ(stats.exit_code, 0) << stats.err;
-  EXPECT_NE(stats.out.find("5 entries, "), std::string::npos) << stats.out;
+  EXPECT_NE(stats.out.find("6 entries, "), std::string::npos) << stats.out;
   auto ok = p.run({"cache", "verify"});
   EXPECT_EQ(ok.exit_code, 0) << ok.out;
   EXPECT_NE(ok.out.find("all good"), std::string::npos) << ok.out;

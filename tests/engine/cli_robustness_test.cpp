@@ -142,7 +142,10 @@ TEST(Robustness, CorruptOutputIsRebuiltNotTrusted) {
   auto r = p.build();
   auto s = test::statuses(r);
   EXPECT_TRUE(s["net/optimize"] == "cached" || s["net/optimize"] == "completed") << s["net/optimize"];
-  EXPECT_EQ(r["targets"][0]["stages"][1]["reason"], "output optimized.onnx was modified");
+  // The file was hard-linked to its cache blob, so the cache copy is found
+  // corrupt too, and dropped.
+  EXPECT_EQ(r["targets"][0]["stages"][1]["reason"].get<std::string>().rfind("output optimized.onnx was modified", 0), 0u)
+      << r["targets"][0]["stages"][1]["reason"];
   EXPECT_EQ(s["net/quantize"], "up-to-date");
   EXPECT_NE(test::read_text(p.out("net", "optimized.onnx")), bytes);
 }

@@ -12,6 +12,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// float16 keeps the quantized model above the 100 MiB threshold (int8 would
+// not), so every stage's artifact has a .onnx.data sidecar.
+const char* kVitFp16 = "[model]\nname = \"{}\"\nsource = \"vit_b_16_op17.onnx\"\n[quantize]\nmode = \"fp16\"\nsamples = 1\n";
+
+std::string vit_config(const std::string& name) {
+  std::string s = kVitFp16;
+  return s.replace(s.find("{}"), 2, name);
+}
+
 void add_vit(Project& p) {
   for (const char* f : {"vit_b_16_op17.onnx", "vit_b_16_op17.onnx.data"}) {
     fs::path src = test::test_models_dir() / f;
@@ -44,9 +53,9 @@ TEST(SidecarFlows, ExternalDataFollowsEveryStageAndAWarmCacheRestoresIt) {
   test::exported_model("vit_b_16_op17");
   Project a, b;
   add_vit(a);
-  a.write_config("[model]\nname = \"vit\"\nsource = \"vit_b_16_op17.onnx\"\n");
+  a.write_config(vit_config("vit"));
   auto r = a.build();
-  EXPECT_EQ(test::stages_with(r, "vit", "completed").size(), 5u) << r.dump();
+  EXPECT_EQ(test::stages_with(r, "vit", "completed").size(), 6u) << r.dump();
   EXPECT_EQ(data_files(a.out("vit")), (std::vector<std::string>{"compiled.onnx.data", "export.onnx.data",
                                                                 "model.onnx.data", "optimized.onnx.data",
                                                                 "quantized.onnx.data"}));
@@ -59,12 +68,12 @@ TEST(SidecarFlows, ExternalDataFollowsEveryStageAndAWarmCacheRestoresIt) {
       << manifest["stages"][0]["inputs"].dump();
 
   auto again = a.build();
-  EXPECT_EQ(test::stages_with(again, "vit", "up-to-date").size(), 5u);
+  EXPECT_EQ(test::stages_with(again, "vit", "up-to-date").size(), 6u);
 
   a.clone_to(b.root());
   b.use_cache(a.cache_dir());
   auto restored = b.build();
-  EXPECT_EQ(test::stages_with(restored, "vit", "cached").size(), 5u) << restored.dump();
+  EXPECT_EQ(test::stages_with(restored, "vit", "cached").size(), 6u) << restored.dump();
   EXPECT_EQ(digests(a.out("vit")), digests(b.out("vit")));
 }
 
@@ -73,7 +82,7 @@ TEST(SidecarFlows, RebuildRemovesStaleOnnxDataEvenWithoutRecords) {
   Project p;
   add_vit(p);
   p.write_model("small.onnx", 5);
-  p.write_config("[model]\nname = \"m\"\nsource = \"vit_b_16_op17.onnx\"\n");
+  p.write_config(vit_config("m"));
   p.build({"--no-cache"});
   ASSERT_EQ(data_files(p.out("m")).size(), 5u);
   // The records are lost (say, the state directory was deleted), then the
@@ -81,7 +90,7 @@ TEST(SidecarFlows, RebuildRemovesStaleOnnxDataEvenWithoutRecords) {
   fs::remove_all(p.root() / "build" / ".winml-make");
   p.write_config("[model]\nname = \"m\"\nsource = \"small.onnx\"\n");
   auto r = p.build({"--no-cache", "--rebuild"});
-  EXPECT_EQ(test::stages_with(r, "m", "completed").size(), 5u);
+  EXPECT_EQ(test::stages_with(r, "m", "completed").size(), 6u);
   EXPECT_TRUE(data_files(p.out("m")).empty()) << testing::PrintToString(data_files(p.out("m")));
   EXPECT_NO_THROW(model::load_model(p.out("m", "model.onnx")));
 }
@@ -91,7 +100,7 @@ TEST(SidecarFlows, ShrinkingModelDropsItsOldSidecarsThroughTheRecords) {
   Project p;
   add_vit(p);
   p.write_model("small.onnx", 5);
-  p.write_config("[model]\nname = \"m\"\nsource = \"vit_b_16_op17.onnx\"\n");
+  p.write_config(vit_config("m"));
   p.build({"--no-cache"});
   p.write_config("[model]\nname = \"m\"\nsource = \"small.onnx\"\n");
   p.build({"--no-cache"});

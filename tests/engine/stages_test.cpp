@@ -103,7 +103,8 @@ TEST(Plan, OneChainPerModelWithWhatEachStageReads) {
   EXPECT_TRUE(has(quantize_a, "config:quantize.per_channel"));
   EXPECT_TRUE(has(quantize_a, "tool"));
   EXPECT_TRUE(has(quantize_a, "implementation"));
-  EXPECT_FALSE(has(quantize_a, "config:compile.ep"));
+  EXPECT_TRUE(has(quantize_a, "config:compile.ep"));  // the target's operator table
+  EXPECT_FALSE(has(quantize_a, "config:compile.embed"));
   auto export_a = ingredient_names(g.nodes[g.find("a", "export")]);
   EXPECT_EQ(export_a, (std::vector<std::string>{"tool", "implementation", "config:build.external_data_threshold_mib"}));
   EXPECT_EQ(g.nodes[g.find("a", "export")].extra_inputs,
