@@ -97,7 +97,8 @@ ExportPlan plan_export(const config::ExportConfig& cfg, const fs::path& project_
   return plan;
 }
 
-void run_export(const ExportPlan& plan, const fs::path& project_dir, const fs::path& output, const fs::path& log_file) {
+void run_export(const ExportPlan& plan, const fs::path& project_dir, const fs::path& output, const fs::path& log_file,
+                const model::SaveOptions& save) {
   fs::create_directories(output.parent_path());
   // A fresh directory per run: nothing a previous (killed) run left can be
   // mistaken for this run's output.
@@ -138,12 +139,13 @@ void run_export(const ExportPlan& plan, const fs::path& project_dir, const fs::p
   if (!r.started) throw BuildError("export command could not start: " + r.error);
   if (r.exit_code != 0) throw failure("failed with exit code " + std::to_string(r.exit_code));
   if (!fs::exists(temp_output)) throw failure("exited 0 but did not write {output} (" + temp_output.string() + ")");
+  model::Model exported;
   try {
-    model::load_model(temp_output);
+    exported = model::load_model(temp_output);
   } catch (const InputError& e) {
     throw failure(std::string("wrote an unusable model (") + e.what() + ")");
   }
-  model::move_model(temp_output, output);
+  model::save_model(exported, output, save);
 }
 
 }  // namespace winml::exporting

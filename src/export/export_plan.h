@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "model/model_io.h"
 
 namespace winml::exporting {
 
@@ -36,9 +37,11 @@ ExportPlan plan_export(const config::ExportConfig& cfg, const std::filesystem::p
 // Runs the plan so that it writes `output` (and maybe `output`.data). The
 // command runs in `project_dir` against a fresh temporary directory next to
 // `output`; its stdout/stderr go to `log_file`. The result must load as an
-// ONNX model; it is then moved into place with its sidecars. BuildError
-// with the command, exit code and the log's last lines on failure.
+// ONNX model; it is then saved in place the way every stage saves (`save`:
+// deterministic bytes, weights in `output`.data at the external-data
+// threshold, whatever layout the exporter chose). BuildError with the
+// command, exit code and the log's last lines on failure.
 void run_export(const ExportPlan& plan, const std::filesystem::path& project_dir, const std::filesystem::path& output,
-                const std::filesystem::path& log_file);
+                const std::filesystem::path& log_file, const model::SaveOptions& save = {});
 
 }  // namespace winml::exporting

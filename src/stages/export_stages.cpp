@@ -54,7 +54,7 @@ std::map<std::string, std::string> ExportStage::key_values(const config::TargetC
 
 StageResult ExportStage::run(const StageContext& ctx) {
   exporting::ExportPlan plan = exporting::plan_export(ctx.config.export_, ctx.project_dir, ctx.config_file);
-  exporting::run_export(plan, ctx.project_dir, ctx.output, ctx.log_file);
+  exporting::run_export(plan, ctx.project_dir, ctx.output, ctx.log_file, ctx.save_options());
   StageResult r;
   if (!ctx.config.export_.torchvision.empty()) r.metrics["torchvision"] = ctx.config.export_.torchvision;
   else r.metrics["command"] = ctx.config.export_.command;

@@ -22,8 +22,9 @@ class ImportStage : public Stage {
 class ExportStage : public Stage {
  public:
   std::string implementation() const override { return "export"; }
-  int version() const override { return 1; }
-  std::vector<std::string> config_keys() const override { return {"export"}; }
+  // 2: the exporter's model is re-saved (deterministic bytes, threshold).
+  int version() const override { return 2; }
+  std::vector<std::string> config_keys() const override { return {"export", "build.external_data_threshold_mib"}; }
   // [export] inputs (files, directories, glob patterns) and the weights file.
   std::vector<graph::InputDecl> extra_inputs(const config::TargetConfig& config) const override;
   std::vector<std::string> environment(const config::TargetConfig& config) const override;

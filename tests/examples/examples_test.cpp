@@ -1,0 +1,167 @@
+// Every project under examples/ is built as a user would build it: copied
+// (without outputs) into a temporary directory, `winml-make` run there with a
+// private cache, and its promises checked: the full pipeline ran, model.onnx
+// and its sidecars load and compute, a second build does nothing.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "compile/compile_util.h"
+#include "engine/project.h"
+#include "model/model_io.h"
+#include "model/sidecars.h"
+#include "runtime/tensor.h"
+#include "support/ort_oracle.h"
+
+using namespace winml;
+namespace fs = std::filesystem;
+using Stages = std::vector<std::string>;
+
+namespace {
+
+const Stages kAllStages = {"export", "optimize", "analyze", "quantize", "compile", "package"};
+
+// examples/<name> copied into a fresh directory, minus anything a local
+// build left there (outputs, caches, reports).
+class Example {
+ public:
+  explicit Example(const std::string& name) : root_(dir_ / name) {
+    fs::copy(test::source_dir() / "examples" / name, root_, fs::copy_options::recursive);
+    for (const char* leftover : {"build", ".winml-cache", "build-report.json"}) fs::remove_all(root_ / leftover);
+  }
+  const fs::path& root() const { return root_; }
+  fs::path out(const std::string& model, const std::string& file) const { return root_ / "build" / model / file; }
+  fs::path cache() const { return dir_ / "cache"; }
+
+  nlohmann::json build(std::vector<std::string> args = {}) const {
+    args.insert(args.end(), {"--json", "--cache-dir", cache().string()});
+    test::CliResult r = test::run_cli(args, root_);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    auto report = nlohmann::json::parse(r.out, nullptr, false);
+    EXPECT_FALSE(report.is_discarded()) << r.out << r.err;
+    return report.is_discarded() ? nlohmann::json::object() : report;
+  }
+
+  nlohmann::json manifest(const std::string& model) const {
+    return nlohmann::json::parse(test::read_text(out(model, "build_manifest.json")));
+  }
+
+ private:
+  test::TempDir dir_;
+  fs::path root_;
+};
+
+nlohmann::json stage(const nlohmann::json& manifest, const std::string& name) {
+  for (const auto& s : manifest["stages"])
+    if (s["name"] == name) return s;
+  ADD_FAILURE() << "no stage " << name;
+  return nlohmann::json::object();
+}
+
+std::vector<std::string> files_with_suffix(const fs::path& dir, const std::string& suffix) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().ends_with(suffix)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Runs `a` and `b` in the runtime on the same seeded input: the same bits
+// (a `ref` blob executes the same kernels in the same order).
+void expect_same_outputs(const fs::path& a, const fs::path& b, const runtime::Shape& shape,
+                         const std::string& input = "input") {
+  auto x = test::random_input(shape, 7);
+  auto ya = test::run_model(a, {{input, x}});
+  auto yb = test::run_model(b, {{input, x}});
+  ASSERT_EQ(ya.size(), yb.size());
+  for (const auto& [name, t] : ya) {
+    ASSERT_TRUE(yb.count(name)) << name;
+    EXPECT_TRUE(t.same_as(yb.at(name))) << name;
+  }
+}
+
+}  // namespace
+
+TEST(Examples, QuickstartRunsThePipelineAndPackagesTheRefBlob) {
+  Example e("quickstart");
+  auto report = e.build();
+  EXPECT_EQ(test::stages_with(report, "quickstart", "completed"), kAllStages);
+  auto m = e.manifest("quickstart");
+  EXPECT_GT(stage(m, "quantize")["nodes_quantized"].get<int>(), 0);
+  EXPECT_EQ(stage(m, "compile")["backend"], "ref");
+  EXPECT_EQ(files_with_suffix(e.root() / "build" / "quickstart", ".bin"),
+            (std::vector<std::string>{"compiled_ref.bin", "model_ref.bin"}));
+  // The packaged model runs from anywhere, like the quantized model it was compiled from.
+  fs::path moved = e.root() / "moved";
+  fs::rename(e.root() / "build" / "quickstart", moved);
+  expect_same_outputs(moved / "quantized.onnx", moved / "model.onnx", {1, 3, 64, 64}, "image");
+}
+
+TEST(Examples, ResNet50ExportsAndQuantizesW8A16PerChannel) {
+  Example e("resnet50");
+  auto report = e.build();
+  EXPECT_EQ(test::stages_with(report, "resnet50", "completed"), kAllStages);
+  auto q = stage(e.manifest("resnet50"), "quantize");
+  EXPECT_EQ(q["weight_type"], "int8");
+  EXPECT_EQ(q["activation_type"], "uint16");
+  EXPECT_EQ(q["per_channel"], true);
+  EXPECT_EQ(q["qdq_domain"], "com.microsoft");  // 16-bit Q/DQ below opset 21
+  EXPECT_GT(q["accuracy"][0]["sqnr_db"].get<double>(), 30.0) << q["accuracy"].dump();
+  EXPECT_EQ(stage(e.manifest("resnet50"), "compile")["validation"]["mode"], "run");
+  expect_same_outputs(e.out("resnet50", "quantized.onnx"), e.out("resnet50", "model.onnx"), {1, 3, 224, 224});
+  EXPECT_TRUE(test::stages_with(e.build(), "resnet50", "completed").empty());
+}
+
+TEST(Examples, VitExternalDataFlowsThroughEveryStage) {
+  Example e("vit-external-data");
+  auto report = e.build();
+  EXPECT_EQ(test::stages_with(report, "vit", "completed"), kAllStages);
+  EXPECT_EQ(files_with_suffix(e.root() / "build" / "vit", ".data"),
+            (std::vector<std::string>{"compiled.onnx.data", "export.onnx.data", "model.onnx.data",
+                                      "optimized.onnx.data", "quantized.onnx.data"}));
+  // model.onnx names only its own sidecar, so a copy elsewhere loads.
+  fs::path elsewhere = e.root() / "deploy";
+  fs::create_directories(elsewhere);
+  model::copy_model(e.out("vit", "model.onnx"), elsewhere / "vit.onnx");
+  model::Model m = model::load_model(elsewhere / "vit.onnx");
+  ASSERT_EQ(m.external_files.size(), 1u);
+  EXPECT_EQ(m.external_files.begin()->first, "vit.onnx.data");
+  // ONNX Runtime runs it (16-bit Q/DQ of the com.microsoft domain) like our runtime does.
+  auto x = test::random_tensor({1, 3, 224, 224}, 3);
+  auto ort = test::run_in_ort(elsewhere / "vit.onnx", {{"input", x}});
+  ASSERT_TRUE(ort.ok) << ort.error;
+  auto ours = test::run_model(elsewhere / "vit.onnx", {{"input", runtime::from_tensor_file(x)}});
+  ASSERT_TRUE(ours.count("output"));
+  EXPECT_LT(test::max_abs_diff(runtime::to_tensor_file(ours.at("output")), ort.outputs.at("output")), 1e-3);
+}
+
+TEST(Examples, MultiModelBuildsEveryModelInParallelWithPerModelOverrides) {
+  Example e("multi-model");
+  auto report = e.build({"-j", "3"});
+  for (const char* model : {"mobilenet", "resnet18", "efficientnet"}) {
+    EXPECT_TRUE(fs::exists(e.out(model, "model.onnx"))) << model;
+    EXPECT_EQ(stage(e.manifest(model), "compile")["backend"], "ref") << model;
+  }
+  EXPECT_EQ(test::statuses(report)["efficientnet/quantize"], "skipped");
+  EXPECT_EQ(test::statuses(report)["resnet18/quantize"], "completed");
+  // One model by name: the others are not looked at.
+  auto one = e.build({"resnet18"});
+  EXPECT_EQ(one["targets"].size(), 1u);
+}
+
+TEST(Examples, CiJobInASecondCleanCheckoutRestoresEverythingFromTheCache) {
+  Example first("ci"), second("ci");
+  fs::path cache = first.cache();
+  auto job = [&](const Example& e) {
+    test::CliResult r = test::run_program({"bash", (e.root() / "ci-job.sh").string()}, e.root(),
+                                          {{"WINML_MAKE", test::winml_make_binary().string()}, {"CACHE_DIR", cache.string()}});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    return nlohmann::json::parse(test::read_text(e.root() / "build-report.json"));
+  };
+  auto a = job(first);
+  EXPECT_EQ(test::stages_with(a, "mobilenet_v3_small", "completed"), kAllStages);
+  auto b = job(second);
+  EXPECT_EQ(test::stages_with(b, "mobilenet_v3_small", "cached"), kAllStages) << b.dump();
+  EXPECT_EQ(test::read_text(first.out("mobilenet_v3_small", "model.onnx")),
+            test::read_text(second.out("mobilenet_v3_small", "model.onnx")));
+}
