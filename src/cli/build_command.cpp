@@ -81,6 +81,14 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   if (!f.dry_run) session.finish(results, o.targets, interrupted);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   reporter.summary(results, seconds, f.dry_run);
+  // Errors also go to stderr (the progress may be on stdout): one line per
+  // failed stage, its message's first line (which names the file).
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (results[i].status == graph::Status::kFailed) {
+      const std::string& reason = results[i].reason;
+      std::cerr << "winml-make: error: " << plan.graph.nodes[i].id() << ": " << reason.substr(0, reason.find('\n'))
+                << "\n";
+    }
   int code = exit_code_of(results, interrupted);
   if (f.json) {
     const char* status = code == kExitOk ? "ok" : code == kExitInterrupted ? "interrupted" : "failed";
@@ -101,7 +109,8 @@ Command add_build_command(CLI::App& app) {
   app.add_flag("--json", f->json, "Print a machine-readable report of the run on stdout (logs go to stderr)");
   app.add_flag("--rebuild", f->rebuild, "Delete every artifact of the selected models (with sidecars) and rebuild");
   app.add_option("--cache-dir", f->cache_dir,
-                 "Content-addressed cache directory (default: $WINML_MAKE_CACHE_DIR, else ~/.cache/winml-make)");
+                 "Content-addressed cache directory (default: $WINML_MAKE_CACHE_DIR, else $XDG_CACHE_HOME/winml-make, "
+                 "else ~/.cache/winml-make)");
   app.add_flag("--no-cache", f->no_cache, "Neither restore from nor store into the cache");
   app.add_option("-o,--output-dir", f->output_dir, "Output directory (default: [build] output_dir)");
   app.add_option("--lock-timeout", f->lock_timeout,

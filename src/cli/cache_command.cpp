@@ -16,7 +16,7 @@ Command add_cache_command(CLI::App& app) {
   auto opts = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand("cache", "Inspect and maintain the content-addressed cache");
   sub->add_option("--cache-dir", opts->cache_dir,
-                  "Cache directory (default: $WINML_MAKE_CACHE_DIR, else ~/.cache/winml-make)");
+                  "Cache directory (default: $WINML_MAKE_CACHE_DIR, else $XDG_CACHE_HOME/winml-make, else ~/.cache/winml-make)");
   sub->require_subcommand(1, 1);
   CLI::App* stats = sub->add_subcommand("stats", "Entries, blobs and size");
   CLI::App* verify = sub->add_subcommand("verify", "Re-hash every blob; remove corrupt blobs and broken entries");

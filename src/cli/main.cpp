@@ -41,8 +41,9 @@ int main(int argc, char** argv) {
       if (c.app->parsed()) return c.run(ctx);
     return build.run(ctx);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? kExitOk : kExitInputError;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << "winml-make: error: " << e.what() << "\nRun 'winml-make --help' for usage.\n";
+    return kExitInputError;
   } catch (const InputError& e) {
     std::cerr << "winml-make: error: " << e.what() << "\n";
     return kExitInputError;

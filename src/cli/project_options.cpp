@@ -16,6 +16,10 @@ stages::SessionOptions session_options(const Context& ctx, const std::string& ou
   stages::SessionOptions o;
   o.source.project_dir = ctx.project_dir();
   o.source.config_file = ctx.config_file().empty() ? o.source.project_dir / config::kProjectFile : ctx.config_file();
+  if (ctx.config_file().empty() && !fs::exists(o.source.config_file))
+    throw InputError(file_error(o.source.config_file.string(),
+                                "no such file: run winml-make in a project directory (one with winml.toml), or pass "
+                                "-C DIR or -c CONFIG"));
   if (!output_dir.empty()) o.source.output_dir_override = fs::absolute(output_dir).lexically_normal();
   o.write = write;
   o.cancel = cancel;

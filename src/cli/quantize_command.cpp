@@ -2,7 +2,9 @@
 // outside a project. Options map onto [quantize] keys and are validated by the
 // same schema, so values and messages match winml.toml's.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
+#include <map>
 
 #include "base/atomic_file.h"
 #include "base/error.h"
@@ -55,8 +57,15 @@ config::QuantizeConfig section_from(const Options& o) {
   set("requantize", true, o.requantize);
   set("bias_correction", false, o.no_bias_correction);
   std::string errors;
+  // Messages name the flag the user typed, not the config key.
+  static const std::map<std::string, std::string> kFlagOfKey = {
+      {"op_types_to_quantize", "op-types"}, {"nodes_to_exclude", "exclude-nodes"}, {"op_block_list", "block-ops"},
+      {"keep_io_types", "fp16-io"},         {"bias_correction", "no-bias-correction"}};
   auto sink = [&](const std::string& path, const std::string& message, config::ErrorAt) {
-    errors += (errors.empty() ? "" : "\n") + std::string("--") + path.substr(path.find('.') + 1) + ": " + message;
+    std::string key = path.substr(path.find('.') + 1), flag = key;
+    if (auto it = kFlagOfKey.find(key); it != kFlagOfKey.end()) flag = it->second;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    errors += (errors.empty() ? "" : "\n") + std::string("--") + flag + ": " + message;
   };
   config::quantize_schema()->validate(j, "quantize", sink);
   nlohmann::json compile = {{"ep", o.ep}};

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
-#include <queue>
 #include <set>
 
 #include "base/error.h"
+#include "base/topological_order.h"
 
 namespace winml::compile {
 
@@ -51,35 +51,18 @@ std::vector<int> topological_order(const onnx::GraphProto& graph) {
   for (int i = 0; i < count; ++i)
     for (const auto& o : graph.node(i).output())
       if (!o.empty()) producer[o] = i;
-  std::vector<std::vector<int>> consumers(static_cast<std::size_t>(count));
-  std::vector<int> pending(static_cast<std::size_t>(count), 0);
-  for (int i = 0; i < count; ++i) {
-    std::set<int> deps;
+  std::vector<std::set<int>> deps(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i)
     for (const auto& name : node_reads(graph.node(i))) {
       auto it = producer.find(name);
-      if (it != producer.end() && it->second != i) deps.insert(it->second);
+      if (it != producer.end()) deps[static_cast<std::size_t>(i)].insert(it->second);
     }
-    for (int d : deps) consumers[static_cast<std::size_t>(d)].push_back(i);
-    pending[static_cast<std::size_t>(i)] = static_cast<int>(deps.size());
+  TopologicalOrder sorted = stable_topological_order(deps);
+  if (sorted.cycle_node >= 0) {
+    const auto& n = graph.node(sorted.cycle_node);
+    throw InputError("the graph has a cycle through node '" + n.name() + "' (" + n.op_type() + ")");
   }
-  std::priority_queue<int, std::vector<int>, std::greater<>> ready;
-  for (int i = 0; i < count; ++i)
-    if (pending[static_cast<std::size_t>(i)] == 0) ready.push(i);
-  std::vector<int> order;
-  while (!ready.empty()) {
-    int i = ready.top();
-    ready.pop();
-    order.push_back(i);
-    for (int c : consumers[static_cast<std::size_t>(i)])
-      if (--pending[static_cast<std::size_t>(c)] == 0) ready.push(c);
-  }
-  if (static_cast<int>(order.size()) != count) {
-    for (int i = 0; i < count; ++i)
-      if (pending[static_cast<std::size_t>(i)] > 0)
-        throw InputError("the graph has a cycle through node '" + graph.node(i).name() + "' (" +
-                         graph.node(i).op_type() + ")");
-  }
-  return order;
+  return sorted.order;
 }
 
 std::vector<Partition> partition_graph(const onnx::GraphProto& graph, const std::function<bool(int)>& supported) {

@@ -36,7 +36,7 @@ struct Node {
   std::string target;          // model name, also its output folder
   std::string name;            // stage: export, analyze, optimize, quantize, compile, package
   std::string kind;            // what the runner executes (e.g. "import" or "export.command" for export)
-  std::string implementation;  // e.g. "passthrough/1", for reports
+  std::string implementation;  // e.g. "winml-quantize/1", for reports
   std::string primary_output;  // e.g. "optimized.onnx"; other files written next to it are sidecars
   bool enabled = true;
   std::string disabled_reason;

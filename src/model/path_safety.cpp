@@ -35,8 +35,11 @@ fs::path resolve_inside(const fs::path& base_dir, std::string_view reference, st
   }
   fs::path candidate = base_dir / ref;
   std::error_code ec;
-  fs::path real_base = fs::weakly_canonical(base_dir.empty() ? fs::path(".") : base_dir, ec);
-  fs::path real = fs::weakly_canonical(candidate, ec);
+  // Absolute first: weakly_canonical leaves a relative path whose first
+  // component is missing relative, which would never match the base.
+  const fs::path base = fs::absolute(base_dir.empty() ? fs::path(".") : base_dir, ec);
+  fs::path real_base = fs::weakly_canonical(base, ec);
+  fs::path real = fs::weakly_canonical(base / ref, ec);
   if (!ec) {
     auto [b, r] = std::mismatch(real_base.begin(), real_base.end(), real.begin(), real.end());
     if (b != real_base.end()) {

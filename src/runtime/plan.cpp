@@ -4,10 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <queue>
 #include <set>
 
 #include "base/error.h"
+#include "base/topological_order.h"
 #include "model/model.h"
 #include "runtime/convert.h"
 #include "runtime/errors.h"
@@ -193,38 +193,23 @@ class PlanBuilder {
     for (int i = 0; i < count; ++i)
       for (const auto& o : g_.node(i).output())
         if (!o.empty()) producer[plan_->find(o)] = i;
-    std::vector<std::vector<int>> consumers(static_cast<std::size_t>(count));
-    std::vector<int> pending(static_cast<std::size_t>(count), 0);
+    std::vector<std::set<int>> deps(static_cast<std::size_t>(count));
     for (int i = 0; i < count; ++i) {
-      std::set<int> deps;
       const auto& n = g_.node(i);
       auto add_dep = [&](const std::string& name) {
         auto it = producer.find(plan_->find(name));
-        if (it != producer.end()) deps.insert(it->second);
+        if (it != producer.end()) deps[static_cast<std::size_t>(i)].insert(it->second);
       };
       for (const auto& in : n.input())
         if (!in.empty()) add_dep(in);
       for (const auto& name : node_implicit_names(n)) add_dep(name);
-      for (int d : deps) consumers[static_cast<std::size_t>(d)].push_back(i);
-      pending[static_cast<std::size_t>(i)] = static_cast<int>(deps.size());
     }
-    std::priority_queue<int, std::vector<int>, std::greater<>> ready;
-    for (int i = 0; i < count; ++i)
-      if (pending[static_cast<std::size_t>(i)] == 0) ready.push(i);
-    std::vector<int> order;
-    while (!ready.empty()) {
-      int i = ready.top();
-      ready.pop();
-      order.push_back(i);
-      for (int c : consumers[static_cast<std::size_t>(i)])
-        if (--pending[static_cast<std::size_t>(c)] == 0) ready.push(c);
+    TopologicalOrder sorted = stable_topological_order(deps);
+    if (sorted.cycle_node >= 0) {
+      const auto& n = g_.node(sorted.cycle_node);
+      bad_graph("the graph has a cycle through node '" + n.name() + "' (" + n.op_type() + ")");
     }
-    if (static_cast<int>(order.size()) != count) {
-      for (int i = 0; i < count; ++i)
-        if (pending[static_cast<std::size_t>(i)] > 0)
-          bad_graph("the graph has a cycle through node '" + g_.node(i).name() + "' (" + g_.node(i).op_type() + ")");
-    }
-    return order;
+    return sorted.order;
   }
 
   std::int64_t opset_of(const std::string& domain) const {

@@ -1,17 +1,17 @@
-// The stage implementations of this binary. To plug in a real stage, replace
-// its line, e.g.
+// The stage implementations of this binary, one line each. Each adapter
+// (stages/<name>_stage.h) turns its library (analyze, passes, quant, compile)
+// into a Stage; swapping an implementation is replacing its line, e.g.
 //
-//   r.set("quantize", std::make_shared<quant::QuantizeStage>());
+//   r.set("quantize", std::make_shared<QuantizeStage>());
 //
-// (and link its library to winml_stages in src/stages/CMakeLists.txt). The
-// engine needs no other change: keys, staleness, caching and the manifest
+// The engine needs no other change: keys, staleness, caching and the manifest
 // follow from the Stage's declarations.
 #include "stages/analyze_stage.h"
 #include "stages/compile_stage.h"
 #include "stages/export_stages.h"
 #include "stages/optimize_stage.h"
+#include "stages/package_stage.h"
 #include "stages/quantize_stage.h"
-#include "stages/passthrough.h"
 #include "stages/registry.h"
 
 namespace winml::stages {

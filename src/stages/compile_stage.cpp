@@ -38,7 +38,6 @@ StageResult CompileStage::run(const StageContext& ctx) {
   ctx.check_cancel();
   StageResult r;
   r.metrics = compile::compile_model(ctx.input, ctx.output, o);
-  if (!ctx.log_file.empty()) r.metrics["log"] = ctx.log_file.string();
   return r;
 }
 

@@ -58,7 +58,6 @@ StageResult ExportStage::run(const StageContext& ctx) {
   StageResult r;
   if (!ctx.config.export_.torchvision.empty()) r.metrics["torchvision"] = ctx.config.export_.torchvision;
   else r.metrics["command"] = ctx.config.export_.command;
-  r.metrics["log"] = ctx.log_file.string();
   return r;
 }
 

@@ -76,7 +76,7 @@ class Stage {
  public:
   virtual ~Stage() = default;
 
-  // Name of the implementation, e.g. "winml-quantize" or "passthrough".
+  // Name of the implementation, e.g. "winml-quantize" or "package".
   virtual std::string implementation() const = 0;
   // Bump whenever the outputs for the same inputs and config change: it is
   // part of every key, so old results stop matching.

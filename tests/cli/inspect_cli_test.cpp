@@ -65,3 +65,17 @@ TEST(InspectCli, UsageErrorsExitTwo) {
   EXPECT_EQ(v.out.rfind("winml-make ", 0), 0u);
   EXPECT_EQ(test::run_cli({"--help"}).exit_code, 0);
 }
+
+TEST(InspectCli, MissingSidecarOfABareFileNameIsReportedAsMissing) {
+  test::TempDir dir;
+  model::Model m;
+  m.proto = test::linear_model(64, 32);
+  model::SaveOptions opts;
+  opts.external = model::ExternalData::kAlways;
+  model::save_model(m, dir / "m.onnx", opts);
+  fs::remove(dir / "m.onnx.data");
+  // Relative to the working directory, without "./": the same message as with a full path.
+  auto r = test::run_cli({"inspect", "-m", "m.onnx"}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("external data file 'm.onnx.data' is missing"), std::string::npos) << r.err;
+}

@@ -59,7 +59,7 @@ TEST(QuantizeCli, BadOptionsAreInputErrors) {
   fs::path in = save(small_cnn(), d / "cnn.onnx");
   CliResult r = run_cli({"quantize", "-m", in.string(), "-o", (d / "q.onnx").string(), "--weight-type", "int4"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--weight_type"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--weight-type: "), std::string::npos) << r.err;  // the flag as typed
   EXPECT_NE(r.err.find("int4"), std::string::npos) << r.err;
   r = run_cli({"quantize", "-m", in.string(), "-o", (d / "q.onnx").string(), "--dim", "batch"});
   EXPECT_EQ(r.exit_code, 2);

@@ -293,3 +293,22 @@ TEST(BuildCli, StatusAndGraph) {
   EXPECT_FALSE(fs::exists(p.out("net")));
   EXPECT_EQ(test::statuses(p.build())["net/export"], "cached");
 }
+
+TEST(BuildCli, AFailedStageIsOneErrorLineOnStderrNamingTheFile) {
+  Project p;
+  p.write("net.onnx", "this is not a protobuf");
+  p.write_config(kOneModel);
+  auto r = p.run({});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.first_error_line().rfind("winml-make: error: net/export: ", 0), 0u) << r.err;
+  EXPECT_NE(r.first_error_line().find("net.onnx"), std::string::npos) << r.err;
+}
+
+TEST(BuildCli, NoProjectFileSaysWhatToDo) {
+  Project p;
+  auto r = p.run({});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.first_error_line().find("winml.toml: no such file: run winml-make in a project directory"),
+            std::string::npos)
+      << r.err;
+}

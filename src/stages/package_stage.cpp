@@ -1,0 +1,14 @@
+#include "stages/package_stage.h"
+
+#include "model/sidecars.h"
+
+namespace winml::stages {
+
+StageResult PackageStage::run(const StageContext& ctx) {
+  model::copy_model(ctx.input, ctx.output);
+  StageResult r;
+  r.metrics["source"] = ctx.input.filename().string();
+  return r;
+}
+
+}  // namespace winml::stages
