@@ -3,8 +3,8 @@
 
 For N = 1, 100, 1000 small models (a MatMul each, distinct weights), builds a
 winml-make project and a build.ninja with the same DAG (per model:
-source -> export -> optimized -> quantized -> compiled -> model, one `cp` per
-edge), builds both once, then times, interleaved:
+source -> export -> optimized -> quantized -> compiled -> model, and
+optimized -> analyze_result.json; one `cp` per edge), builds both once, then times, interleaved:
 
   no-op:  a build with nothing to do (median of --runs)
   touch:  every source model touched (content unchanged), then a build:
@@ -58,6 +58,8 @@ def make_projects(root, n):
             for stage in STAGES:
                 out = f"build/{name}/{stage}.onnx"
                 ninja.write(f"build {out}: cp {prev}\n")
+                if stage == "optimized":  # the analyze node reads optimized.onnx
+                    ninja.write(f"build build/{name}/analyze_result.json: cp {out}\n")
                 prev = out
     return wm, nj
 
@@ -105,7 +107,7 @@ def main():
     if not ninja:
         raise SystemExit("ninja not found (apt install ninja-build)")
     print(f"winml-make: {wmake}\nninja:      {ninja} {subprocess.run([ninja, '--version'], capture_output=True, text=True).stdout.strip()}")
-    print(f"runs: {args.runs} (median); each model = 5 stages; winml-make -j1 like ninja -j1, cache off")
+    print(f"runs: {args.runs} (median); each model = 6 stages (5 in a chain, analyze beside them); winml-make -j1 like ninja -j1, cache off")
     print("wall = elapsed time; cpu = user + system time of the process (steadier on a busy machine)\n")
     header = (f"{'models':>7} {'case':<7} {'winml wall':>11} {'ninja wall':>11} {'ratio':>6} "
               f"{'winml cpu':>10} {'ninja cpu':>10} {'ratio':>6}  (ms)  notes")
@@ -141,7 +143,7 @@ def main():
                 reran += summary.get("completed", 0) + summary.get("cached", 0)
                 touch_sources(nj)
                 n_touch.append(timed(ncmd, nj, env)[:2])
-            note = f"winml-make reran {reran} stages; ninja reran {5 * n} edges each time"
+            note = f"winml-make reran {reran} stages; ninja reran {6 * n} edges each time"
             report(rows, n, "touch", w_touch, n_touch, note)
     print("\n" + json.dumps(rows))
 

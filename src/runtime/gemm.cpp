@@ -94,8 +94,29 @@ void sgemm_serial(const GemmArgs& g) {
   for (std::int64_t i = 0; i < t.row_tiles * t.col_tiles; ++i) run_tile(g, t, i);
 }
 
+namespace {
+thread_local PackTrace* current_trace = nullptr;
+}  // namespace
+
+ScopedPackTrace::ScopedPackTrace(PackTrace* trace) : previous_(current_trace) { current_trace = trace; }
+
+ScopedPackTrace::~ScopedPackTrace() { current_trace = previous_; }
+
 std::shared_ptr<const PackedWeights> pack_weights(PackedWeights::Side side, const float* w, std::int64_t ld, bool trans,
                                                   std::int64_t k, std::int64_t extent) {
+  PackTrace* trace = current_trace;
+  if (trace && trace->mode == PackTrace::Mode::kReplay) {
+    if (trace->next < trace->packed.size()) {
+      const auto& stored = trace->packed[trace->next];
+      if (stored->side == side && stored->k == k && stored->extent == extent &&
+          stored->kc == variant().slab_depth(k, extent) && std::string_view(stored->isa) == variant().name) {
+        ++trace->next;
+        ++trace->replayed;
+        return stored;
+      }
+    }
+    trace->mode = PackTrace::Mode::kOff;  // out of step (or another layout): pack from here on
+  }
   auto p = std::make_shared<PackedWeights>();
   p->side = side;
   p->k = k;
@@ -107,6 +128,7 @@ std::shared_ptr<const PackedWeights> pack_weights(PackedWeights::Side side, cons
   if (!data) throw std::bad_alloc();
   p->data = std::shared_ptr<float>(data, [](float* q) { std::free(q); });
   if (k > 0 && extent > 0) variant().pack(*p, w, ld, trans);
+  if (trace && trace->mode == PackTrace::Mode::kRecord) trace->packed.push_back(p);
   return p;
 }
 

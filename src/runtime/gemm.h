@@ -10,6 +10,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
+#include <vector>
 
 namespace winml::runtime {
 
@@ -47,6 +49,35 @@ struct PackedWeights {
   const char* isa = "";     // the variant whose layout this is
   std::shared_ptr<float> data;
   std::size_t bytes() const { return static_cast<std::size_t>(k * extent) * sizeof(float); }
+};
+
+// Plans keep the weights their kernels pack, in creation order (Plan::packed),
+// so a compiled `ref` blob can store them; loading the blob replays them and
+// its kernels skip packing. While a trace is installed on a thread,
+// pack_weights records each result, or (replay) returns the next stored
+// panels when they match the call's shape and this machine's layout; after a
+// mismatch it packs the rest itself.
+struct PackTrace {
+  enum class Mode { kRecord, kReplay, kOff };
+  Mode mode = Mode::kRecord;
+  std::vector<std::shared_ptr<const PackedWeights>> packed;
+  std::size_t next = 0;      // replay: the next entry to hand out
+  std::size_t replayed = 0;  // replay: calls served from `packed`
+};
+
+// Installs `trace` for this thread while alive (the previous one is restored
+// after). Top-level plans install one; plans of subgraphs, built while their
+// parent's kernels are created, use the parent's, so the order stays the
+// creation order.
+class ScopedPackTrace {
+ public:
+  explicit ScopedPackTrace(PackTrace* trace);
+  ~ScopedPackTrace();
+  ScopedPackTrace(const ScopedPackTrace&) = delete;
+  ScopedPackTrace& operator=(const ScopedPackTrace&) = delete;
+
+ private:
+  PackTrace* previous_;
 };
 
 // `w` as A [extent, k] (Side::kLeft) or B [k, extent] (Side::kRight),

@@ -105,7 +105,16 @@ class PlanBuilder {
     define_values();
     count_mapped_consumers();
     std::vector<int> order = topological_order();
-    create_steps(order);
+    if (top_level_) {
+      PackTrace trace;
+      {
+        ScopedPackTrace recording(&trace);
+        create_steps(order);
+      }
+      plan_->packed = std::move(trace.packed);
+    } else {
+      create_steps(order);  // packs into the trace of the plan being built, if any
+    }
     if (top_level_) assign_static_types(options_.memory_plan);
     compute_releases();
     if (top_level_ && options_.memory_plan) assign_arena(*plan_);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "model/onnx.h"
+#include "runtime/gemm.h"
 #include "runtime/kernel.h"
 #include "runtime/tensor.h"
 
@@ -74,6 +75,9 @@ class Plan {
   std::vector<Step> steps;
   std::vector<ArenaBuffer> buffers;
   std::int64_t arena_bytes = 0;
+  // Weights the kernels packed, in creation order (subgraphs' included): a
+  // `ref` blob stores them so that loading it packs nothing.
+  std::vector<std::shared_ptr<const PackedWeights>> packed;
 
   int find(const std::string& name) const;  // value id or -1
   // Rebuilds the name index behind find() from `values`, for plans assembled

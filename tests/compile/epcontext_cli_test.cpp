@@ -96,11 +96,11 @@ const std::vector<Damage>& damages() {
       {"wrong version",
        [](const test::TempDir& dir) {
          std::string b = test::read_text(dir / "c_ref.bin");
-         std::uint32_t v = 2;
+         std::uint32_t v = 1;  // an older format: no packed weights
          std::memcpy(b.data() + 8, &v, 4);
          test::write_text(dir / "c_ref.bin", b);
        },
-       "c_ref.bin: ref blob format version 2 is not supported", true},
+       "c_ref.bin: ref blob format version 1 is not supported", true},
       {"damaged plan", [](const test::TempDir& dir) { test::flip_byte(dir / "c_ref.bin", 100); },
        "c_ref.bin: ref blob checksum mismatch in its header and plan", true},
       {"damaged weights",

@@ -2,6 +2,9 @@
 // deterministic, and damaged or foreign blobs are refused with messages.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <cstring>
+
 #include <cstring>
 
 #include "base/error.h"
@@ -91,6 +94,23 @@ TEST(RefBlob, WeightsAreViewsOfTheBlob) {
   }
 }
 
+TEST(RefBlob, PackedWeightsAreStoredAndLoadingPacksNothing) {
+  Planned p = plan_small();
+  ASSERT_FALSE(p.plan->packed.empty()) << "the MatMul's constant weights are packed at plan time";
+  std::string blob = blob_of(p);
+  // A 64-byte aligned copy, as a mapped sidecar is: the panels are used in place.
+  std::shared_ptr<char> aligned(static_cast<char*>(std::aligned_alloc(64, (blob.size() + 63) / 64 * 64)), std::free);
+  std::memcpy(aligned.get(), blob.data(), blob.size());
+  auto loaded = rb::load_plan(std::string_view(aligned.get(), blob.size()), aligned, "blob");
+  ASSERT_EQ(loaded->packed.size(), p.plan->packed.size()) << "every stored panel was handed to a kernel";
+  for (std::size_t i = 0; i < loaded->packed.size(); ++i) {
+    const char* at = reinterpret_cast<const char*>(loaded->packed[i]->data.get());
+    EXPECT_GE(at, aligned.get());
+    EXPECT_LT(at, aligned.get() + blob.size());
+    EXPECT_EQ(std::memcmp(at, p.plan->packed[i]->data.get(), p.plan->packed[i]->bytes()), 0);
+  }
+}
+
 TEST(RefBlob, BytesAreDeterministic) {
   Planned p1 = plan_small(), p2 = plan_small();
   EXPECT_EQ(blob_of(p1), blob_of(p2));
@@ -101,7 +121,7 @@ TEST(RefBlob, WrongVersionIsRefused) {
   std::uint32_t v = 7;
   std::memcpy(blob.data() + 8, &v, 4);
   std::string e = error_of([&] { rb::load_plan(blob, nullptr, "m_ref.bin"); });
-  EXPECT_EQ(e, "m_ref.bin: ref blob format version 7 is not supported (this winml-make reads version 1); recompile "
+  EXPECT_EQ(e, "m_ref.bin: ref blob format version 7 is not supported (this winml-make reads version 2); recompile "
                "the model with ep = \"ref\"");
 }
 

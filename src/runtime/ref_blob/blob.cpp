@@ -1,5 +1,6 @@
 #include <google/protobuf/arena.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <map>
@@ -9,6 +10,7 @@
 #include "model/model_io.h"
 #include "runtime/errors.h"
 #include "runtime/executor.h"
+#include "runtime/gemm.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/ref_blob/plan_codec.h"
 #include "runtime/ref_blob/ref_blob.h"
@@ -126,6 +128,11 @@ Meta layout(const BlobContents& contents, std::uint64_t& data_bytes) {
     cursor = c.offset + c.bytes;
     m.constants.push_back(std::move(c));
   }
+  for (const auto& p : plan.packed) {
+    MetaPacked mp{p->side == PackedWeights::Side::kLeft, p->k, p->extent, p->kc, p->isa, align_up(cursor), p->bytes()};
+    cursor = mp.offset + mp.bytes;
+    m.packed.push_back(std::move(mp));
+  }
   data_bytes = cursor;
 
   onnx::GraphProto nodes;
@@ -151,16 +158,25 @@ std::uint64_t total_size(const Meta& m, std::uint64_t data_bytes) {
   return align_up(kHeaderBytes + encode_meta(m).size()) + data_bytes;
 }
 
+// The data section in order, padding included: the constants, then the
+// packed weights.
+void for_each_data_piece(const Plan& plan, const Meta& m, const Sink& piece) {
+  std::uint64_t cursor = 0;
+  auto put_piece = [&](std::uint64_t offset, const void* data, std::uint64_t bytes) {
+    piece(kZeros, offset - cursor);
+    piece(data, bytes);
+    cursor = offset + bytes;
+  };
+  for (std::size_t i = 0; i < m.constants.size(); ++i)
+    put_piece(m.constants[i].offset, plan.constants[i].second.raw(), m.constants[i].bytes);
+  for (std::size_t i = 0; i < m.packed.size(); ++i) put_piece(m.packed[i].offset, plan.packed[i]->data.get(), m.packed[i].bytes);
+}
+
 std::uint64_t emit(const BlobContents& contents, Meta& m, std::uint64_t data_bytes, const Sink& sink) {
   const Plan& plan = contents.plan;
   // The data section exactly as it will be written, padding included.
   store::Hasher data_hash;
-  std::uint64_t cursor = 0;
-  for (std::size_t i = 0; i < m.constants.size(); ++i) {
-    data_hash.update(kZeros, m.constants[i].offset - cursor);
-    data_hash.update(plan.constants[i].second.raw(), m.constants[i].bytes);
-    cursor = m.constants[i].offset + m.constants[i].bytes;
-  }
+  for_each_data_piece(plan, m, [&](const void* data, std::size_t size) { data_hash.update(data, size); });
   m.data_checksum = data_hash.finish();
 
   const std::string meta = encode_meta(m);
@@ -182,12 +198,7 @@ std::uint64_t emit(const BlobContents& contents, Meta& m, std::uint64_t data_byt
   sink(header, kHeaderBytes);
   sink(meta.data(), meta.size());
   sink(kZeros, data_offset - kHeaderBytes - meta.size());
-  cursor = 0;
-  for (std::size_t i = 0; i < m.constants.size(); ++i) {
-    sink(kZeros, m.constants[i].offset - cursor);
-    sink(plan.constants[i].second.raw(), m.constants[i].bytes);
-    cursor = m.constants[i].offset + m.constants[i].bytes;
-  }
+  for_each_data_piece(plan, m, sink);
   return total;
 }
 
@@ -279,6 +290,31 @@ std::shared_ptr<const Plan> load_plan(std::string_view blob, std::shared_ptr<con
   }
   for (const auto& [id, t] : plan->constants) constant_of[static_cast<std::size_t>(id)] = &t;
 
+  // Packed weights in this machine's layout are handed to the kernels as they
+  // ask for them (views of the blob, like the constants); others are repacked.
+  PackTrace replay;
+  replay.mode = PackTrace::Mode::kReplay;
+  for (const auto& mp : m.packed) {
+    auto p = std::make_shared<PackedWeights>();
+    p->side = mp.left ? PackedWeights::Side::kLeft : PackedWeights::Side::kRight;
+    p->k = mp.k;
+    p->extent = mp.extent;
+    p->kc = mp.kc;
+    p->isa = mp.isa == gemm_isa() ? gemm_isa() : "";  // another layout never matches
+    const char* at = data + mp.offset;
+    if (reinterpret_cast<std::uintptr_t>(at) % 64 == 0) {
+      p->data = std::shared_ptr<float>(keepalive, reinterpret_cast<float*>(const_cast<char*>(at)));
+    } else {
+      // Inside an embedded blob: the kernels expect 64-byte aligned panels.
+      float* copy = static_cast<float*>(std::aligned_alloc(64, (mp.bytes + 63) / 64 * 64 + 64));
+      if (!copy) throw std::bad_alloc();
+      std::memcpy(copy, at, mp.bytes);
+      p->data = std::shared_ptr<float>(copy, [](float* q) { std::free(q); });
+    }
+    replay.packed.push_back(std::move(p));
+  }
+  ScopedPackTrace replaying(&replay);
+
   // The nodes are only read while kernels are created: an arena makes their
   // thousands of small allocations (and frees) one.
   google::protobuf::Arena arena;
@@ -331,6 +367,8 @@ std::shared_ptr<const Plan> load_plan(std::string_view blob, std::shared_ptr<con
     s.implicit_names = std::move(ms.implicit_names);
     plan->steps.push_back(std::move(s));
   }
+  // What the kernels now hold, when every stored entry was used as stored.
+  if (replay.mode == PackTrace::Mode::kReplay && replay.next == replay.packed.size()) plan->packed = std::move(replay.packed);
   return plan;
 }
 

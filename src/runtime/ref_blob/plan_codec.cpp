@@ -36,6 +36,16 @@ std::string encode_meta(const Meta& m) {
     w.u64(c.offset);
     w.u64(c.bytes);
   }
+  w.u32(static_cast<std::uint32_t>(m.packed.size()));
+  for (const auto& p : m.packed) {
+    w.u8(p.left ? 1 : 0);
+    w.i64(p.k);
+    w.i64(p.extent);
+    w.i64(p.kc);
+    w.bytes(p.isa);
+    w.u64(p.offset);
+    w.u64(p.bytes);
+  }
   w.u32(static_cast<std::uint32_t>(m.buffers.size()));
   for (const auto& b : m.buffers) {
     w.i64(b.offset);
@@ -119,6 +129,21 @@ Meta decode_meta(std::string_view bytes, std::uint64_t data_bytes, const std::st
              shape_string(c.shape));
     if (!fits(c.offset, c.bytes, data_bytes))
       r.fail("constant '" + m.values[c.value].name + "' lies outside the data section");
+  }
+
+  m.packed.resize(r.count(41));
+  for (auto& p : m.packed) {
+    p.left = r.u8() != 0;
+    p.k = r.i64();
+    p.extent = r.i64();
+    p.kc = r.i64();
+    p.isa = r.string();
+    p.offset = r.u64();
+    p.bytes = r.u64();
+    if (p.k < 0 || p.extent < 0 || p.kc < 0 ||
+        p.bytes != static_cast<std::uint64_t>(p.k) * static_cast<std::uint64_t>(p.extent) * sizeof(float))
+      r.fail("packed weights have an inconsistent size");
+    if (!fits(p.offset, p.bytes, data_bytes)) r.fail("packed weights lie outside the data section");
   }
 
   m.buffers.resize(r.count(16));

@@ -21,6 +21,16 @@ struct MetaConstant {
   std::uint64_t bytes = 0;
 };
 
+// Weights a kernel packed for the GEMM kernels (runtime::PackedWeights), in
+// the layout of the instruction-set variant `isa`.
+struct MetaPacked {
+  bool left = true;  // PackedWeights::Side::kLeft
+  std::int64_t k = 0, extent = 0, kc = 0;
+  std::string isa;
+  std::uint64_t offset = 0;  // from the start of the data section
+  std::uint64_t bytes = 0;
+};
+
 struct MetaStep {
   std::int64_t opset = 0;  // of the node's domain
   int explicit_inputs = 0;
@@ -35,6 +45,7 @@ struct Meta {
   std::vector<ValueInfo> values;
   std::vector<int> inputs, outputs;
   std::vector<MetaConstant> constants;
+  std::vector<MetaPacked> packed;  // in the order the kernels pack them
   std::vector<ArenaBuffer> buffers;
   std::int64_t arena_bytes = 0;
   std::string nodes;  // serialized GraphProto: one node per step, in step order

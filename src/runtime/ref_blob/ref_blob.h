@@ -11,12 +11,14 @@
 //            steps in topological order with their nodes (attributes) and
 //            release lists, the memory plan, the constant table, and an
 //            XXH3-128 checksum of the data section
-//   data     the constants (weights and folded values), each 64-byte aligned,
-//            in the exact layout the kernels read
+//   data     the constants (weights and folded values), then the weights the
+//            kernels packed for the GEMM kernels (in the layout of one
+//            instruction-set variant: another machine repacks them), each
+//            64-byte aligned, in the exact layout the kernels read
 //
 // Loading checks the header, the version and the metadata checksum, then maps
 // the constants in place: nothing is re-derived (no shape inference, no
-// topological sort, no memory planning, no copy of weights). The data
+// topological sort, no memory planning, no copy or packing of weights). The data
 // checksum is checked by check_blob(..., full = true), which winml-make runs
 // whenever it produces, converts or validates a blob; a session does not read
 // every weight byte up front (that alone would cost more than loading).
@@ -37,9 +39,10 @@ namespace winml::runtime::ref_blob {
 
 // The EPContext `source` of ref blobs (rules/ep/ref.toml: ep_type).
 inline constexpr const char* kSource = "WinmlMakeRefExecutionProvider";
-inline constexpr std::uint32_t kFormatVersion = 1;
+// 2: packed GEMM weights stored after the constants.
+inline constexpr std::uint32_t kFormatVersion = 2;
 // The EPContext `ep_sdk_version` written with blobs of this format.
-inline constexpr const char* kSdkVersion = "winml-make-ref-1";
+inline constexpr const char* kSdkVersion = "winml-make-ref-2";
 
 // What a blob is made of.
 struct BlobContents {
