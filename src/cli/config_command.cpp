@@ -20,6 +20,7 @@ Command add_config_command(CLI::App& app) {
   sub->add_flag("--example", opts->example, "Print an annotated winml.toml with every key and its default");
   sub->add_flag("--reference", opts->reference, "Print the configuration reference (Markdown)");
   sub->add_option("targets", opts->targets, "Models to show (default: all)");
+  sub->fallthrough();  // -C/-c after the subcommand too, as for status, clean, graph
   return {sub, [opts](const Context& ctx) {
             if (opts->example) {
               std::cout << config::example_toml();

@@ -15,6 +15,10 @@ TEST(ConfigCli, PrintsResolvedConfigWithDashC) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["net"]["model"]["source"], "net.onnx");
+  // -C may follow the subcommand too.
+  auto after = test::run_cli({"config", "-C", (dir / "proj").string()});
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_EQ(after.out, r.out);
 }
 
 TEST(ConfigCli, BadConfigExitsTwoWithLocation) {
