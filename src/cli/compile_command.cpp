@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "cli/context.h"
+#include "cli/dim_flags.h"
 #include "compile/compile.h"
 
 namespace winml::cli {
@@ -49,14 +50,7 @@ Command add_compile_command(CLI::App& app) {
             o.project_dir = std::filesystem::current_path();
             o.config_origin = "the command line";
             o.command_setting = "the arguments after `--`";
-            for (const auto& d : opts->dims) {
-              auto eq = d.find('=');
-              char* end = nullptr;
-              long long v = eq == std::string::npos ? 0 : std::strtoll(d.c_str() + eq + 1, &end, 10);
-              if (eq == std::string::npos || eq == 0 || !end || *end != '\0' || end == d.c_str() + eq + 1 || v < 0)
-                throw InputError("--dim '" + d + "': expected NAME=VALUE with a non-negative integer value");
-              o.dims[d.substr(0, eq)] = v;
-            }
+            o.dims = parse_dim_flags(opts->dims);
             for (const auto& name : opts->env) {
               const char* v = std::getenv(name.c_str());
               if (!v) throw InputError("--env " + name + ": the variable is not set");

@@ -9,6 +9,7 @@
 #include "base/atomic_file.h"
 #include "base/error.h"
 #include "cli/context.h"
+#include "cli/dim_flags.h"
 #include "config/config.h"
 #include "model/model_io.h"
 #include "quant/accuracy.h"
@@ -72,24 +73,6 @@ config::QuantizeConfig section_from(const Options& o) {
   config::compile_schema()->validate(compile, "compile", sink);
   if (!errors.empty()) throw InputError(errors);
   return config::quantize_schema()->read(j);
-}
-
-std::map<std::string, std::int64_t> parse_dims(const std::vector<std::string>& dims) {
-  std::map<std::string, std::int64_t> out;
-  for (const auto& d : dims) {
-    auto eq = d.find('=');
-    std::int64_t v = 0;
-    try {
-      if (eq == std::string::npos || eq == 0) throw std::invalid_argument(d);
-      std::size_t used = 0;
-      v = std::stoll(d.substr(eq + 1), &used);
-      if (used != d.size() - eq - 1 || v < 1) throw std::invalid_argument(d);
-    } catch (const std::exception&) {
-      throw InputError("--dim: expected NAME=VALUE with a positive integer, got '" + d + "'");
-    }
-    out[d.substr(0, eq)] = v;
-  }
-  return out;
 }
 
 void print_summary(const std::string& in, const std::string& out, const nlohmann::json& r) {
@@ -162,7 +145,7 @@ Command add_quantize_command(CLI::App& app) {
             config::QuantizeConfig cfg = section_from(*o);
             quant::QuantizeContext ctx;
             ctx.ep = o->ep;
-            ctx.dims = parse_dims(o->dims);
+            ctx.dims = parse_dim_flags(o->dims);
             ctx.base_dir = std::filesystem::current_path();
             ctx.model_path = o->model;
             ctx.accuracy_report = !o->no_accuracy;

@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "cli/context.h"
+#include "cli/dim_flags.h"
 #include "model/model_io.h"
 #include "model/tensor_file.h"
 #include "runtime/gemm.h"
@@ -51,14 +52,7 @@ double median(std::vector<double> v) {
 int run(const Options& o) {
   runtime::SessionOptions so;
   so.threads = o.threads;
-  for (const auto& d : o.dims) {
-    auto [name, value] = split_assignment(d, "--dim");
-    try {
-      so.dims[name] = std::stoll(value);
-    } catch (const std::exception&) {
-      throw InputError("--dim " + d + ": the value must be an integer");
-    }
-  }
+  so.dims = parse_dim_flags(o.dims);
   model::Model m = model::load_model(o.model);
   runtime::Session session(m, so);
 

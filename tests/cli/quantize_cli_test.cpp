@@ -63,7 +63,7 @@ TEST(QuantizeCli, BadOptionsAreInputErrors) {
   EXPECT_NE(r.err.find("int4"), std::string::npos) << r.err;
   r = run_cli({"quantize", "-m", in.string(), "-o", (d / "q.onnx").string(), "--dim", "batch"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--dim: expected NAME=VALUE"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--dim 'batch': expected NAME=VALUE"), std::string::npos) << r.err;
   r = run_cli({"quantize", "-m", in.string(), "-o", (d / "q.onnx").string(), "--calibration-data",
                (d / "nowhere").string()});
   EXPECT_EQ(r.exit_code, 2);
