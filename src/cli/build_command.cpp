@@ -24,7 +24,7 @@ struct BuildFlags {
   std::vector<std::string> targets;
   int jobs = 0;
   bool keep_going = false, dry_run = false, explain = false, json = false, rebuild = false, no_cache = false;
-  std::string cache_dir, output_dir;
+  std::string cache_dir;
   double lock_timeout = -1;
 };
 
@@ -39,7 +39,7 @@ int exit_code_of(const std::vector<graph::NodeResult>& results, bool interrupted
 int run_build(const Context& ctx, const BuildFlags& f) {
   const auto start = std::chrono::steady_clock::now();
   const std::atomic<bool>& cancel = install_interrupt_handler();
-  stages::SessionOptions so = session_options(ctx, f.output_dir, !f.dry_run, &cancel);
+  stages::SessionOptions so = session_options(ctx, !f.dry_run, &cancel);
   so.lock_timeout_seconds = f.lock_timeout;
   // Deliberately never freed: tearing down the plan and state of a large
   // project costs ~5% of a no-op build, and the process ends right after.
@@ -112,7 +112,6 @@ Command add_build_command(CLI::App& app) {
                  "Content-addressed cache directory (default: $WINML_MAKE_CACHE_DIR, else $XDG_CACHE_HOME/winml-make, "
                  "else ~/.cache/winml-make)");
   app.add_flag("--no-cache", f->no_cache, "Neither restore from nor store into the cache");
-  app.add_option("-o,--output-dir", f->output_dir, "Output directory (default: [build] output_dir)");
   app.add_option("--lock-timeout", f->lock_timeout,
                  "Seconds to wait for another winml-make building into the same directory (default: forever)");
   return {&app, [f](const Context& ctx) { return run_build(ctx, *f); }};

@@ -29,16 +29,14 @@ std::uint64_t tree_size(const fs::path& p) {
 Command add_clean_command(CLI::App& app) {
   struct Options {
     std::vector<std::string> targets;
-    std::string output_dir;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand("clean", "Remove the models' output folders and build records (the cache stays)");
   sub->add_option("targets", opts->targets, "Models to clean (default: all, and the build records)");
-  sub->add_option("-o,--output-dir", opts->output_dir, "Output directory (default: [build] output_dir)");
   sub->fallthrough();
   return {sub, [opts](const Context& ctx) {
             const std::atomic<bool>& cancel = install_interrupt_handler();
-            stages::Session session(session_options(ctx, opts->output_dir, /*write=*/true, &cancel),
+            stages::Session session(session_options(ctx, /*write=*/true, &cancel),
                                     stages::builtin_stages());
             if (!session.open()) return static_cast<int>(kExitInterrupted);
             auto selected = select_targets(session, opts->targets);

@@ -15,6 +15,7 @@ namespace winml::cli {
 struct Context {
   std::string directory;  // -C: the project directory (default: current directory)
   std::string config;     // -c: config file instead of <project>/winml.toml
+  std::string output_dir;  // -o: output directory instead of [build] output_dir
 
   // Absolute project directory.
   std::filesystem::path project_dir() const;

@@ -14,15 +14,13 @@ namespace winml::cli {
 Command add_graph_command(CLI::App& app) {
   struct Options {
     std::vector<std::string> targets;
-    std::string output_dir;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand("graph", "Print the build graph in Graphviz dot, with each stage's status");
   sub->add_option("targets", opts->targets, "Models to show (default: all)");
-  sub->add_option("-o,--output-dir", opts->output_dir, "Output directory (default: [build] output_dir)");
   sub->fallthrough();
   return {sub, [opts](const Context& ctx) {
-            stages::Session session(session_options(ctx, opts->output_dir, /*write=*/false, nullptr),
+            stages::Session session(session_options(ctx, /*write=*/false, nullptr),
                                     stages::builtin_stages());
             session.open();
             auto selected = select_targets(session, opts->targets);

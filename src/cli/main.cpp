@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   app.add_option("-C,--directory", ctx.directory, "Project directory (default: the current directory)");
   app.add_option("-c,--config", ctx.config, "Config file to use instead of <project>/winml.toml (TOML, or a "
                                            "winml_build_config.json to replay)");
+  // Global, so `winml-make -o DIR status` and `winml-make status -o DIR` mean the same.
+  app.add_option("-o,--output-dir", ctx.output_dir, "Output directory (default: [build] output_dir)");
   app.require_subcommand(0, 1);
 
   std::vector<cli::Command> commands = {

@@ -11,8 +11,8 @@ namespace winml::cli {
 
 namespace fs = std::filesystem;
 
-stages::SessionOptions session_options(const Context& ctx, const std::string& output_dir, bool write,
-                                       const std::atomic<bool>* cancel) {
+stages::SessionOptions session_options(const Context& ctx, bool write, const std::atomic<bool>* cancel) {
+  const std::string& output_dir = ctx.output_dir;
   stages::SessionOptions o;
   o.source.project_dir = ctx.project_dir();
   o.source.config_file = ctx.config_file().empty() ? o.source.project_dir / config::kProjectFile : ctx.config_file();

@@ -13,8 +13,7 @@
 namespace winml::cli {
 
 // -C/-c from the context, -o `output_dir` (may be empty).
-stages::SessionOptions session_options(const Context& ctx, const std::string& output_dir, bool write,
-                                       const std::atomic<bool>* cancel);
+stages::SessionOptions session_options(const Context& ctx, bool write, const std::atomic<bool>* cancel);
 
 // The named targets (all when `names` is empty); InputError for an unknown name.
 std::set<std::string> select_targets(const stages::Session& session, const std::vector<std::string>& names);

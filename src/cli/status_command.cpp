@@ -15,17 +15,15 @@ namespace winml::cli {
 Command add_status_command(CLI::App& app) {
   struct Options {
     std::vector<std::string> targets;
-    std::string output_dir;
     bool json = false;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand("status", "Show, for each model and stage, whether it is up to date or why not");
   sub->add_option("targets", opts->targets, "Models to show (default: all)");
-  sub->add_option("-o,--output-dir", opts->output_dir, "Output directory (default: [build] output_dir)");
   sub->add_flag("--json", opts->json, "Machine-readable output");
   sub->fallthrough();
   return {sub, [opts](const Context& ctx) {
-            stages::Session session(session_options(ctx, opts->output_dir, /*write=*/false, nullptr),
+            stages::Session session(session_options(ctx, /*write=*/false, nullptr),
                                     stages::builtin_stages());
             session.open();
             const auto& plan = session.plan();

@@ -312,3 +312,16 @@ TEST(BuildCli, NoProjectFileSaysWhatToDo) {
             std::string::npos)
       << r.err;
 }
+
+TEST(BuildCli, OutputDirIsGlobalBeforeOrAfterTheSubcommand) {
+  Project p;
+  one_model(p);
+  p.build({"-o", "elsewhere"});
+  EXPECT_TRUE(fs::exists(p.root() / "elsewhere" / "net" / "model.onnx"));
+  for (const auto& args : {std::vector<std::string>{"-o", "elsewhere", "status"},
+                           std::vector<std::string>{"status", "-o", "elsewhere"}}) {
+    auto r = p.run(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("everything is up to date"), std::string::npos) << r.out;
+  }
+}
