@@ -16,5 +16,5 @@ status=0
 # Keep the saved cache bounded: least recently used entries go first.
 "$WINML_MAKE" cache --cache-dir "$CACHE_DIR" gc --max-size 5G
 # For the job log: each model and stage, up to date or why not.
-"$WINML_MAKE" status --cache-dir "$CACHE_DIR" || true
+"$WINML_MAKE" status || true
 exit $status

@@ -24,7 +24,6 @@ struct BuildFlags {
   std::vector<std::string> targets;
   int jobs = 0;
   bool keep_going = false, dry_run = false, explain = false, json = false, rebuild = false, no_cache = false;
-  std::string cache_dir;
   double lock_timeout = -1;
 };
 
@@ -60,7 +59,7 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   o.cancel = &cancel;
   std::optional<store::LocalCache> cache;
   if (!f.no_cache && plan.build.cache && !f.dry_run) {
-    cache.emplace(cache_dir(f.cache_dir));
+    cache.emplace(cache_dir(ctx.cache_dir));
     o.cache = &*cache;
   }
 
@@ -101,20 +100,18 @@ int run_build(const Context& ctx, const BuildFlags& f) {
 
 Command add_build_command(CLI::App& app) {
   auto f = std::make_shared<BuildFlags>();
-  app.add_option("targets", f->targets, "Models to build (default: all)");
-  app.add_option("-j,--jobs", f->jobs, "Models built in parallel (default: [build] jobs, else one per CPU core)");
-  app.add_flag("-k,--keep-going", f->keep_going, "Keep building other models after one fails");
-  app.add_flag("-n,--dry-run", f->dry_run, "Show what would run, and why, without running anything");
-  app.add_flag("--explain", f->explain, "For every stage that reruns, show which config key or input changed");
-  app.add_flag("--json", f->json, "Print a machine-readable report of the run on stdout (logs go to stderr)");
-  app.add_flag("--rebuild", f->rebuild, "Delete every artifact of the selected models (with sidecars) and rebuild");
-  app.add_option("--cache-dir", f->cache_dir,
-                 "Content-addressed cache directory (default: $WINML_MAKE_CACHE_DIR, else $XDG_CACHE_HOME/winml-make, "
-                 "else ~/.cache/winml-make)");
-  app.add_flag("--no-cache", f->no_cache, "Neither restore from nor store into the cache");
-  app.add_option("--lock-timeout", f->lock_timeout,
-                 "Seconds to wait for another winml-make building into the same directory (default: forever)");
-  return {&app, [f](const Context& ctx) { return run_build(ctx, *f); }};
+  std::vector<const CLI::Option*> own = {
+      app.add_option("targets", f->targets, "Models to build (default: all)"),
+      app.add_option("-j,--jobs", f->jobs, "Models built in parallel (default: [build] jobs, else one per CPU core)"),
+      app.add_flag("-k,--keep-going", f->keep_going, "Keep building other models after one fails"),
+      app.add_flag("-n,--dry-run", f->dry_run, "Show what would run, and why, without running anything"),
+      app.add_flag("--explain", f->explain, "For every stage that reruns, show which config key or input changed"),
+      app.add_flag("--json", f->json, "Print a machine-readable report of the run on stdout (logs go to stderr)"),
+      app.add_flag("--rebuild", f->rebuild, "Delete every artifact of the selected models (with sidecars) and rebuild"),
+      app.add_flag("--no-cache", f->no_cache, "Neither restore from nor store into the cache"),
+      app.add_option("--lock-timeout", f->lock_timeout,
+                     "Seconds to wait for another winml-make building into the same directory (default: forever)")};
+  return {&app, [f](const Context& ctx) { return run_build(ctx, *f); }, own};
 }
 
 }  // namespace winml::cli

@@ -11,12 +11,10 @@ namespace winml::cli {
 
 Command add_cache_command(CLI::App& app) {
   struct Options {
-    std::string cache_dir, max_size;
+    std::string max_size;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand("cache", "Inspect and maintain the content-addressed cache");
-  sub->add_option("--cache-dir", opts->cache_dir,
-                  "Cache directory (default: $WINML_MAKE_CACHE_DIR, else $XDG_CACHE_HOME/winml-make, else ~/.cache/winml-make)");
   sub->require_subcommand(1, 1);
   CLI::App* stats = sub->add_subcommand("stats", "Entries, blobs and size");
   CLI::App* verify = sub->add_subcommand("verify", "Re-hash every blob; remove corrupt blobs and broken entries");
@@ -24,8 +22,9 @@ Command add_cache_command(CLI::App& app) {
   gc->add_option("--max-size", opts->max_size, "Size limit, e.g. 10G, 500M")->required();
   for (CLI::App* s : {stats, verify, gc}) s->fallthrough();
   sub->fallthrough();
-  return {sub, [opts, stats, verify, gc](const Context&) {
-            store::LocalCache cache(cache_dir(opts->cache_dir));
+  // --cache-dir is global: before `cache`, after it, or after its subcommand.
+  return {sub, [opts, stats, verify, gc](const Context& ctx) {
+            store::LocalCache cache(cache_dir(ctx.cache_dir));
             std::cout << "cache: " << cache.root().string() << "\n";
             if (stats->parsed()) {
               auto s = cache.stats();

@@ -1,6 +1,7 @@
 // What every subcommand receives: the global options, resolved.
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -8,6 +9,7 @@
 
 namespace CLI {
 class App;
+class Option;
 }
 
 namespace winml::cli {
@@ -16,6 +18,7 @@ struct Context {
   std::string directory;  // -C: the project directory (default: current directory)
   std::string config;     // -c: config file instead of <project>/winml.toml
   std::string output_dir;  // -o: output directory instead of [build] output_dir
+  std::string cache_dir;   // --cache-dir: for the build and the cache command
 
   // Absolute project directory.
   std::filesystem::path project_dir() const;
@@ -28,6 +31,11 @@ struct Context {
 struct Command {
   CLI::App* app = nullptr;
   std::function<int(const Context&)> run;
+  // Options registered on a shared app (the build's, on the main app).
+  std::vector<const CLI::Option*> own_options = {};
+  bool owns(const CLI::Option* o) const {
+    return std::find(own_options.begin(), own_options.end(), o) != own_options.end();
+  }
 };
 
 // Registration functions, one per subcommand file.

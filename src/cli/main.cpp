@@ -18,6 +18,9 @@ int main(int argc, char** argv) {
                                            "winml_build_config.json to replay)");
   // Global, so `winml-make -o DIR status` and `winml-make status -o DIR` mean the same.
   app.add_option("-o,--output-dir", ctx.output_dir, "Output directory (default: [build] output_dir)");
+  app.add_option("--cache-dir", ctx.cache_dir,
+                 "Content-addressed cache directory (default: $WINML_MAKE_CACHE_DIR, else $XDG_CACHE_HOME/winml-make, "
+                 "else ~/.cache/winml-make)");
   app.require_subcommand(0, 1);
 
   std::vector<cli::Command> commands = {
@@ -40,7 +43,20 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     rules::set_active(rules::Rules::for_project(ctx.project_dir()));
     for (const auto& c : commands)
-      if (c.app->parsed()) return c.run(ctx);
+      if (c.app->parsed()) {
+        // Build options reach a subcommand's parser through fallthrough; one
+        // the subcommand does not define would be silently ignored.
+        for (const CLI::Option* o : app.get_options()) {
+          if (o->count() == 0 || !build.owns(o)) continue;
+          const std::string name = o->get_lnames().empty() ? o->get_name() : "--" + o->get_lnames().front();
+          const std::string sub = c.app->get_name();
+          if (c.app->get_option_no_throw(name))
+            throw InputError(name + " before '" + sub + "' is the build's option; write 'winml-make " + sub + " " +
+                             name + "'");
+          throw InputError(name + " applies to building, not to 'winml-make " + sub + "'");
+        }
+        return c.run(ctx);
+      }
     return build.run(ctx);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version

@@ -197,7 +197,10 @@ bool mentions(const std::string& text, const std::string& option) {
 // Options of winml-make itself that an example may also give after a
 // subcommand (the project commands accept them there). Other options of the
 // build after a subcommand would be accepted and silently ignored.
-bool global_option(const std::string& option) { return option == "--directory" || option == "--config"; }
+// Options of the main app that subcommands accept too (through fallthrough).
+bool global_option(const std::string& option) {
+  return option == "--directory" || option == "--config" || option == "--output-dir" || option == "--cache-dir";
+}
 
 // optimize takes --enable-PASS / --disable-PASS for every pass name.
 bool is_pass_flag(const CommandPath& command, const std::string& option) {

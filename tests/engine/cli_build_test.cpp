@@ -325,3 +325,17 @@ TEST(BuildCli, OutputDirIsGlobalBeforeOrAfterTheSubcommand) {
     EXPECT_NE(r.out.find("everything is up to date"), std::string::npos) << r.out;
   }
 }
+
+TEST(BuildCli, BuildOptionsGivenToAnotherSubcommandAreRefused) {
+  Project p;
+  one_model(p);
+  auto graph = p.run({"graph", "--json"});
+  EXPECT_EQ(graph.exit_code, 2);
+  EXPECT_NE(graph.err.find("--json applies to building, not to 'winml-make graph'"), std::string::npos) << graph.err;
+  auto status = p.run({"--json", "status"});
+  EXPECT_EQ(status.exit_code, 2);
+  EXPECT_NE(status.err.find("write 'winml-make status --json'"), std::string::npos) << status.err;
+  // Global options are fine on either side.
+  EXPECT_EQ(p.run({"status", "--cache-dir", (p.root() / "c").string()}).exit_code, 0);
+  EXPECT_EQ(p.run({"cache", "stats", "--cache-dir", (p.root() / "c").string()}).exit_code, 0);
+}
