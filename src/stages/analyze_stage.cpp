@@ -5,7 +5,6 @@
 #include "analyze/analyze.h"
 #include "analyze/ep_table.h"
 #include "base/atomic_file.h"
-#include "base/rules.h"
 #include "model/model_io.h"
 #include "passes/optimize.h"
 
@@ -13,10 +12,8 @@ namespace winml::stages {
 
 std::map<std::string, std::string> AnalyzeStage::key_values(const config::TargetConfig&) const {
   std::map<std::string, std::string> out;
-  const auto& rules = rules::active();
-  for (const auto& name : analyze::ep_table_names())
-    out["rules/ep/" + name + ".toml"] = rules.read("ep/" + name + ".toml").value_or("");
-  out["rules/optimize/presets.toml"] = rules.read("optimize/presets.toml").value_or("");
+  for (const auto& name : analyze::ep_table_names()) out.insert(rules_key_value("ep/" + name + ".toml"));
+  out.insert(rules_key_value("optimize/presets.toml"));
   return out;
 }
 

@@ -1,7 +1,6 @@
 #include "stages/compile_stage.h"
 
 #include "base/error.h"
-#include "base/rules.h"
 #include "compile/compile.h"
 #include "runtime/ref_blob/ref_blob.h"
 
@@ -12,8 +11,8 @@ std::vector<std::string> CompileStage::environment(const config::TargetConfig& c
 }
 
 std::map<std::string, std::string> CompileStage::key_values(const config::TargetConfig& config) const {
-  auto table = rules::active().read("ep/" + config.compile.ep + ".toml");
-  return {{"ep_table", table ? *table : ""}, {"ref_blob_format", std::to_string(runtime::ref_blob::kFormatVersion)}};
+  return {rules_key_value("ep/" + config.compile.ep + ".toml"),
+          {"ref_blob_format", std::to_string(runtime::ref_blob::kFormatVersion)}};
 }
 
 StageResult CompileStage::run(const StageContext& ctx) {

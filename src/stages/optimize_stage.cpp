@@ -1,18 +1,12 @@
 #include "stages/optimize_stage.h"
 
-#include "base/rules.h"
 #include "model/model_io.h"
 #include "passes/optimize.h"
 
 namespace winml::stages {
 
-namespace {
-std::string rule_text(const std::string& path) { return rules::active().read(path).value_or("(missing)"); }
-}  // namespace
-
 std::map<std::string, std::string> OptimizeStage::key_values(const config::TargetConfig& config) const {
-  return {{"rules/optimize/presets.toml", rule_text("optimize/presets.toml")},
-          {"rules/ep/" + config.compile.ep + ".toml", rule_text("ep/" + config.compile.ep + ".toml")}};
+  return {rules_key_value("optimize/presets.toml"), rules_key_value("ep/" + config.compile.ep + ".toml")};
 }
 
 StageResult OptimizeStage::run(const StageContext& ctx) {

@@ -1,6 +1,5 @@
 #include "stages/quantize_stage.h"
 
-#include "base/rules.h"
 #include "model/model_io.h"
 #include "quant/quantize.h"
 
@@ -12,8 +11,7 @@ std::vector<graph::InputDecl> QuantizeStage::extra_inputs(const config::TargetCo
 }
 
 std::map<std::string, std::string> QuantizeStage::key_values(const config::TargetConfig& config) const {
-  const std::string table = "ep/" + config.compile.ep + ".toml";
-  return {{"quantizer", quant::kQuantizeVersion}, {"rules/" + table, rules::active().read(table).value_or("")}};
+  return {{"quantizer", quant::kQuantizeVersion}, rules_key_value("ep/" + config.compile.ep + ".toml")};
 }
 
 StageResult QuantizeStage::run(const StageContext& ctx) {

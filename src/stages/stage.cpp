@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "base/rules.h"
 #include "graph/runner.h"
 #include "model/model_io.h"
 
@@ -20,6 +21,10 @@ void StageContext::check_cancel() const {
 fs::path StageContext::project_path(const std::string& relative) const {
   fs::path p(relative);
   return p.is_absolute() ? p : project_dir / p;
+}
+
+std::pair<std::string, std::string> rules_key_value(const std::string& path) {
+  return {"rules/" + path, rules::active().read(path).value_or("")};
 }
 
 std::function<void(const std::string&)> StageContext::start_log() const {

@@ -18,6 +18,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/config.h"
@@ -71,6 +72,11 @@ struct StageResult {
   // feeds the auto loop.
   nlohmann::json metrics = nlohmann::json::object();
 };
+
+// A file of rules/ (e.g. "ep/qnn.toml") as a key_values() entry: named
+// "rules/<path>", valued by its text ("" when absent), so editing the data a
+// stage reads (or a project's rules/ overlay) reruns it.
+std::pair<std::string, std::string> rules_key_value(const std::string& path);
 
 class Stage {
  public:
