@@ -1,37 +1,29 @@
-// winml-make clean [TARGET...] [-o DIR]: removes the models' output folders
-// and their build records (not the shared cache).
+// winml-make clean [TARGET...] [-o DIR]: removes what the build records say
+// winml-make wrote for the models (stages/clean.h), and the build records
+// themselves; never a file it did not write, and not the shared cache.
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "base/confined_dir.h"
 #include "base/error.h"
 #include "base/text.h"
 #include "cli/context.h"
 #include "cli/interrupt.h"
 #include "cli/project_options.h"
+#include "stages/clean.h"
 #include "stages/registry.h"
 
 namespace winml::cli {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::uint64_t tree_size(const fs::path& p) {
-  std::uint64_t n = 0;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-    if (it->is_regular_file(ec)) n += it->file_size(ec);
-  return n;
-}
-
-}  // namespace
-
 Command add_clean_command(CLI::App& app) {
   struct Options {
     std::vector<std::string> targets;
   };
   auto opts = std::make_shared<Options>();
-  CLI::App* sub = app.add_subcommand("clean", "Remove the models' output folders and build records (the cache stays)");
+  CLI::App* sub = app.add_subcommand(
+      "clean", "Remove the files winml-make wrote for the models, and the build records (the cache stays)");
   sub->add_option("targets", opts->targets, "Models to clean (default: all, and the build records)");
   sub->fallthrough();
   return {sub, [opts](const Context& ctx) {
@@ -40,28 +32,27 @@ Command add_clean_command(CLI::App& app) {
                                     stages::builtin_stages());
             if (!session.open()) return static_cast<int>(kExitInterrupted);
             auto selected = select_targets(session, opts->targets);
-            const auto& plan = session.plan();
-            std::error_code ec;
-            for (const auto& t : plan.graph.targets) {
-              if (!selected.empty() && !selected.count(t)) continue;
-              const fs::path dir = session.target_dir(t);
-              if (fs::exists(dir, ec)) {
-                std::uint64_t size = tree_size(dir);
-                fs::remove_all(dir, ec);
-                std::cout << "removed " << dir.string() << " (" << human_bytes(size) << ")\n";
+            int exit_code = 0;
+            for (const auto& m : stages::clean_models(session, selected)) {
+              if (!m.problem.empty()) {
+                std::cerr << "winml-make: error: " << m.problem << "\n";
+                exit_code = static_cast<int>(kExitBuildFailure);
+                continue;
               }
-              for (const auto& n : plan.graph.nodes)
-                if (n.target == t) session.state().erase(n.id());  // (clean is rare: no index needed)
+              if (m.dir_removed || m.files)
+                std::cout << "removed " << m.dir.string() << " (" << m.files << " file" << (m.files == 1 ? "" : "s")
+                          << ", " << human_bytes(m.bytes) << ")\n";
+              if (!m.dir_removed && fs::exists(m.dir))
+                std::cout << "kept " << m.dir.string() << ": it holds files winml-make did not write\n";
             }
-            if (selected.empty()) {
-              // Everything but the lock we hold.
-              for (const char* f : {"state", "journal", "plan", "ingredients", "staging"})
-                fs::remove_all(session.state_dir() / f, ec);
+            if (selected.empty() && exit_code == 0) {
+              // Every record but the lock this process holds.
+              const ConfinedDir owned(session.plan().output_dir);
+              for (const char* f : {"state", "journal", "plan", "ingredients", "staging", "logs", "running"})
+                if (fs::exists(fs::symlink_status(session.state_dir() / f))) owned.remove_tree(session.state_dir() / f);
               std::cout << "removed build records in " << session.state_dir().string() << "\n";
-            } else {
-              session.state().save();
             }
-            return 0;
+            return exit_code;
           }};
 }
 

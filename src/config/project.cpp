@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/rules.h"
 #include "base/text.h"
+#include "config/model_name.h"
 
 namespace winml::config {
 
@@ -72,7 +73,7 @@ std::string ep_default_device(const std::string& ep) {
   }
 }
 
-void resolve(TargetConfig& t, const fs::path& project_dir) {
+void resolve(TargetConfig& t) {
   auto& q = t.quantize;
   if (q.symmetric) {
     q.weight_symmetric = *q.symmetric;
@@ -83,11 +84,29 @@ void resolve(TargetConfig& t, const fs::path& project_dir) {
   if (!q.activation_symmetric) q.activation_symmetric = false;
   if (!q.num_bins) q.num_bins = q.calibration_method == "entropy" ? 128 : 2048;
   if (t.compile.device.empty()) t.compile.device = ep_default_device(t.compile.ep);
-  if (t.model.name.empty()) {
-    if (!t.model.source.empty()) t.model.name = fs::path(t.model.source).stem().string();
-    else if (!t.export_.torchvision.empty()) t.model.name = t.export_.torchvision;
-    else t.model.name = fs::weakly_canonical(project_dir).filename().string();
+}
+
+// A model without `name` is named after its source file, its torchvision
+// model or the project directory; the result passes the same check as an
+// explicit name, because it becomes a folder the tool writes and deletes in.
+void name_model(TargetConfig& t, const fs::path& project_dir, const std::string& path, Errors& errors) {
+  if (!t.model.name.empty()) return;  // checked by the schema
+  std::string origin;
+  if (!t.model.source.empty()) {
+    t.model.name = model_name_from(fs::path(t.model.source).stem().string());
+    origin = path + ".source";
+  } else if (!t.export_.torchvision.empty()) {
+    t.model.name = t.export_.torchvision;
+    origin = "export.torchvision";
+  } else {
+    t.model.name = model_name_from(fs::weakly_canonical(project_dir).filename().string());
+    origin = path;
   }
+  std::string problem = model_name_problem(t.model.name);
+  if (!problem.empty())
+    errors.add(origin, "the model name derived from here, '" + t.model.name.substr(0, kMaxModelNameLength) +
+                           (t.model.name.size() > kMaxModelNameLength ? "..." : "") + "', " + problem +
+                           ": set [model] name");
 }
 
 }  // namespace
@@ -163,7 +182,8 @@ ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
                                    "choose one way to obtain the model");
     if (!t.export_.command.empty() && !t.export_.torchvision.empty())
       errors.add("export", "[export] command and torchvision are both set; choose one");
-    resolve(t, project_dir);
+    resolve(t);
+    name_model(t, project_dir, path, errors);
     if (!names.insert(t.model.name).second)
       errors.add(path + ".name", "model name '" + t.model.name + "' is used twice; give each [[model]] a unique name");
     project.targets.push_back(std::move(t));

@@ -42,11 +42,6 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-void remove_tree_quietly(const fs::path& p) {
-  std::error_code ec;
-  fs::remove_all(p, ec);
-}
-
 // rename(2) into place; a copy when the staging area is on another file system.
 void move_into_place(const fs::path& from, const fs::path& to) {
   if (::rename(from.c_str(), to.c_str()) == 0) return;
@@ -63,20 +58,19 @@ NodeResult interrupted(NodeResult r, std::chrono::steady_clock::time_point start
   return r;
 }
 
-bool is_inside(const fs::path& dir, const fs::path& file) {
-  fs::path rel = file.lexically_normal().lexically_relative(dir.lexically_normal());
-  return !rel.empty() && *rel.begin() != ".." && rel.is_relative();
-}
-
 }  // namespace
 
 Builder::Builder(const Graph& graph, BuildPaths paths, store::BuildState& state, store::IngredientLog& ingredients,
                  NodeRunner& runner, BuildObserver* observer)
-    : graph_(graph), paths_(std::move(paths)), state_(state), ingredients_(ingredients), runner_(runner),
-      observer_(observer) {
+    : graph_(graph), paths_(std::move(paths)), owned_(paths_.output_dir), state_(state), ingredients_(ingredients),
+      runner_(runner), observer_(observer) {
   output_prefix_ = paths_.output_dir.native() + "/";
   ids_.reserve(graph.nodes.size());
   for (const auto& n : graph.nodes) ids_.push_back(n.id());
+}
+
+void Builder::discard(const fs::path& dir) const {
+  if (owned_.contains(dir)) owned_.remove_tree(dir);
 }
 
 std::vector<Ingredient> Builder::statics_of(const Node& node) {
@@ -85,22 +79,16 @@ std::vector<Ingredient> Builder::statics_of(const Node& node) {
   return {};
 }
 
+// Only what the record says this tool wrote: a file it has no record of may
+// be the user's, whatever its name.
 void Builder::remove_artifacts(std::size_t index, bool drop_record) {
-  const Node& node = graph_.nodes[index];
   const std::string& id = ids_[index];
-  const fs::path dir = target_dir(node.target);
-  std::vector<fs::path> files;
-  if (auto rec = state_.find(id))
-    for (const auto& o : rec->outputs) files.push_back(dir / o.name);
-  // Also what the primary artifact on disk names (its sidecars), in case the
-  // record is gone or older than the files.
-  std::error_code ec;
-  if (!node.primary_output.empty() && fs::exists(dir / node.primary_output, ec))
-    for (const auto& f : runner_.artifact_files(node, dir / node.primary_output))
-      if (is_inside(dir, f)) files.push_back(f);
-  for (const auto& f : files) {
-    fs::remove(f, ec);
-    state_.stat_cache().forget(f);
+  auto rec = state_.find(id);
+  if (!rec) return;
+  const fs::path dir = target_dir(graph_.nodes[index].target);
+  for (const auto& o : rec->outputs) {
+    owned_.remove_file(dir / o.name);
+    state_.stat_cache().forget(dir / o.name);
   }
   if (drop_record) state_.erase(id);
 }
@@ -114,10 +102,8 @@ NodeResult Builder::process(std::size_t index, const BuildOptions& o, const std:
   r.implementation = node.implementation;
 
   if (!node.enabled) {
-    // An artifact of a disabled stage is known from its record; without one,
-    // it can only be a leftover when the records were lost.
-    if (!o.dry_run && (state_.started_empty() || state_.find(ids_[index])))
-      remove_artifacts(index, /*drop_record=*/true);
+    // An artifact of a disabled stage is known from its record.
+    if (!o.dry_run) remove_artifacts(index, /*drop_record=*/true);
     r.status = Status::kSkipped;
     r.reason = node.disabled_reason;
     return r;
@@ -219,10 +205,9 @@ NodeResult Builder::process(std::size_t index, const BuildOptions& o, const std:
   // the staging area of a later one.
   const fs::path staging =
       paths_.state_dir / "staging" / (node.target + "." + node.name + "." + std::to_string(::getpid()));
-  remove_tree_quietly(staging);
-  fs::create_directories(staging);
-
   try {
+    owned_.remove_tree(staging);
+    fs::create_directories(staging);
     bool restored = false;
     std::vector<store::OutputFile> verified;  // digests the cache restore already checked
     if (o.cache && !o.rebuild) {
@@ -236,7 +221,7 @@ NodeResult Builder::process(std::size_t index, const BuildOptions& o, const std:
           r.metrics_json = entry->metrics_json;
         } else {
           r.reason += "; cache entry discarded: " + problem;
-          remove_tree_quietly(staging);
+          owned_.remove_tree(staging);
           fs::create_directories(staging);
         }
       }
@@ -274,26 +259,20 @@ NodeResult Builder::process(std::size_t index, const BuildOptions& o, const std:
     }
     if (r.status == Status::kCached && o.cancel && o.cancel->load()) throw Interrupted();
 
-    // Place: new files over old ones, then remove old files the new set lacks
-    // (a sidecar an earlier, larger version had). The old set is known before
-    // anything moves.
-    std::vector<fs::path> old_files;
-    if (rec)
-      for (const auto& out : rec->outputs) old_files.push_back(dir / out.name);
-    std::error_code ec;
-    if (fs::exists(dir / node.primary_output, ec))
-      for (const auto& f : runner_.artifact_files(node, dir / node.primary_output))
-        if (is_inside(dir, f)) old_files.push_back(f);
+    // Place: new files over old ones, then remove the recorded old files the
+    // new set lacks (a sidecar an earlier, larger version had).
+    owned_.require(dir / node.primary_output, "write");
     fs::create_directories(dir);
     for (const auto& out : outputs) move_into_place(staging / out.name, dir / out.name);
     fsync_directory(dir);
-    for (const auto& f : old_files) {
-      bool kept = std::any_of(outputs.begin(), outputs.end(), [&](const auto& out) { return dir / out.name == f; });
-      if (kept) continue;
-      fs::remove(f, ec);
-      state_.stat_cache().forget(f);
-    }
-    remove_tree_quietly(staging);
+    if (rec)
+      for (const auto& old : rec->outputs) {
+        bool kept = std::any_of(outputs.begin(), outputs.end(), [&](const auto& out) { return out.name == old.name; });
+        if (kept) continue;
+        owned_.remove_file(dir / old.name);
+        state_.stat_cache().forget(dir / old.name);
+      }
+    owned_.remove_tree(staging);
     for (const auto& out : outputs) state_.stat_cache().record(dir / out.name, out.digest, stamp);
 
     r.outputs = outputs;
@@ -317,17 +296,17 @@ NodeResult Builder::process(std::size_t index, const BuildOptions& o, const std:
       }
     }
   } catch (const Interrupted&) {
-    remove_tree_quietly(staging);
+    discard(staging);
     return interrupted(r, start);
   } catch (const InputError& e) {
-    remove_tree_quietly(staging);
+    discard(staging);
     if (o.cancel && o.cancel->load()) return interrupted(r, start);
     r.status = Status::kFailed;
     r.input_error = true;
     r.reason = e.what();
     r.elapsed_seconds = seconds_since(start);
   } catch (const std::exception& e) {
-    remove_tree_quietly(staging);
+    discard(staging);
     // A stage whose command died of the same Ctrl-C was interrupted, not broken.
     if (o.cancel && o.cancel->load()) return interrupted(r, start);
     r.status = Status::kFailed;
@@ -361,10 +340,15 @@ std::vector<NodeResult> Builder::build(const BuildOptions& o) {
   }
   state_.stat_cache().hash_progress = &hashed_;
   if (!o.dry_run) {
-    remove_tree_quietly(paths_.state_dir / "staging");  // leftovers of a killed build
+    discard(paths_.state_dir / "staging");  // leftovers of a killed build
     if (o.rebuild)
       for (std::size_t i = 0; i < n; ++i)
-        if (selected[i]) remove_artifacts(i, /*drop_record=*/false);
+        if (selected[i]) try {
+            remove_artifacts(i, /*drop_record=*/false);
+          } catch (const BuildError& e) {
+            results[i].status = Status::kFailed;  // reported when its turn comes
+            results[i].reason = e.what();
+          }
   }
 
   std::mutex mu;
@@ -388,12 +372,20 @@ std::vector<NodeResult> Builder::build(const BuildOptions& o) {
       ready.pop_front();
       NodeResult r;
       bool cancelled = o.cancel && o.cancel->load();
-      if (stop || cancelled) {
+      if (results[i].status == Status::kFailed) {
+        r = results[i];
+      } else if (stop || cancelled) {
         r.status = Status::kNotRun;
         r.reason = cancelled ? "interrupted" : stop_reason;
       } else {
         lock.unlock();
-        r = process(i, o, results);
+        try {
+          r = process(i, o, results);
+        } catch (const std::exception& e) {  // never let a node's failure escape a worker thread
+          r = NodeResult{};
+          r.status = Status::kFailed;
+          r.reason = e.what();
+        }
         lock.lock();
       }
       results[i] = std::move(r);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "base/confined_dir.h"
 #include "graph/node.h"
 #include "graph/runner.h"
 #include "store/build_state.h"
@@ -93,10 +94,12 @@ class Builder {
  private:
   NodeResult process(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results);
   void remove_artifacts(std::size_t index, bool drop_record);
+  void discard(const fs::path& dir) const;  // a staging folder, whatever state it is in
   std::vector<Ingredient> statics_of(const Node& node);
 
   const Graph& graph_;
   BuildPaths paths_;
+  ConfinedDir owned_;  // the output directory: nothing outside it is deleted or written
   store::BuildState& state_;
   store::IngredientLog& ingredients_;
   NodeRunner& runner_;

@@ -46,9 +46,6 @@ class NodeRunner {
   // request.staging_dir. Throws InputError (bad input), BuildError (stage
   // failure) or Interrupted.
   virtual RunResult run(const RunRequest& request) = 0;
-  // Every file of the artifact at `primary` (itself and its sidecars), for
-  // removing an artifact that no record describes.
-  virtual std::vector<fs::path> artifact_files(const Node& node, const fs::path& primary) { return {primary}; }
   // The files of an external model input (kModel), primary first, each
   // relative to the model's directory.
   virtual std::vector<std::string> model_files(const fs::path& model) { return {model.filename().string()}; }

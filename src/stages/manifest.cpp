@@ -100,13 +100,18 @@ std::string build_config_text(const config::TargetConfig& target, const nlohmann
   return config::canonical_json_text(t);
 }
 
-void write_target_reports(const Plan& plan, const config::TargetConfig& target, const std::vector<std::size_t>& nodes,
-                          const std::vector<graph::NodeResult>& results, const std::filesystem::path& dir,
-                          bool interrupted) {
+std::vector<store::OutputFile> write_target_reports(const Plan& plan, const config::TargetConfig& target,
+                                                    const std::vector<std::size_t>& nodes,
+                                                    const std::vector<graph::NodeResult>& results,
+                                                    const std::filesystem::path& dir, bool interrupted) {
   nlohmann::json m = manifest_json(plan, target, nodes, results, interrupted);
+  const std::string config_text = build_config_text(target, m["discovered_flags"]);
+  const std::string manifest_text = m.dump(2) + "\n";
   std::filesystem::create_directories(dir);
-  write_file_atomic(dir / kBuildConfigFile, build_config_text(target, m["discovered_flags"]));
-  write_file_atomic(dir / kManifestFile, m.dump(2) + "\n");
+  write_file_atomic(dir / kBuildConfigFile, config_text);
+  write_file_atomic(dir / kManifestFile, manifest_text);
+  return {{kBuildConfigFile, store::digest_of(config_text), config_text.size()},
+          {kManifestFile, store::digest_of(manifest_text), manifest_text.size()}};
 }
 
 }  // namespace winml::stages

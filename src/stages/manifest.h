@@ -27,9 +27,15 @@ nlohmann::json manifest_json(const Plan& plan, const config::TargetConfig& targe
 // [optimize] (explicit settings win) and `auto = false`.
 std::string build_config_text(const config::TargetConfig& target, const nlohmann::json& discovered_flags);
 
-// Writes both files into `dir` (atomically).
-void write_target_reports(const Plan& plan, const config::TargetConfig& target, const std::vector<std::size_t>& nodes,
-                          const std::vector<graph::NodeResult>& results, const std::filesystem::path& dir,
-                          bool interrupted);
+// The build record that lists the two report files of a model, beside its
+// stages' records ("<model>/reports"), so that clean knows them and a build
+// repairs them when they are missing or changed.
+inline constexpr const char* kReportsRecord = "reports";
+
+// Writes both files into `dir` (atomically); returns them as recorded outputs.
+std::vector<store::OutputFile> write_target_reports(const Plan& plan, const config::TargetConfig& target,
+                                                    const std::vector<std::size_t>& nodes,
+                                                    const std::vector<graph::NodeResult>& results,
+                                                    const std::filesystem::path& dir, bool interrupted);
 
 }  // namespace winml::stages

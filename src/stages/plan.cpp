@@ -4,6 +4,7 @@
 #include <set>
 
 #include "base/error.h"
+#include "config/model_name.h"
 #include "graph/graph_io.h"
 #include "graph/key.h"
 #include "stages/auto_optimize.h"
@@ -49,10 +50,31 @@ std::shared_ptr<Stage> stage_for(const graph::Node& node, const StageRegistry& r
   return registry.find(node.kind);
 }
 
+void check_output_dir(const fs::path& project_dir, const fs::path& config_file, const fs::path& out,
+                      const std::string& named) {
+  // Builds delete in the output directory: it must not hold the project.
+  std::error_code ec;
+  const fs::path real_out = fs::weakly_canonical(out, ec);
+  const fs::path real_project = fs::weakly_canonical(project_dir, ec);
+  const fs::path rel = real_project.lexically_relative(real_out);
+  if (!rel.empty() && *rel.begin() != "..")
+    throw InputError(file_error(config_file.string(), named + " '" + out.string() +
+                                                          "' is the project directory or contains it; choose a "
+                                                          "folder of its own, such as \"build\""));
+  if (fs::exists(out, ec) && !fs::is_directory(out, ec))
+    throw InputError(file_error(out.string(), named + " names a file that is not a directory"));
+}
+
 fs::path output_dir_of(const config::ProjectConfig& project, const fs::path& override_dir) {
-  if (!override_dir.empty()) return fs::absolute(override_dir).lexically_normal();
+  if (!override_dir.empty()) {
+    const fs::path out = fs::absolute(override_dir).lexically_normal();
+    check_output_dir(project.project_dir, project.config_file, out, "-o");
+    return out;
+  }
   fs::path p(project.build.output_dir);
-  return (p.is_absolute() ? p : project.project_dir / p).lexically_normal();
+  const fs::path out = (p.is_absolute() ? p : project.project_dir / p).lexically_normal();
+  check_output_dir(project.project_dir, project.config_file, out, "[build] output_dir");
+  return out;
 }
 
 Plan make_plan(const config::ProjectConfig& project, const StageRegistry& registry, const fs::path& output_dir) {
@@ -63,9 +85,8 @@ Plan make_plan(const config::ProjectConfig& project, const StageRegistry& regist
   std::set<std::string> env_names;
   for (const auto& t : project.targets) {
     const std::string& name = t.model.name;
-    if (name == kStateDir || name.empty() || name.front() == '.')
-      throw InputError(project.config_file.string() + ": model name '" + name +
-                       "' cannot be used as an output folder (it starts with '.')");
+    if (std::string problem = config::model_name_problem(name); !problem.empty())  // loading checked it already
+      throw InputError(file_error(project.config_file.string(), "model name '" + name + "' " + problem));
     g.targets.push_back(name);
     const nlohmann::json cfg = config::to_json(t);
     std::size_t last_model = graph::npos;  // the latest enabled node producing a model

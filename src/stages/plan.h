@@ -49,7 +49,11 @@ store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& regis
 std::string serialize_plan(const Plan& plan);
 std::optional<Plan> parse_plan(std::string_view text);
 
-// The output directory a project uses: -o, else [build] output_dir.
+// The output directory a project uses: -o, else [build] output_dir. Throws
+// InputError when it is the project directory or contains it, or is a file.
 fs::path output_dir_of(const config::ProjectConfig& project, const fs::path& override_dir);
+// That check alone; `named` says where the directory came from ("-o").
+void check_output_dir(const fs::path& project_dir, const fs::path& config_file, const fs::path& out,
+                      const std::string& named);
 
 }  // namespace winml::stages

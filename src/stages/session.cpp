@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "base/atomic_file.h"
+#include "base/confined_dir.h"
 #include "base/error.h"
 #include "config/project.h"
 #include "stages/layout.h"
@@ -21,19 +22,31 @@ constexpr const char* kRunningMarker = "running";
 // Removes temporary files a killed build left in the output directory. Only
 // needed when the previous writing build did not finish, which the marker
 // says; a clean build does not pay for walking the directory.
-void remove_temp_files(const fs::path& dir, int depth) {
+void remove_temp_files(const ConfinedDir& owned, const fs::path& dir, int depth) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (is_temp_name(it->path())) fs::remove_all(it->path(), ec);
-    else if (depth > 0 && it->is_directory(ec) && it->path().filename() != kStateDir) remove_temp_files(it->path(), depth - 1);
+    if (is_temp_name(it->path())) owned.remove_tree(it->path());
+    else if (depth > 0 && it->is_directory(ec) && !it->is_symlink(ec) && it->path().filename() != kStateDir)
+      remove_temp_files(owned, it->path(), depth - 1);
   }
+}
+
+// True when the report files are what the record says this tool wrote.
+bool reports_intact(store::BuildState& state, const std::string& record_id, const std::string& dir) {
+  auto rec = state.find(record_id);
+  if (!rec || rec->outputs.empty()) return false;
+  for (const auto& out : rec->outputs) {
+    auto d = state.stat_cache().digest(dir + out.name);
+    if (!d || *d != out.digest) return false;
+  }
+  return true;
 }
 }  // namespace
 
 void Session::sweep_after_crash(const fs::path& output_dir) {
   const fs::path marker = output_dir / kStateDir / kRunningMarker;
   std::error_code ec;
-  if (fs::exists(marker, ec)) remove_temp_files(output_dir, 1);
+  if (fs::exists(marker, ec)) remove_temp_files(ConfinedDir(output_dir), output_dir, 1);
   fs::create_directories(marker.parent_path(), ec);
   write_file_atomic(marker, "");
 }
@@ -61,6 +74,8 @@ bool Session::open() {
   const auto& src = options_.source;
   // A stored plan is looked for where the output directory usually is (-o or
   // "build"); a project with another output_dir is parsed every time.
+  if (!src.output_dir_override.empty())
+    check_output_dir(src.project_dir, src.config_file, src.output_dir_override, "-o");
   const fs::path probe = src.output_dir_override.empty() ? src.project_dir / "build" : src.output_dir_override;
   const fs::path plan_file = probe / kStateDir / "plan";
   std::error_code ec;
@@ -113,26 +128,28 @@ void Session::finish(const std::vector<graph::NodeResult>& results, const std::s
                      bool interrupted) {
   const auto& g = plan_->graph;
   const auto by_target = g.nodes_by_target();
+  const ConfinedDir owned(plan_->output_dir);
   for (std::size_t ti = 0; ti < g.targets.size(); ++ti) {
     const std::string& t = g.targets[ti];
     if (!selected.empty() && !selected.count(t)) continue;
     bool touched = !plan_reused_;
     for (std::size_t i : by_target[ti])
       if (results[i].status != graph::Status::kUpToDate && results[i].status != graph::Status::kSkipped) touched = true;
-    if (!touched && store::real_disk().stat(plan_->output_dir.native() + "/" + t + "/" + kManifestFile).exists) continue;
+    const std::string record_id = t + "/" + kReportsRecord;
+    // Untouched models keep their reports unless those were deleted or changed.
+    if (!touched && reports_intact(*state_, record_id, plan_->output_dir.native() + "/" + t + "/")) continue;
     const fs::path dir = target_dir(t);
-    write_target_reports(*plan_, target(t), by_target[ti], results, dir, interrupted);
+    owned.require(dir / kManifestFile, "write");
+    store::NodeRecord record;
+    const std::int64_t stamp = store::real_disk().now_ns();
+    record.outputs = write_target_reports(*plan_, target(t), by_target[ti], results, dir, interrupted);
+    record.finished_ns = store::real_disk().now_ns();
+    for (const auto& out : record.outputs) state_->stat_cache().record(dir / out.name, out.digest, stamp);
+    state_->put(record_id, record);
   }
-  if (selected.empty()) {
-    state_->stat_cache().prune_unused();
-    if (!plan_reused_) {
-      // Records of models or stages no longer in the configuration.
-      std::set<std::string> live;
-      for (const auto& n : g.nodes) live.insert(n.id());
-      for (const auto& id : state_->node_ids())
-        if (!live.count(id)) state_->erase(id);
-    }
-  }
+  // Records of models no longer in the configuration stay: they are how
+  // clean knows which files in their folders this tool wrote.
+  if (selected.empty()) state_->stat_cache().prune_unused();
   if (selected.empty() && ingredients_->needs_compaction()) {
     // Keep the ingredient log to what current records and the plan use.
     std::set<store::Digest> keys, statics;

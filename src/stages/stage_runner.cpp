@@ -28,16 +28,6 @@ graph::RunResult StageRunner::run(const graph::RunRequest& req) {
   return {r.metrics.dump()};
 }
 
-std::vector<fs::path> StageRunner::artifact_files(const graph::Node& node, const fs::path& primary) {
-  if (primary.extension() != ".onnx") return {primary};
-  try {
-    return model::model_files(primary).all();
-  } catch (const std::exception&) {
-    // A model that no longer loads: what can be named without reading it.
-    return {primary, primary.parent_path() / model::data_file_name(primary)};
-  }
-}
-
 std::vector<std::string> StageRunner::model_files(const fs::path& model) {
   std::vector<std::string> names;
   for (const auto& f : model::model_files(model).all())

@@ -11,7 +11,6 @@ class StageRunner : public graph::NodeRunner {
   explicit StageRunner(Session& session) : session_(session) {}
   graph::RunResult run(const graph::RunRequest& request) override;
   // A model artifact with its sidecars (model::model_files); other files alone.
-  std::vector<fs::path> artifact_files(const graph::Node& node, const fs::path& primary) override;
   std::vector<std::string> model_files(const fs::path& model) override;
 
  private:

@@ -4,6 +4,7 @@
 
 #include "engine/project.h"
 #include "model/model_io.h"
+#include "model/sidecars.h"
 #include "store/digest.h"
 
 using namespace winml;
@@ -77,7 +78,7 @@ TEST(SidecarFlows, ExternalDataFollowsEveryStageAndAWarmCacheRestoresIt) {
   EXPECT_EQ(digests(a.out("vit")), digests(b.out("vit")));
 }
 
-TEST(SidecarFlows, RebuildRemovesStaleOnnxDataEvenWithoutRecords) {
+TEST(SidecarFlows, WithoutRecordsARebuildDeletesNothingAndTheNewModelsStandAlone) {
   test::exported_model("vit_b_16_op17");
   Project p;
   add_vit(p);
@@ -86,12 +87,15 @@ TEST(SidecarFlows, RebuildRemovesStaleOnnxDataEvenWithoutRecords) {
   p.build({"--no-cache"});
   ASSERT_EQ(data_files(p.out("m")).size(), 5u);
   // The records are lost (say, the state directory was deleted), then the
-  // model shrinks below the external-data threshold.
+  // model shrinks below the external-data threshold. Files no record names
+  // may be the user's: they stay, and nothing built refers to them.
   fs::remove_all(p.root() / "build" / ".winml-make");
   p.write_config("[model]\nname = \"m\"\nsource = \"small.onnx\"\n");
   auto r = p.build({"--no-cache", "--rebuild"});
   EXPECT_EQ(test::stages_with(r, "m", "completed").size(), 6u);
-  EXPECT_TRUE(data_files(p.out("m")).empty()) << testing::PrintToString(data_files(p.out("m")));
+  EXPECT_EQ(data_files(p.out("m")).size(), 5u);
+  for (const char* f : {"export.onnx", "optimized.onnx", "quantized.onnx", "model.onnx"})
+    EXPECT_EQ(model::model_files(p.out("m", f)).all().size(), 1u) << f;
   EXPECT_NO_THROW(model::load_model(p.out("m", "model.onnx")));
 }
 

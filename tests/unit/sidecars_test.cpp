@@ -49,8 +49,9 @@ TEST(Sidecars, CopyCarriesExternalDataAndLoadsFromAnyDirectory) {
   EXPECT_TRUE(fs::exists(dir / "build" / "model.onnx.data"));
   EXPECT_TRUE(fs::exists(dir / "build" / "compiled.onnx.data"));  // copy leaves the source intact
   Model copied = load_model(dir / "build" / "model.onnx");
-  for (const auto& t : copied.proto.graph().initializer())
+  for (const auto& t : copied.proto.graph().initializer()) {
     if (is_external(t)) EXPECT_EQ(read_external_ref(t, "").location, "model.onnx.data");
+  }
 
   // Move the whole output directory: still loads.
   fs::rename(dir / "build", elsewhere / "moved");

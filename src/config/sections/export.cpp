@@ -1,3 +1,5 @@
+#include <cctype>
+
 #include "config/config.h"
 
 namespace winml::config {
@@ -15,8 +17,16 @@ std::shared_ptr<const Section<ExportConfig>> export_schema() {
            "export script and weights.");
     s->key("env", &ExportConfig::env, ValueType::kStringList,
            "Environment variables passed to the command; their values enter the export key. No others pass.");
-    s->key("torchvision", &ExportConfig::torchvision, ValueType::kString,
-           "Export this torchvision model (e.g. \"resnet50\", \"vit_b_16\") with Debian's python3-torchvision.");
+    auto& tv = s->key("torchvision", &ExportConfig::torchvision, ValueType::kString,
+                      "Export this torchvision model (e.g. \"resnet50\", \"vit_b_16\") with Debian's "
+                      "python3-torchvision.");
+    tv.validator = [](const json& v) -> std::string {
+      // A builder function's name in torchvision.models (it also names the model's folder).
+      for (char c : v.get<std::string>())
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+          return "is not a torchvision model name (letters, digits and '_', e.g. \"resnet50\")";
+      return "";
+    };
     s->key("weights", &ExportConfig::weights, ValueType::kString,
            "A state_dict .pt file for the torchvision model; random weights (seed 0) when empty.");
     auto& o = s->key("opset", &ExportConfig::opset, ValueType::kInt, "ONNX opset of the exported model.");

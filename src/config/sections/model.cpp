@@ -1,4 +1,5 @@
 #include "config/config.h"
+#include "config/model_name.h"
 
 namespace winml::config {
 
@@ -12,12 +13,7 @@ std::shared_ptr<const Section<ModelConfig>> model_schema() {
     n.default_doc = "the source file's stem, the torchvision model name, or the project directory's name";
     n.validator = [](const json& v) -> std::string {
       const std::string s = v.get<std::string>();
-      if (s.empty()) return "";
-      for (char c : s)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.')
-          return "may only contain letters, digits, '_', '-' and '.'";
-      if (s == "." || s == "..") return "may not be '.' or '..'";
-      return "";
+      return s.empty() ? "" : model_name_problem(s);  // empty: derived (and checked) when resolved
     };
     s->key("source", &ModelConfig::source, ValueType::kString,
            "An existing ONNX model (relative to the project) imported as export.onnx, with its sidecars. "
