@@ -16,7 +16,17 @@ Rules Rules::for_project(const fs::path& project_dir) {
   return r;
 }
 
+Rules Rules::only(std::map<std::string, File> files) {
+  Rules r;
+  r.only_ = std::make_shared<const std::map<std::string, File>>(std::move(files));
+  return r;
+}
+
 std::optional<std::string> Rules::read(std::string_view path) const {
+  if (only_) {
+    auto it = only_->find(std::string(path));
+    return it == only_->end() ? std::nullopt : it->second.text;
+  }
   for (auto it = overlays_.rbegin(); it != overlays_.rend(); ++it) {
     fs::path p = *it / fs::path(std::string(path));
     if (fs::is_regular_file(p)) return read_file(p);
@@ -27,6 +37,11 @@ std::optional<std::string> Rules::read(std::string_view path) const {
 }
 
 std::string Rules::origin(std::string_view path) const {
+  if (only_) {
+    auto it = only_->find(std::string(path));
+    if (it != only_->end()) return it->second.origin;
+    return "<undeclared rules>/" + std::string(path);
+  }
   for (auto it = overlays_.rbegin(); it != overlays_.rend(); ++it) {
     fs::path p = *it / fs::path(std::string(path));
     if (fs::is_regular_file(p)) return p.string();
@@ -41,6 +56,11 @@ std::vector<std::string> Rules::list(std::string_view dir, std::string_view exte
     return p.starts_with(prefix) && p.ends_with(extension) &&
            p.substr(prefix.size()).find('/') == std::string_view::npos;
   };
+  if (only_) {
+    for (const auto& [p, f] : *only_)
+      if (f.text && matches(p)) out.insert(p);
+    return {out.begin(), out.end()};
+  }
   for (std::size_t i = 0; i < detail::kEmbeddedCount; ++i)
     if (matches(detail::kEmbedded[i].path)) out.insert(std::string(detail::kEmbedded[i].path));
   for (const auto& o : overlays_) {
@@ -59,9 +79,13 @@ Rules& active_storage() {
   static Rules rules;
   return rules;
 }
+thread_local const Rules* t_scoped = nullptr;
 }  // namespace
 
-const Rules& active() { return active_storage(); }
+const Rules& active() { return t_scoped ? *t_scoped : active_storage(); }
 void set_active(Rules rules) { active_storage() = std::move(rules); }
+
+Scope::Scope(Rules rules) : rules_(std::move(rules)), previous_(t_scoped) { t_scoped = &rules_; }
+Scope::~Scope() { t_scoped = previous_; }
 
 }  // namespace winml::rules

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,10 +27,21 @@ extern const std::size_t kEmbeddedCount;
 
 class Rules {
  public:
+  // A file as some Rules serve it: its text (nullopt when absent) and origin.
+  struct File {
+    std::optional<std::string> text;
+    std::string origin;
+  };
+
   // Only the shipped files.
   Rules() = default;
   // Shipped files, then $WINML_MAKE_RULES_DIR, then <project_dir>/rules (last wins).
   static Rules for_project(const std::filesystem::path& project_dir);
+  // Exactly `files` (by path): any other path reads as absent and is not listed.
+  static Rules only(std::map<std::string, File> files);
+
+  // `path` as these rules serve it.
+  File file(std::string_view path) const { return {read(path), origin(path)}; }
 
   void add_overlay(std::filesystem::path dir) { overlays_.push_back(std::move(dir)); }
 
@@ -40,11 +53,27 @@ class Rules {
 
  private:
   std::vector<std::filesystem::path> overlays_;
+  std::shared_ptr<const std::map<std::string, File>> only_;  // set: serve these and nothing else
 };
 
 // The rules in effect for this process: set once (by the CLI, for the project
 // being built) before any config is validated; the shipped rules until then.
+// Inside a Scope, the scope's rules on that thread.
 const Rules& active();
 void set_active(Rules rules);
+
+// While alive, active() on the constructing thread returns `rules` (a stage
+// runs inside a scope of the rules files it declared: see stages/declarations.h).
+class Scope {
+ public:
+  explicit Scope(Rules rules);
+  ~Scope();
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+ private:
+  Rules rules_;
+  const Rules* previous_;
+};
 
 }  // namespace winml::rules

@@ -22,7 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kTorchvisionRecipe = "export/torchvision_export.py";
 constexpr const char* kPython = "/usr/bin/python3";
 
 std::vector<std::string> expand_inputs(const std::vector<std::string>& patterns, const fs::path& project_dir,
@@ -71,7 +70,8 @@ std::vector<std::string> torchvision_command(const config::ExportConfig& cfg) {
 
 }  // namespace
 
-ExportPlan plan_export(const config::ExportConfig& cfg, const fs::path& project_dir, const std::string& config_file) {
+ExportPlan plan_export(const config::ExportConfig& cfg, const fs::path& project_dir, const std::string& config_file,
+                       const std::map<std::string, std::string>& environment) {
   ExportPlan plan;
   if (!cfg.torchvision.empty()) {
     plan.command = torchvision_command(cfg);
@@ -90,9 +90,10 @@ ExportPlan plan_export(const config::ExportConfig& cfg, const fs::path& project_
   std::sort(plan.input_files.begin(), plan.input_files.end());
   plan.input_files.erase(std::unique(plan.input_files.begin(), plan.input_files.end()), plan.input_files.end());
   for (const auto& name : cfg.env) {
-    const char* v = std::getenv(name.c_str());
-    if (!v) throw InputError(file_error(config_file, "[export] env: variable " + name + " is not set"));
-    plan.env[name] = v;
+    auto v = environment.find(name);
+    if (v == environment.end())
+      throw InputError(file_error(config_file, "[export] env: variable " + name + " is not set"));
+    plan.env[name] = v->second;
   }
   return plan;
 }

@@ -28,11 +28,14 @@ struct ExportPlan {
   std::string recipe_text;
 };
 
-// Resolves globs (relative to `project_dir`, no absolute paths or '..'), reads
-// the declared environment. InputError naming the config file on a pattern
-// that matches nothing or an unset variable.
+// The built-in recipe's path in rules/.
+inline constexpr const char* kTorchvisionRecipe = "export/torchvision_export.py";
+
+// Resolves globs (relative to `project_dir`, no absolute paths or '..'), takes
+// the declared variables from `environment` (the set ones). InputError naming
+// the config file on a pattern that matches nothing or an unset variable.
 ExportPlan plan_export(const config::ExportConfig& cfg, const std::filesystem::path& project_dir,
-                       const std::string& config_file);
+                       const std::string& config_file, const std::map<std::string, std::string>& environment);
 
 // Runs the plan so that it writes `output` (and maybe `output`.data). The
 // command runs in `project_dir` against a fresh temporary directory next to

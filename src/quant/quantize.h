@@ -43,8 +43,4 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
 std::vector<std::filesystem::path> quantize_input_files(const config::QuantizeConfig& config,
                                                         const std::filesystem::path& base_dir);
 
-// Version of the quantizer's output format and algorithms, for build keys:
-// bump when the same inputs would give a different model.
-inline constexpr const char* kQuantizeVersion = "1";
-
 }  // namespace winml::quant

@@ -10,11 +10,13 @@
 
 namespace winml::stages {
 
-std::map<std::string, std::string> AnalyzeStage::key_values(const config::TargetConfig&) const {
-  std::map<std::string, std::string> out;
-  for (const auto& name : analyze::ep_table_names()) out.insert(rules_key_value("ep/" + name + ".toml"));
-  out.insert(rules_key_value("optimize/presets.toml"));
-  return out;
+Declarations AnalyzeStage::declare(const config::TargetConfig&) const {
+  Declarations d;
+  d.config = {"compile.ep", "compile.device", "optimize"};
+  for (const auto& name : analyze::ep_table_names()) d.rules.push_back("ep/" + name + ".toml");
+  d.rules.push_back("optimize/presets.toml");
+  d.code = {"winml_analyze", "stages/analyze_stage"};
+  return d;
 }
 
 StageResult AnalyzeStage::run(const StageContext& ctx) {

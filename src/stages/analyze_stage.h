@@ -10,11 +10,9 @@ namespace winml::stages {
 class AnalyzeStage : public Stage {
  public:
   std::string implementation() const override { return "winml-analyze"; }
-  int version() const override { return 1; }
-  // The target EP and device; [optimize] to leave out flags already enabled.
-  std::vector<std::string> config_keys() const override { return {"compile.ep", "compile.device", "optimize"}; }
-  // Every EP table and the presets: the analysis reads them.
-  std::map<std::string, std::string> key_values(const config::TargetConfig& config) const override;
+  // The target EP and device; [optimize] to leave out flags already enabled;
+  // every EP table and the presets, which the analysis reads.
+  Declarations declare(const config::TargetConfig& config) const override;
   // Writes ctx.output (analyze_result.json, without timestamp: reproducible).
   // Metrics: "discovered_flags" {pass: true} not yet enabled by [optimize],
   // "detected_pattern_count", and the target EP's "runtime_support".

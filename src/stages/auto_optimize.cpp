@@ -14,44 +14,22 @@ std::map<std::string, bool> merge_flags(const std::map<std::string, bool>& expli
 }
 
 std::string AutoOptimizeStage::implementation() const {
-  return optimize_->implementation() + "+auto(" +
-         (analyze_ ? analyze_->implementation() + "/" + std::to_string(analyze_->version()) : "no analyze") + ")";
+  return optimize_->implementation() + "+auto(" + (analyze_ ? analyze_->implementation() : "no analyze") + ")";
 }
 
-int AutoOptimizeStage::version() const { return optimize_->version() * 1000 + 1; }
-
-std::vector<std::string> AutoOptimizeStage::config_keys() const {
-  std::vector<std::string> keys = optimize_->config_keys();
-  keys.push_back("build.auto");
-  keys.push_back("build.max_auto_iterations");
-  if (analyze_)
-    for (const auto& k : analyze_->config_keys()) keys.push_back(k);
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  return keys;
-}
-
-std::vector<graph::InputDecl> AutoOptimizeStage::extra_inputs(const config::TargetConfig& config) const {
-  auto out = optimize_->extra_inputs(config);
-  if (analyze_)
-    for (const auto& d : analyze_->extra_inputs(config)) out.push_back(d);
-  return out;
-}
-
-std::vector<std::string> AutoOptimizeStage::environment(const config::TargetConfig& config) const {
-  auto out = optimize_->environment(config);
-  if (analyze_)
-    for (const auto& e : analyze_->environment(config)) out.push_back(e);
-  return out;
+Declarations AutoOptimizeStage::declare(const config::TargetConfig& config) const {
+  Declarations d = optimize_->declare(config);
+  if (analyze_) d.merge(analyze_->declare(config));
+  d.merge(Declarations{.config = {"build.auto", "build.max_auto_iterations"}, .code = {"stages/auto_optimize"}});
+  return d;
 }
 
 namespace {
 
 StageContext ctx_with(const config::TargetConfig& cfg, const StageContext& base, const fs::path& input,
                       const std::vector<fs::path>& input_files, const fs::path& output) {
-  return StageContext{cfg,    base.project_dir,      base.config_file,
-                      input,  input_files,           output,
-                      base.extra_inputs, base.external_data_threshold, base.cancel,
+  return StageContext{cfg,         base.project_dir, base.config_file, input,          input_files,
+                      output,      base.files,       base.environment, base.writes_models, base.cancel,
                       base.log_file};
 }
 

@@ -23,10 +23,8 @@ class AutoOptimizeStage : public Stage {
   AutoOptimizeStage(std::shared_ptr<Stage> optimize, std::shared_ptr<Stage> analyze)
       : optimize_(std::move(optimize)), analyze_(std::move(analyze)) {}
   std::string implementation() const override;
-  int version() const override;
-  std::vector<std::string> config_keys() const override;
-  std::vector<graph::InputDecl> extra_inputs(const config::TargetConfig& config) const override;
-  std::vector<std::string> environment(const config::TargetConfig& config) const override;
+  // What optimize and analyze declare, merged, and the loop's own keys.
+  Declarations declare(const config::TargetConfig& config) const override;
   // Metrics: the optimize stage's, plus "auto": true, "analyze_iterations",
   // "discovered_flags" (applied) and "unapplied_flags" (found in the last
   // allowed round).

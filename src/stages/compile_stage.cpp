@@ -2,17 +2,18 @@
 
 #include "base/error.h"
 #include "compile/compile.h"
-#include "runtime/ref_blob/ref_blob.h"
+#include "model/model_io.h"
 
 namespace winml::stages {
 
-std::vector<std::string> CompileStage::environment(const config::TargetConfig& config) const {
-  return config.compile.env;
-}
-
-std::map<std::string, std::string> CompileStage::key_values(const config::TargetConfig& config) const {
-  return {rules_key_value("ep/" + config.compile.ep + ".toml"),
-          {"ref_blob_format", std::to_string(runtime::ref_blob::kFormatVersion)}};
+Declarations CompileStage::declare(const config::TargetConfig& config) const {
+  Declarations d;
+  d.config = {"compile", "model.dims"};
+  d.environment = config.compile.env;
+  d.rules = {"ep/" + config.compile.ep + ".toml"};
+  d.code = {"winml_compile", "stages/compile_stage"};
+  d.writes_models = true;
+  return d;
 }
 
 StageResult CompileStage::run(const StageContext& ctx) {
@@ -24,12 +25,13 @@ StageResult CompileStage::run(const StageContext& ctx) {
   o.validate = c.validate;
   o.command = c.command;
   for (const auto& name : c.env) {
-    const char* v = std::getenv(name.c_str());
-    if (!v) throw InputError(file_error(ctx.config_file, "[compile] env: variable " + name + " is not set"));
-    o.env[name] = v;
+    auto v = ctx.environment.find(name);
+    if (v == ctx.environment.end())
+      throw InputError(file_error(ctx.config_file, "[compile] env: variable " + name + " is not set"));
+    o.env[name] = v->second;
   }
   o.dims = ctx.config.model.dims;
-  o.external_data_threshold = ctx.external_data_threshold;
+  o.external_data_threshold = ctx.save_options().external_data_threshold;
   o.project_dir = ctx.project_dir;
   o.log_file = ctx.log_file;
   o.config_origin = ctx.config_file;

@@ -12,13 +12,9 @@ namespace winml::stages {
 class CompileStage : public Stage {
  public:
   std::string implementation() const override { return "winml-compile"; }
-  int version() const override { return 1; }
-  std::vector<std::string> config_keys() const override {
-    return {"compile", "model.dims", "build.external_data_threshold_mib"};
-  }
-  std::vector<std::string> environment(const config::TargetConfig& config) const override;
-  // The EP's table (aot_compile decides the backend) and the ref blob format.
-  std::map<std::string, std::string> key_values(const config::TargetConfig& config) const override;
+  // [compile] and its environment, [model] dims, the EP's table (aot_compile
+  // decides the backend).
+  Declarations declare(const config::TargetConfig& config) const override;
   StageResult run(const StageContext& ctx) override;
 };
 

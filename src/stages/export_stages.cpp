@@ -1,7 +1,6 @@
 #include "stages/export_stages.h"
 
 #include "base/error.h"
-#include "base/rules.h"
 #include "export/export_plan.h"
 #include "model/epcontext.h"
 #include "model/model_io.h"
@@ -11,8 +10,13 @@ namespace winml::stages {
 
 // --- import -----------------------------------------------------------------
 
-std::vector<graph::InputDecl> ImportStage::extra_inputs(const config::TargetConfig& config) const {
-  return {{graph::InputKind::kModel, config.model.source}};
+Declarations ImportStage::declare(const config::TargetConfig& config) const {
+  Declarations d;
+  d.config = {"model.source"};
+  d.files = {{graph::InputKind::kModel, config.model.source}};
+  d.code = {"winml_model", "stages/export_stages"};
+  d.writes_models = true;
+  return d;
 }
 
 StageResult ImportStage::run(const StageContext& ctx) {
@@ -32,28 +36,25 @@ StageResult ImportStage::run(const StageContext& ctx) {
 
 // --- export (command or torchvision recipe) ----------------------------------
 
-std::vector<graph::InputDecl> ExportStage::extra_inputs(const config::TargetConfig& config) const {
-  std::vector<graph::InputDecl> out;
+Declarations ExportStage::declare(const config::TargetConfig& config) const {
+  Declarations d;
+  d.config = {"export"};
   // Patterns are resolved by the engine on every build, so a file added later
   // that matches one enters the key.
-  for (const auto& p : config.export_.inputs) out.push_back({graph::InputKind::kGlob, p});
-  if (!config.export_.torchvision.empty() && !config.export_.weights.empty())
-    out.push_back({graph::InputKind::kFile, config.export_.weights});
-  return out;
-}
-
-std::vector<std::string> ExportStage::environment(const config::TargetConfig& config) const {
-  return config.export_.env;
-}
-
-std::map<std::string, std::string> ExportStage::key_values(const config::TargetConfig& config) const {
-  if (config.export_.torchvision.empty()) return {};
-  auto text = rules::active().read("export/torchvision_export.py");
-  return {{"recipe", text ? *text : ""}};
+  for (const auto& p : config.export_.inputs) d.files.push_back({graph::InputKind::kGlob, p});
+  if (!config.export_.torchvision.empty()) {
+    if (!config.export_.weights.empty()) d.files.push_back({graph::InputKind::kFile, config.export_.weights});
+    d.rules = {exporting::kTorchvisionRecipe};
+  }
+  d.environment = config.export_.env;
+  d.code = {"winml_export", "stages/export_stages"};
+  d.writes_models = true;
+  return d;
 }
 
 StageResult ExportStage::run(const StageContext& ctx) {
-  exporting::ExportPlan plan = exporting::plan_export(ctx.config.export_, ctx.project_dir, ctx.config_file);
+  exporting::ExportPlan plan =
+      exporting::plan_export(ctx.config.export_, ctx.project_dir, ctx.config_file, ctx.environment);
   exporting::run_export(plan, ctx.project_dir, ctx.output, ctx.log_file, ctx.save_options());
   StageResult r;
   if (!ctx.config.export_.torchvision.empty()) r.metrics["torchvision"] = ctx.config.export_.torchvision;

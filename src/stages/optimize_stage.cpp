@@ -5,13 +5,19 @@
 
 namespace winml::stages {
 
-std::map<std::string, std::string> OptimizeStage::key_values(const config::TargetConfig& config) const {
-  return {rules_key_value("optimize/presets.toml"), rules_key_value("ep/" + config.compile.ep + ".toml")};
+Declarations OptimizeStage::declare(const config::TargetConfig& config) const {
+  Declarations d;
+  d.config = {"optimize", "compile.ep"};
+  d.rules = {"optimize/presets.toml", "ep/" + config.compile.ep + ".toml"};
+  d.code = {"winml_passes", "stages/optimize_stage"};
+  d.writes_models = true;
+  return d;
 }
 
 StageResult OptimizeStage::run(const StageContext& ctx) {
   model::Model m = passes::load_model_to_optimize(ctx.input);
-  passes::OptimizeReport report = passes::optimize_model(m, passes::OptimizeOptions::from_config(ctx.config.optimize, ctx.config.compile.ep));
+  passes::OptimizeReport report =
+      passes::optimize_model(m, passes::OptimizeOptions::from_config(ctx.config.optimize, ctx.config.compile.ep));
   ctx.check_cancel();
   model::save_model(m, ctx.output, ctx.save_options());
   StageResult r;

@@ -9,11 +9,9 @@ namespace winml::stages {
 class OptimizeStage : public Stage {
  public:
   std::string implementation() const override { return "winml-optimize"; }
-  int version() const override { return 1; }
-  // [optimize] picks the passes; [compile] ep decides contrib-op fusions.
-  std::vector<std::string> config_keys() const override { return {"optimize", "compile.ep"}; }
-  // The rules the passes read: presets and the target EP's table.
-  std::map<std::string, std::string> key_values(const config::TargetConfig& config) const override;
+  // [optimize] picks the passes, presets.toml their levels; [compile] ep and
+  // its table decide contrib-op fusions.
+  Declarations declare(const config::TargetConfig& config) const override;
   // Metrics: the optimization report (passes, rewrites, node counts, rounds).
   StageResult run(const StageContext& ctx) override;
 };

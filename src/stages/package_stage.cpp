@@ -4,6 +4,12 @@
 
 namespace winml::stages {
 
+Declarations PackageStage::declare(const config::TargetConfig&) const {
+  Declarations d;
+  d.code = {"winml_model", "stages/package_stage"};
+  return d;
+}
+
 StageResult PackageStage::run(const StageContext& ctx) {
   model::copy_model(ctx.input, ctx.output);
   StageResult r;

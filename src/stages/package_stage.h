@@ -11,8 +11,7 @@ namespace winml::stages {
 class PackageStage : public Stage {
  public:
   std::string implementation() const override { return "package"; }
-  int version() const override { return 1; }
-  std::vector<std::string> config_keys() const override { return {}; }
+  Declarations declare(const config::TargetConfig& config) const override;
   StageResult run(const StageContext& ctx) override;
 };
 

@@ -19,21 +19,6 @@ namespace {
 constexpr const char* kPlanMagic = "winml-make-plan";
 constexpr std::uint64_t kPlanVersion = 1;
 
-// One ingredient per config key the stage reads: "config:quantize.samples" = 8.
-void add_config(const nlohmann::json& cfg, const std::string& key, std::vector<graph::Ingredient>& out) {
-  auto dot = key.find('.');
-  const std::string section = key.substr(0, dot);
-  if (!cfg.contains(section)) throw std::logic_error("stage reads unknown config section '" + section + "'");
-  const nlohmann::json& s = cfg[section];
-  if (dot == std::string::npos) {
-    for (const auto& [k, v] : s.items()) out.push_back(graph::text_ingredient("config:" + section + "." + k, v.dump()));
-    return;
-  }
-  const std::string name = key.substr(dot + 1);
-  if (!s.contains(name)) throw std::logic_error("stage reads unknown config key '" + key + "'");
-  out.push_back(graph::text_ingredient("config:" + key, s[name].dump()));
-}
-
 std::string env_value(const std::string& name) {
   const char* v = std::getenv(name.c_str());
   return v ? nlohmann::json(std::string(v)).dump() : "null";
@@ -104,18 +89,12 @@ Plan make_plan(const config::ProjectConfig& project, const StageRegistry& regist
       if (enabled) {
         auto stage = stage_for(n, registry);
         if (!stage) throw std::logic_error("no stage registered for '" + kind + "'");
-        n.implementation = stage->implementation() + "/" + std::to_string(stage->version());
-        auto& st = n.static_ingredients;
-        st.push_back(graph::text_ingredient("tool", WINML_VERSION));
-        st.push_back(graph::text_ingredient("implementation", n.implementation));
-        for (const auto& key : stage->config_keys()) add_config(cfg, key, st);
-        for (const auto& e : stage->environment(t)) {
-          st.push_back(graph::text_ingredient("env:" + e, env_value(e)));
-          env_names.insert(e);
-        }
-        for (const auto& [k, v] : stage->key_values(t)) st.push_back(graph::text_ingredient("value:" + k, v));
-        n.static_digest = graph::static_digest_of(st);
-        n.extra_inputs = stage->extra_inputs(t);
+        n.implementation = stage->implementation();
+        const Declarations d = stage->declare(t);
+        n.static_ingredients = key_ingredients(d, n.implementation, cfg);
+        n.static_digest = graph::static_digest_of(n.static_ingredients);
+        n.extra_inputs = d.files;
+        env_names.insert(d.environment.begin(), d.environment.end());
       }
       g.nodes.push_back(std::move(n));
       return g.nodes.size() - 1;

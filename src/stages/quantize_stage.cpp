@@ -5,13 +5,15 @@
 
 namespace winml::stages {
 
-std::vector<graph::InputDecl> QuantizeStage::extra_inputs(const config::TargetConfig& config) const {
-  if (config.quantize.calibration_data.empty()) return {};
-  return {{graph::InputKind::kTree, config.quantize.calibration_data}};
-}
-
-std::map<std::string, std::string> QuantizeStage::key_values(const config::TargetConfig& config) const {
-  return {{"quantizer", quant::kQuantizeVersion}, rules_key_value("ep/" + config.compile.ep + ".toml")};
+Declarations QuantizeStage::declare(const config::TargetConfig& config) const {
+  Declarations d;
+  d.config = {"quantize", "compile.ep", "model.dims"};
+  if (!config.quantize.calibration_data.empty())
+    d.files = {{graph::InputKind::kTree, config.quantize.calibration_data}};
+  d.rules = {"ep/" + config.compile.ep + ".toml"};
+  d.code = {"winml_quant", "stages/quantize_stage"};
+  d.writes_models = true;
+  return d;
 }
 
 StageResult QuantizeStage::run(const StageContext& ctx) {

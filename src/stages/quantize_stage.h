@@ -11,14 +11,10 @@ namespace winml::stages {
 class QuantizeStage : public Stage {
  public:
   std::string implementation() const override { return "winml-quantize"; }
-  int version() const override { return 1; }
-  // [compile] ep picks the operator table; [model] dims resolve symbolic
-  // input dimensions of generated calibration samples.
-  std::vector<std::string> config_keys() const override { return {"quantize", "compile.ep", "model.dims"}; }
-  // The calibration samples directory, when one is configured.
-  std::vector<graph::InputDecl> extra_inputs(const config::TargetConfig& config) const override;
-  // The quantizer's algorithm version and the target EP's operator table.
-  std::map<std::string, std::string> key_values(const config::TargetConfig& config) const override;
+  // [quantize]; [compile] ep picks the operator table; [model] dims resolve
+  // symbolic input dimensions of generated calibration samples; the
+  // calibration samples directory, when one is configured.
+  Declarations declare(const config::TargetConfig& config) const override;
   StageResult run(const StageContext& ctx) override;
 };
 

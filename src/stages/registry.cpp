@@ -10,7 +10,7 @@ std::shared_ptr<Stage> StageRegistry::find(const std::string& slot) const {
 std::string StageRegistry::fingerprint() const {
   std::string out;
   for (const auto& [slot, stage] : stages_)
-    out += slot + "=" + stage->implementation() + "/" + std::to_string(stage->version()) + ";";
+    out += slot + "=" + stage->implementation() + ";";
   return out;
 }
 

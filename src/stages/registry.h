@@ -21,7 +21,7 @@ class StageRegistry {
  public:
   void set(const std::string& slot, std::shared_ptr<Stage> stage) { stages_[slot] = std::move(stage); }
   std::shared_ptr<Stage> find(const std::string& slot) const;
-  // "slot=implementation/version;..." over every slot: part of the plan memo,
+  // "slot=implementation;..." over every slot: part of the plan memo,
   // so a binary with other stages never reuses a stored plan.
   std::string fingerprint() const;
 

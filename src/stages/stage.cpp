@@ -2,15 +2,16 @@
 
 #include <fstream>
 
-#include "base/rules.h"
 #include "graph/runner.h"
 #include "model/model_io.h"
 
 namespace winml::stages {
 
 model::SaveOptions StageContext::save_options() const {
+  // The threshold is in the key only for stages that declared writing models.
+  if (!writes_models) throw std::logic_error("a stage saves a model without declaring writes_models");
   model::SaveOptions o;
-  o.external_data_threshold = external_data_threshold;
+  o.external_data_threshold = static_cast<std::uint64_t>(config.build.external_data_threshold_mib) * model::kMiB;
   return o;
 }
 
@@ -21,10 +22,6 @@ void StageContext::check_cancel() const {
 fs::path StageContext::project_path(const std::string& relative) const {
   fs::path p(relative);
   return p.is_absolute() ? p : project_dir / p;
-}
-
-std::pair<std::string, std::string> rules_key_value(const std::string& path) {
-  return {"rules/" + path, rules::active().read(path).value_or("")};
 }
 
 std::function<void(const std::string&)> StageContext::start_log() const {

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "config/config.h"
-#include "graph/node.h"
+#include "stages/declarations.h"
 
 namespace winml::model {
 struct SaveOptions;
@@ -32,10 +32,13 @@ namespace winml::stages {
 
 namespace fs = std::filesystem;
 
-// What a stage sees when it runs.
+// What a stage sees when it runs: built by the engine from the stage's
+// Declarations and nothing else.
 struct StageContext {
-  // The model's resolved configuration. For optimize under `[build] auto`,
-  // optimize.passes already holds the flags discovered so far.
+  // The model's configuration as declared: the declared keys hold the
+  // project's values, every other key is empty (config/subset.h). For
+  // optimize under `[build] auto`, optimize.passes already holds the flags
+  // discovered so far.
   const config::TargetConfig& config;
   fs::path project_dir;  // relative paths in the config are relative to this
   std::string config_file;  // for error messages about the configuration
@@ -48,13 +51,17 @@ struct StageContext {
   // every file left there becomes an output. Use model::save_model(m, output,
   // save_options()), which also writes atomically.
   fs::path output;
-  std::vector<fs::path> extra_inputs;  // what extra_inputs() declared, resolved to files
-  std::uint64_t external_data_threshold = 100ull << 20;  // [build] external_data_threshold_mib
+  std::vector<fs::path> files;  // Declarations::files, resolved
+  // The declared environment variables that are set (and only those).
+  std::map<std::string, std::string> environment;
+  bool writes_models = false;  // Declarations::writes_models
   const std::atomic<bool>* cancel = nullptr;
   // Where the stage may write a log (e.g. an external command's output); it
   // is kept after the build for the user, and is not an output.
   fs::path log_file;
 
+  // How models are saved ([build] external_data_threshold_mib). Only for a
+  // stage that declared writes_models: std::logic_error otherwise.
   model::SaveOptions save_options() const;  // defined with model I/O (stages/stage.cpp)
   bool cancelled() const { return cancel && cancel->load(); }
   // Throws graph::Interrupted when the build is being interrupted (SIGINT);
@@ -69,14 +76,10 @@ struct StageContext {
 struct StageResult {
   // Lands in build_manifest.json under the stage (e.g. quantize:
   // nodes_quantized, nodes_skipped). Analyze: "discovered_flags" {pass: bool}
-  // feeds the auto loop.
+  // feeds the auto loop. Metrics are cached with the outputs: no absolute
+  // paths or timings in them.
   nlohmann::json metrics = nlohmann::json::object();
 };
-
-// A file of rules/ (e.g. "ep/qnn.toml") as a key_values() entry: named
-// "rules/<path>", valued by its text ("" when absent), so editing the data a
-// stage reads (or a project's rules/ overlay) reruns it.
-std::pair<std::string, std::string> rules_key_value(const std::string& path);
 
 class Stage {
  public:
@@ -84,22 +87,10 @@ class Stage {
 
   // Name of the implementation, e.g. "winml-quantize" or "package".
   virtual std::string implementation() const = 0;
-  // Bump whenever the outputs for the same inputs and config change: it is
-  // part of every key, so old results stop matching.
-  virtual int version() const = 0;
-  // The configuration the stage reads: whole sections ("quantize") or single
-  // keys ("compile.ep", "build.external_data_threshold_mib"). Exactly these
-  // values enter the key; read nothing else from StageContext::config.
-  virtual std::vector<std::string> config_keys() const = 0;
-  // Files the stage reads besides its input model (calibration data, export
-  // scripts): their contents enter the key. Paths relative to the project.
-  virtual std::vector<graph::InputDecl> extra_inputs(const config::TargetConfig& config) const { return {}; }
-  // Environment variables whose values the stage reads (they enter the key).
-  virtual std::vector<std::string> environment(const config::TargetConfig& config) const { return {}; }
-  // Anything else the output depends on, by name (e.g. the text of a recipe
-  // script the stage runs, a vendor compiler's version). Enters the key.
-  virtual std::map<std::string, std::string> key_values(const config::TargetConfig& config) const { return {}; }
-
+  // Everything the output depends on besides the input artifact, for the
+  // model configured as `config` (stages/declarations.h). Exactly this enters
+  // the key and reaches run(); the code units' digests replace version numbers.
+  virtual Declarations declare(const config::TargetConfig& config) const = 0;
   // Writes ctx.output (and sidecars). Bad input: throw InputError naming the
   // file; stage failure: BuildError. Returns metrics for the manifest.
   virtual StageResult run(const StageContext& ctx) = 0;

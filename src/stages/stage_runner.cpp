@@ -1,7 +1,7 @@
 #include "stages/stage_runner.h"
 
 #include "base/error.h"
-#include "model/model_io.h"
+#include "base/rules.h"
 #include "model/sidecars.h"
 
 namespace winml::stages {
@@ -9,15 +9,19 @@ namespace winml::stages {
 graph::RunResult StageRunner::run(const graph::RunRequest& req) {
   auto stage = stage_for(req.node, session_.registry());
   if (!stage) throw BuildError(req.node.id() + ": no implementation registered for '" + req.node.kind + "'");
-  const config::TargetConfig& t = session_.target(req.node.target);
-  StageContext ctx{t,
+  // The stage sees what it declared and nothing else (stages/declarations.h).
+  const Declarations declared = stage->declare(session_.target(req.node.target));
+  const DeclaredView view = declared_view(declared, session_.target(req.node.target));
+  rules::Scope rules_scope(view.rules);
+  StageContext ctx{view.config,
                    req.project_dir,
                    session_.options().source.config_file.string(),
                    {},
                    {},
                    req.staging_dir / req.node.primary_output,
                    req.extra_inputs,
-                   static_cast<std::uint64_t>(t.build.external_data_threshold_mib) * model::kMiB,
+                   view.environment,
+                   declared.writes_models,
                    req.cancel,
                    req.log_file};
   if (!req.inputs.empty()) {

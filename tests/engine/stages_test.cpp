@@ -4,7 +4,9 @@
 
 #include "config/project.h"
 #include "graph/key.h"
+#include "model/model_io.h"
 #include "stages/auto_optimize.h"
+#include "stages/declarations.h"
 #include "stages/manifest.h"
 #include "stages/plan.h"
 #include "stages/registry.h"
@@ -33,8 +35,9 @@ class FakeOptimize : public stages::Stage {
  public:
   std::vector<std::map<std::string, bool>> calls;
   std::string implementation() const override { return "fake-optimize"; }
-  int version() const override { return 1; }
-  std::vector<std::string> config_keys() const override { return {"optimize"}; }
+  stages::Declarations declare(const config::TargetConfig&) const override {
+    return {.config = {"optimize"}, .rules = {"optimize/presets.toml"}, .values = {{"fake", "optimize"}}};
+  }
   stages::StageResult run(const stages::StageContext& ctx) override {
     calls.push_back(ctx.config.optimize.passes);
     std::string text;
@@ -53,8 +56,9 @@ class FakeAnalyze : public stages::Stage {
   std::vector<std::string> always;  // discovered in every round
   std::vector<std::string> inputs_seen;
   std::string implementation() const override { return "fake-analyze"; }
-  int version() const override { return 1; }
-  std::vector<std::string> config_keys() const override { return {"compile.ep"}; }
+  stages::Declarations declare(const config::TargetConfig&) const override {
+    return {.config = {"compile.ep"}, .environment = {"FAKE_ANALYZE_ENV"}, .rules = {"ep/cpu.toml"}};
+  }
   stages::StageResult run(const stages::StageContext& ctx) override {
     inputs_seen.push_back(test::read_text(ctx.input));
     test::write_text(ctx.output, "{}");
@@ -79,7 +83,7 @@ struct AutoRun {
     test::write_text(dir / "export.onnx", "model");
     stages::AutoOptimizeStage stage(optimize, analyze);
     stages::StageContext ctx{config, dir.path(), "winml.toml", dir / "export.onnx", {dir / "export.onnx"},
-                             dir / "out" / "optimized.onnx", {}, 100u << 20, nullptr, dir / "log"};
+                             dir / "out" / "optimized.onnx", {}, {}, false, nullptr, dir / "log"};
     fs::create_directories(dir / "out");
     return stage.run(ctx);
   }
@@ -98,19 +102,76 @@ TEST(Plan, OneChainPerModelWithWhatEachStageReads) {
   EXPECT_FALSE(g.nodes[quantize_b].enabled);
   EXPECT_EQ(g.nodes[quantize_b].disabled_reason, "disabled in config (quantize.enabled = false)");
   EXPECT_EQ(g.nodes[compile_b].deps, (std::vector<std::size_t>{g.find("b", "optimize")}));
-  // What enters keys: the stage's own section, versions; import reads only the threshold.
+  // What enters keys: the stage's declarations, code digests instead of versions.
   auto quantize_a = ingredient_names(g.nodes[g.find("a", "quantize")]);
   EXPECT_TRUE(has(quantize_a, "config:quantize.per_channel"));
-  EXPECT_TRUE(has(quantize_a, "tool"));
   EXPECT_TRUE(has(quantize_a, "implementation"));
   EXPECT_TRUE(has(quantize_a, "config:compile.ep"));  // the target's operator table
+  EXPECT_TRUE(has(quantize_a, "rules:ep/cpu.toml"));
+  EXPECT_TRUE(has(quantize_a, "config:build.external_data_threshold_mib"));  // it writes models
+  EXPECT_TRUE(has(quantize_a, "code:winml_quant"));
+  EXPECT_FALSE(has(quantize_a, "code:winml_passes"));
   EXPECT_FALSE(has(quantize_a, "config:compile.embed"));
+  EXPECT_FALSE(has(quantize_a, "tool"));
   auto export_a = ingredient_names(g.nodes[g.find("a", "export")]);
-  EXPECT_EQ(export_a, (std::vector<std::string>{"tool", "implementation", "config:build.external_data_threshold_mib"}));
+  EXPECT_EQ(export_a, (std::vector<std::string>{"implementation", "config:build.external_data_threshold_mib",
+                                                "config:model.source", "code:winml_model",
+                                                "code:stages/export_stages", "code:stages/stage"}));
   EXPECT_EQ(g.nodes[g.find("a", "export")].extra_inputs,
             (std::vector<graph::InputDecl>{{graph::InputKind::kModel, "a.onnx"}}));
-  // Identical models share static digests; the source path is not one of them.
+  // Identical models share static digests past import.
   EXPECT_EQ(g.nodes[g.find("a", "optimize")].static_digest, g.nodes[g.find("b", "optimize")].static_digest);
+}
+
+TEST(Plan, TheAutoLoopDeclaresEverythingOptimizeAndAnalyzeDeclare) {
+  test::TempDir dir;
+  auto project = load(dir, "[model]\nsource = \"a.onnx\"\n[build]\nauto = true\n");
+  auto plan = stages::make_plan(project, stages::builtin_stages(), dir / "build");
+  const auto& g = plan.graph;
+  auto names = ingredient_names(g.nodes[g.find("a", "optimize")]);
+  for (const auto& n : ingredient_names(g.nodes[g.find("a", "analyze")])) {
+    if (n == "implementation") continue;
+    EXPECT_TRUE(has(names, n)) << n;
+  }
+  EXPECT_TRUE(has(names, "rules:optimize/presets.toml"));  // optimize's and analyze's
+  EXPECT_TRUE(has(names, "config:build.external_data_threshold_mib"));
+  EXPECT_TRUE(has(names, "config:build.max_auto_iterations"));
+  EXPECT_TRUE(has(names, "code:stages/auto_optimize"));
+  // The wrapper merges, it does not pick: fakes with disjoint declarations.
+  auto merged = stages::AutoOptimizeStage(std::make_shared<FakeOptimize>(), std::make_shared<FakeAnalyze>())
+                    .declare(project.targets[0]);
+  EXPECT_EQ(merged.rules, (std::vector<std::string>{"optimize/presets.toml", "ep/cpu.toml"}));
+  EXPECT_EQ(merged.environment, (std::vector<std::string>{"FAKE_ANALYZE_ENV"}));
+  EXPECT_EQ(merged.values, (std::map<std::string, std::string>{{"fake", "optimize"}}));
+  EXPECT_EQ(merged.config_keys(), (std::vector<std::string>{"build.auto", "build.max_auto_iterations", "compile.ep",
+                                                            "optimize"}));
+}
+
+TEST(Plan, AStageSeesOnlyWhatItDeclared) {
+  test::TempDir dir;
+  auto project = load(dir, "[model]\nsource = \"a.onnx\"\n[quantize]\nsamples = 3\n[compile]\nembed = true\n");
+  stages::Declarations d{.config = {"quantize", "compile.ep"}, .rules = {"ep/cpu.toml"}};
+  ::setenv("WINML_TEST_UNDECLARED", "x", 1);
+  auto view = stages::declared_view(d, project.targets[0]);
+  ::unsetenv("WINML_TEST_UNDECLARED");
+  EXPECT_EQ(view.config.quantize.samples, 3);
+  EXPECT_EQ(view.config.compile.ep, "cpu");
+  EXPECT_FALSE(view.config.compile.embed);                       // not declared: empty, not the project's value
+  EXPECT_EQ(view.config.build.external_data_threshold_mib, 0);  // not declared: empty, not the default
+  EXPECT_EQ(view.config.model.source, "");
+  EXPECT_TRUE(view.environment.empty());
+  EXPECT_TRUE(view.rules.read("ep/cpu.toml"));
+  EXPECT_FALSE(view.rules.read("ep/qnn.toml"));                  // shipped, but not declared
+  EXPECT_EQ(view.rules.list("ep", ".toml"), (std::vector<std::string>{"ep/cpu.toml"}));
+  // Inside the stage's scope, every library reading rules sees the same.
+  {
+    rules::Scope scope(view.rules);
+    EXPECT_FALSE(rules::active().read("optimize/presets.toml"));
+  }
+  EXPECT_TRUE(rules::active().read("optimize/presets.toml"));
+  // A model-writing stage without the declaration cannot get save options.
+  stages::StageContext ctx{view.config, dir.path(), "winml.toml", {}, {}, dir / "out.onnx", {}, {}, false, nullptr, {}};
+  EXPECT_THROW(ctx.save_options(), std::logic_error);
 }
 
 TEST(Plan, StoredFormRoundTrips) {
@@ -206,7 +267,7 @@ TEST(AutoLoop, WithoutAnAnalyzerOptimizesOnceAndDiscoversNothing) {
   test::write_text(a.dir / "export.onnx", "model");
   fs::create_directories(a.dir / "out");
   stages::StageContext ctx{a.config, a.dir.path(), "winml.toml", a.dir / "export.onnx", {a.dir / "export.onnx"},
-                           a.dir / "out" / "optimized.onnx", {}, 100u << 20, nullptr, a.dir / "log"};
+                           a.dir / "out" / "optimized.onnx", {}, {}, false, nullptr, a.dir / "log"};
   auto r = stage.run(ctx);
   EXPECT_EQ(r.metrics["analyze_iterations"], 0);
   EXPECT_EQ(r.metrics["discovered_flags"], nlohmann::json::object());

@@ -1,7 +1,10 @@
 // The export command rule and the torchvision recipe, run for real.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <map>
 
 #include "base/error.h"
 #include "export/export_plan.h"
@@ -17,6 +20,17 @@ config::ExportConfig command_config(std::vector<std::string> command) {
   config::ExportConfig c;
   c.command = std::move(command);
   return c;
+}
+
+// The variables a stage would be given: here, the whole process environment.
+std::map<std::string, std::string> process_env() {
+  std::map<std::string, std::string> out;
+  for (char** e = environ; *e; ++e) {
+    std::string kv(*e);
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) out[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return out;
 }
 
 void write_model(const fs::path& p) {
@@ -36,7 +50,7 @@ TEST(ExportPlan, InputsExpandSortedAndEnvIsRead) {
   cfg.inputs = {"weights/*.pt", "export.py"};
   cfg.env = {"WINML_TEST_EXPORT_VAR"};
   ::setenv("WINML_TEST_EXPORT_VAR", "value-1", 1);
-  auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml");
+  auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml", process_env());
   EXPECT_EQ(plan.input_files, (std::vector<std::string>{"export.py", "weights/a.pt", "weights/b.pt"}));
   EXPECT_EQ(plan.env.at("WINML_TEST_EXPORT_VAR"), "value-1");
 }
@@ -45,12 +59,12 @@ TEST(ExportPlan, BadDeclarationsAreInputErrors) {
   test::TempDir dir;
   auto cfg = command_config({"true"});
   cfg.inputs = {"missing/*.pt"};
-  EXPECT_THROW(exporting::plan_export(cfg, dir.path(), "winml.toml"), InputError);
+  EXPECT_THROW(exporting::plan_export(cfg, dir.path(), "winml.toml", process_env()), InputError);
   cfg.inputs = {"../outside.py"};
-  EXPECT_THROW(exporting::plan_export(cfg, dir.path(), "winml.toml"), InputError);
+  EXPECT_THROW(exporting::plan_export(cfg, dir.path(), "winml.toml", process_env()), InputError);
   cfg.inputs = {};
   cfg.env = {"WINML_TEST_SURELY_UNSET_VARIABLE"};
-  EXPECT_THROW(exporting::plan_export(cfg, dir.path(), "winml.toml"), InputError);
+  EXPECT_THROW(exporting::plan_export(cfg, dir.path(), "winml.toml", process_env()), InputError);
 }
 
 TEST(ExportPlan, CommandRunsWithOnlyDeclaredEnvironment) {
@@ -60,7 +74,7 @@ TEST(ExportPlan, CommandRunsWithOnlyDeclaredEnvironment) {
   ::setenv("WINML_TEST_HIDDEN", "no", 1);
   auto cfg = command_config({"/bin/sh", "-c", "cp src.onnx \"$1\" && env > env.txt && echo exported", "sh", "{output}"});
   cfg.env = {"WINML_TEST_PASSED"};
-  auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml");
+  auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml", process_env());
   exporting::run_export(plan, dir.path(), dir / "build" / "export.onnx", dir / "build" / "export.log");
   EXPECT_NO_THROW(model::load_model(dir / "build" / "export.onnx"));
   std::string env = test::read_text(dir / "env.txt");
@@ -75,7 +89,7 @@ TEST(ExportPlan, CommandRunsWithOnlyDeclaredEnvironment) {
 TEST(ExportPlan, FailureShowsCommandExitCodeAndLogTail) {
   test::TempDir dir;
   auto cfg = command_config({"/bin/sh", "-c", "echo line-one; echo the-real-problem >&2; exit 7"});
-  auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml");
+  auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml", process_env());
   try {
     exporting::run_export(plan, dir.path(), dir / "build" / "export.onnx", dir / "build" / "export.log");
     FAIL();
@@ -90,17 +104,17 @@ TEST(ExportPlan, FailureShowsCommandExitCodeAndLogTail) {
 
 TEST(ExportPlan, MissingOrUnusableOutputIsAFailure) {
   test::TempDir dir;
-  auto silent = exporting::plan_export(command_config({"true"}), dir.path(), "winml.toml");
+  auto silent = exporting::plan_export(command_config({"true"}), dir.path(), "winml.toml", process_env());
   EXPECT_THROW(exporting::run_export(silent, dir.path(), dir / "b" / "export.onnx", dir / "b" / "log"), BuildError);
   auto garbage = exporting::plan_export(command_config({"/bin/sh", "-c", "echo junk > \"$1\"", "sh", "{output}"}),
-                                        dir.path(), "winml.toml");
+                                        dir.path(), "winml.toml", process_env());
   EXPECT_THROW(exporting::run_export(garbage, dir.path(), dir / "b" / "export.onnx", dir / "b" / "log"), BuildError);
   EXPECT_FALSE(fs::exists(dir / "b" / "export.onnx"));
 }
 
 TEST(ExportPlan, UnknownPlaceholderIsAnInputError) {
   test::TempDir dir;
-  auto plan = exporting::plan_export(command_config({"echo", "{outptu}"}), dir.path(), "winml.toml");
+  auto plan = exporting::plan_export(command_config({"echo", "{outptu}"}), dir.path(), "winml.toml", process_env());
   EXPECT_THROW(exporting::run_export(plan, dir.path(), dir / "b" / "export.onnx", dir / "b" / "log"), InputError);
 }
 
@@ -109,7 +123,7 @@ TEST(TorchvisionRecipe, ExportsARealModel) {
   config::ExportConfig cfg;
   cfg.torchvision = "mobilenet_v3_small";
   cfg.opset = 13;
-  auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml");
+  auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml", process_env());
   EXPECT_FALSE(plan.recipe_text.empty());
   exporting::run_export(plan, dir.path(), dir / "build" / "export.onnx", dir / "build" / "export.log");
   model::Model m = model::load_model(dir / "build" / "export.onnx");
@@ -122,7 +136,7 @@ TEST(TorchvisionRecipe, UnknownModelNamesTheChoices) {
   test::TempDir dir;
   config::ExportConfig cfg;
   cfg.torchvision = "resnet_fifty";
-  auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml");
+  auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml", process_env());
   try {
     exporting::run_export(plan, dir.path(), dir / "build" / "export.onnx", dir / "build" / "export.log");
     FAIL();

@@ -50,7 +50,9 @@ TEST(Sidecars, CopyCarriesExternalDataAndLoadsFromAnyDirectory) {
   EXPECT_TRUE(fs::exists(dir / "build" / "compiled.onnx.data"));  // copy leaves the source intact
   Model copied = load_model(dir / "build" / "model.onnx");
   for (const auto& t : copied.proto.graph().initializer()) {
-    if (is_external(t)) EXPECT_EQ(read_external_ref(t, "").location, "model.onnx.data");
+    if (is_external(t)) {
+      EXPECT_EQ(read_external_ref(t, "").location, "model.onnx.data");
+    }
   }
 
   // Move the whole output directory: still loads.

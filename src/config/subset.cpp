@@ -1,0 +1,70 @@
+#include "config/subset.h"
+
+#include <stdexcept>
+
+namespace winml::config {
+
+namespace {
+
+const SectionSchema& schema_of(const std::string& section) {
+  if (section == "build") return *build_schema();
+  if (section == "model") return *model_schema();
+  if (section == "export") return *export_schema();
+  if (section == "optimize") return *optimize_schema();
+  if (section == "quantize") return *quantize_schema();
+  if (section == "compile") return *compile_schema();
+  throw std::logic_error("unknown config section '" + section + "'");
+}
+
+json empty_value(const KeyInfo& k) {
+  if (k.optional) return nullptr;
+  switch (k.type) {
+    case ValueType::kBool: return false;
+    case ValueType::kInt: return 0;
+    case ValueType::kFloat: return 0.0;
+    case ValueType::kString: return "";
+    case ValueType::kIntTable:
+    case ValueType::kJson: return json::object();
+    default: return json::array();
+  }
+}
+
+json empty_section(const SectionSchema& s) {
+  json out = json::object();
+  for (const auto& k : s.keys()) out[k.name] = empty_value(k);
+  return out;  // dynamic keys (optimization passes) absent: none set
+}
+
+}  // namespace
+
+TargetConfig from_json(const json& c) {
+  TargetConfig t;
+  t.build = build_schema()->read(c.at("build"));
+  t.model = model_schema()->read(c.at("model"));
+  t.export_ = export_schema()->read(c.at("export"));
+  t.optimize = optimize_schema()->read(c.at("optimize"));
+  t.quantize = quantize_schema()->read(c.at("quantize"));
+  t.compile = compile_schema()->read(c.at("compile"));
+  return t;
+}
+
+TargetConfig only_keys(const TargetConfig& full, const std::vector<std::string>& keys) {
+  const json all = to_json(full);
+  json kept = json::object();
+  for (const auto& [section, values] : all.items()) kept[section] = empty_section(schema_of(section));
+  for (const auto& key : keys) {
+    const auto dot = key.find('.');
+    const std::string section = key.substr(0, dot);
+    if (!all.contains(section)) throw std::logic_error("unknown config section '" + section + "'");
+    if (dot == std::string::npos) {
+      kept[section] = all[section];
+      continue;
+    }
+    const std::string name = key.substr(dot + 1);
+    if (!all[section].contains(name)) throw std::logic_error("unknown config key '" + key + "'");
+    kept[section][name] = all[section][name];
+  }
+  return from_json(kept);
+}
+
+}  // namespace winml::config
