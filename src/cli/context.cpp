@@ -1,5 +1,9 @@
 #include "cli/context.h"
 
+#include <algorithm>
+
+#include "stages/code_digest.h"
+
 namespace winml::cli {
 
 namespace fs = std::filesystem;
@@ -13,6 +17,12 @@ fs::path Context::config_file() const {
   return fs::absolute(config).lexically_normal();
 }
 
-std::string version_string() { return std::string("winml-make ") + WINML_VERSION; }
+std::string version_string() {
+  std::string out = std::string("winml-make ") + WINML_VERSION + "\ncode digests (in the keys of the stages that run the code):";
+  for (const auto& unit : stages::code_units())
+    out += "\n  " + std::string(unit.name) + std::string(24 - std::min<std::size_t>(23, unit.name.size()), ' ') +
+           std::string(unit.digest);
+  return out;
+}
 
 }  // namespace winml::cli

@@ -53,7 +53,7 @@ Command add_quantize_command(CLI::App& app);
 Command add_compile_command(CLI::App& app);
 Command add_epcontext_command(CLI::App& app);
 
-// The version string printed by --version.
+// What --version prints: the version, then each code unit's digest.
 std::string version_string();
 
 }  // namespace winml::cli
