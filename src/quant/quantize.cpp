@@ -91,10 +91,6 @@ json count_by_op(const onnx::GraphProto& g, const std::map<int, std::string>& no
 
 }  // namespace
 
-std::vector<fs::path> quantize_input_files(const config::QuantizeConfig& c, const fs::path& base_dir) {
-  if (c.calibration_data.empty() || !c.enabled) return {};
-  return calibration_files(resolve(base_dir, c.calibration_data), c.samples);
-}
 
 QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConfig& c, const QuantizeContext& given) {
   QuantizeContext ctx = given;
@@ -128,7 +124,8 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
 
   json report = {{"mode", c.mode}, {"requantized", existing.total() > 0}};
   std::unique_ptr<SampleSource> samples = sample_source(reference.proto, c, ctx);
-  report["calibration_data"] = samples->describe();
+  // As configured (relative to the project): reports are cached and shared, so no machine paths.
+  report["calibration_data"] = c.calibration_data.empty() ? samples->describe() : c.calibration_data;
   report["samples"] = samples->size();
 
   if (c.mode == "fp16") {

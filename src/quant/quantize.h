@@ -38,9 +38,5 @@ struct QuantizeResult {
 QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConfig& config,
                               const QuantizeContext& context);
 
-// The files a quantize result depends on besides the model and the config:
-// the calibration samples (empty when samples are generated).
-std::vector<std::filesystem::path> quantize_input_files(const config::QuantizeConfig& config,
-                                                        const std::filesystem::path& base_dir);
 
 }  // namespace winml::quant

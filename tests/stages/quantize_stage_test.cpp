@@ -53,3 +53,41 @@ TEST(QuantizeStage, CalibrationFilesAreInputsOfItsKey) {
   EXPECT_NE(r["targets"][0]["stages"][3]["reason"].get<std::string>().find("calib/s1/x.npy"), std::string::npos)
       << r["targets"][0]["stages"][3].dump();
 }
+
+// The manifest without what differs between runs: timings, and whether a
+// stage ran or was restored.
+nlohmann::json without_run_details(nlohmann::json m) {
+  m.erase("timestamp");
+  m.erase("elapsed_seconds");
+  for (auto& s : m["stages"]) {
+    s.erase("elapsed_seconds");
+    s.erase("status");
+  }
+  return m;
+}
+
+TEST(QuantizeStage, TwoClonesSharingOneCacheGetTheSameArtifactsAndManifests) {
+  Project a;
+  a.write_model("net.onnx", 1);
+  write_samples(a, 10);
+  a.write_config("[model]\nsource = \"net.onnx\"\ndims = { batch = 2 }\n[quantize]\ncalibration_data = \"calib\"\n"
+                 "samples = 2\n[compile]\nep = \"ref\"\n");
+  a.build();
+  test::TempDir elsewhere;
+  a.clone_to(elsewhere / "deeper" / "clone");
+  auto b = test::run_cli({"--json"}, elsewhere / "deeper" / "clone", {{"WINML_MAKE_CACHE_DIR", a.cache_dir().string()}});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  auto report = nlohmann::json::parse(b.out);
+  EXPECT_EQ(test::stages_with(report, "net", "cached").size(), 6u) << b.out;
+  const fs::path b_out = elsewhere / "deeper" / "clone" / "build" / "net";
+  EXPECT_EQ(test::artifacts(a.root() / "build"), test::artifacts(elsewhere / "deeper" / "clone" / "build"));
+  const std::string ma = test::read_text(a.out("net", "build_manifest.json"));
+  const std::string mb = test::read_text(b_out / "build_manifest.json");
+  EXPECT_EQ(without_run_details(nlohmann::json::parse(ma)), without_run_details(nlohmann::json::parse(mb)));
+  // Nothing a key or the cache carries names a machine path.
+  for (const auto& text : {ma, mb, test::read_text(b_out / "winml_build_config.json")}) {
+    EXPECT_EQ(text.find(a.root().string()), std::string::npos) << text;
+    EXPECT_EQ(text.find(elsewhere.path().string()), std::string::npos) << text;
+  }
+  EXPECT_EQ(stage_of(a, "quantize")["calibration_data"], "calib");
+}
