@@ -159,7 +159,8 @@ nlohmann::json compile_external(const fs::path& input, const fs::path& out, cons
 
   nlohmann::json metrics;
   metrics["backend"] = "external";
-  metrics["command"] = quote_command(spec.argv);
+  // As configured, placeholders kept: metrics are cached and shared, so no machine paths.
+  metrics["command"] = quote_command(options.command);
   metrics["epcontext_nodes"] = blobs;
   metrics["blobs"] = digests;
   if (!discarded.empty()) metrics["discarded_files"] = discarded;

@@ -47,6 +47,11 @@ struct KeyInfo {
   // Extra check for kJson; returns an error message or "".
   std::function<std::string(const json&)> validator;
   json default_value;
+  // A valid value other than the default, for keys whose type does not give
+  // one (strings without choices, lists, tables). The stage-contract property
+  // test builds every key with another value, so every key needs one: booleans
+  // flip, numbers step within their range, choices move to the next.
+  json alternative;
 
   std::vector<std::string> allowed() const;
 };

@@ -12,7 +12,8 @@ std::shared_ptr<const Section<BuildConfig>> build_schema() {
     s->key("rebuild", &BuildConfig::rebuild, ValueType::kBool,
            "Delete every stage artifact (with its sidecars) and build from scratch, like --rebuild.");
     s->key("output_dir", &BuildConfig::output_dir, ValueType::kString,
-           "Directory (relative to the project) that receives one folder of artifacts per model.");
+           "Directory (relative to the project) that receives one folder of artifacts per model.")
+        .alternative = "out";
     auto& it = s->key("max_auto_iterations", &BuildConfig::max_auto_iterations, ValueType::kInt,
                       "Upper bound on analyze/re-optimize rounds when auto = true.");
     it.min = 1, it.max = 20;

@@ -13,18 +13,21 @@ std::shared_ptr<const Section<CompileConfig>> compile_schema() {
            "Target execution provider (rules/ep/<ep>.toml); also the EP that analyze, optimize and quantize "
            "consult for operator support.")
         .dynamic_choices = ep_names;
-    s->key("device", &CompileConfig::device, ValueType::kString, "Target device of the EP (cpu, gpu, npu).")
-        .default_doc = "the EP's default_device";
+    auto& dev = s->key("device", &CompileConfig::device, ValueType::kString, "Target device of the EP (cpu, gpu, npu).");
+    dev.default_doc = "the EP's default_device";
+    dev.alternative = "npu";
     s->key("embed", &CompileConfig::embed, ValueType::kBool,
            "Store EPContext blobs inside the model (embed_mode = 1) instead of a .bin sidecar.");
     s->key("validate", &CompileConfig::validate, ValueType::kBool,
            "Run the compiled model on all-ones inputs and fail on NaN or Inf outputs.");
     s->key("command", &CompileConfig::command, ValueType::kStringList,
            "Vendor compiler for SDK-bound EPs, with {input}, {output}, {output_dir}, {embed} and {device} "
-           "placeholders.");
+           "placeholders.")
+        .alternative = json::array({"sh", "compile.sh", "{input}", "{output}"});
     s->key("env", &CompileConfig::env, ValueType::kStringList,
            "Environment variables passed to the vendor compiler (e.g. PATH, QNN_SDK_ROOT); their values enter the "
-           "compile key. No others pass.");
+           "compile key. No others pass.")
+        .alternative = json::array({"COMPILER_HOME"});
     return s;
   }();
   return s;

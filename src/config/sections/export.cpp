@@ -11,15 +11,19 @@ std::shared_ptr<const Section<ExportConfig>> export_schema() {
                   "torchvision recipe.");
     s->key("command", &ExportConfig::command, ValueType::kStringList,
            "Command that writes the model to {output} (it may also write {output}.data). Run in the project "
-           "directory with a clean environment; its text is part of the stage key.");
+           "directory with a clean environment; its text is part of the stage key.")
+        .alternative = json::array({"sh", "export.sh", "{output}"});
     s->key("inputs", &ExportConfig::inputs, ValueType::kStringList,
            "Files and glob patterns (relative to the project) whose contents enter the export key, e.g. the "
-           "export script and weights.");
+           "export script and weights.")
+        .alternative = json::array({"export.sh"});
     s->key("env", &ExportConfig::env, ValueType::kStringList,
-           "Environment variables passed to the command; their values enter the export key. No others pass.");
+           "Environment variables passed to the command; their values enter the export key. No others pass.")
+        .alternative = json::array({"EXPORT_FLAVOR"});
     auto& tv = s->key("torchvision", &ExportConfig::torchvision, ValueType::kString,
                       "Export this torchvision model (e.g. \"resnet50\", \"vit_b_16\") with Debian's "
                       "python3-torchvision.");
+    tv.alternative = "squeezenet1_0";
     tv.validator = [](const json& v) -> std::string {
       // A builder function's name in torchvision.models (it also names the model's folder).
       for (char c : v.get<std::string>())
@@ -28,7 +32,8 @@ std::shared_ptr<const Section<ExportConfig>> export_schema() {
       return "";
     };
     s->key("weights", &ExportConfig::weights, ValueType::kString,
-           "A state_dict .pt file for the torchvision model; random weights (seed 0) when empty.");
+           "A state_dict .pt file for the torchvision model; random weights (seed 0) when empty.")
+        .alternative = "weights.pt";
     auto& o = s->key("opset", &ExportConfig::opset, ValueType::kInt, "ONNX opset of the exported model.");
     o.min = 7, o.max = 17;
     auto& b = s->key("batch_size", &ExportConfig::batch_size, ValueType::kInt, "Batch dimension of the example input.");
@@ -37,6 +42,7 @@ std::shared_ptr<const Section<ExportConfig>> export_schema() {
                   "Example inputs for tracing; default: the model family's usual input (e.g. 3x224x224 images).");
     auto& d = s->key("dynamic_axes", &ExportConfig::dynamic_axes, ValueType::kJson,
                      "Dynamic dimensions per input/output name: { input = { \"0\" = \"batch\" } }.");
+    d.alternative = json{{"image", {{"0", "batch"}}}};
     d.validator = [](const json& v) -> std::string {
       for (const auto& [name, axes] : v.items()) {
         if (!axes.is_object()) return "entry '" + name + "' must be a table of axis index -> dimension name";

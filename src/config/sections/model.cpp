@@ -11,16 +11,19 @@ std::shared_ptr<const Section<ModelConfig>> model_schema() {
     auto& n = s->key("name", &ModelConfig::name, ValueType::kString,
                      "Target name, used for the output folder and on the command line.");
     n.default_doc = "the source file's stem, the torchvision model name, or the project directory's name";
+    n.alternative = "renamed";
     n.validator = [](const json& v) -> std::string {
       const std::string s = v.get<std::string>();
       return s.empty() ? "" : model_name_problem(s);  // empty: derived (and checked) when resolved
     };
     s->key("source", &ModelConfig::source, ValueType::kString,
            "An existing ONNX model (relative to the project) imported as export.onnx, with its sidecars. "
-           "Leave empty to produce the model with [export].");
+           "Leave empty to produce the model with [export].")
+        .alternative = "other.onnx";
     s->key("dims", &ModelConfig::dims, ValueType::kIntTable,
            "Values for symbolic dimensions (e.g. { batch = 1, sequence = 128 }) used by calibration, "
-           "validation and shape inference; unnamed dimensions default to 1.");
+           "validation and shape inference; unnamed dimensions default to 1.")
+        .alternative = json{{"batch", 1}};
     return s;
   }();
   return s;
@@ -29,11 +32,12 @@ std::shared_ptr<const Section<ModelConfig>> model_schema() {
 std::shared_ptr<const Section<InputTensorSpec>> input_tensor_schema() {
   static auto s = [] {
     auto s = std::make_shared<Section<InputTensorSpec>>("input_tensors", "An input tensor description.");
-    s->key("name", &InputTensorSpec::name, ValueType::kString, "Input name as in the model.");
+    s->key("name", &InputTensorSpec::name, ValueType::kString, "Input name as in the model.").alternative = "image";
     auto& d = s->key("dtype", &InputTensorSpec::dtype, ValueType::kString, "Element type.");
     d.choices = {"float32", "float16", "float64", "int8", "uint8", "int16", "uint16", "int32", "int64", "bool"};
     s->key("shape", &InputTensorSpec::shape, ValueType::kShape,
-           "Dimensions: integers, or names resolved from [model] dims (else 1).");
+           "Dimensions: integers, or names resolved from [model] dims (else 1).")
+        .alternative = json::array({1, 3, 64, 64});
     return s;
   }();
   return s;

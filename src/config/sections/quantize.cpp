@@ -34,9 +34,11 @@ std::shared_ptr<const Section<QuantizeConfig>> quantize_schema() {
            "Remove the mean output shift weight rounding causes: the bias of each Conv, Gemm and MatMul(+Add) "
            "with a quantized weight is lowered by (W_q - W) · E[input], E[input] per channel from calibration.");
     s->key("op_types_to_quantize", &QuantizeConfig::op_types_to_quantize, ValueType::kStringList,
-           "Only quantize these operator types; empty means every type the target EP supports quantized.");
+           "Only quantize these operator types; empty means every type the target EP supports quantized.")
+        .alternative = json::array({"Conv"});
     s->key("nodes_to_exclude", &QuantizeConfig::nodes_to_exclude, ValueType::kStringList,
-           "Node names that stay in float.");
+           "Node names that stay in float.")
+        .alternative = json::array({"first_node"});
     s->key("calibration_method", &QuantizeConfig::calibration_method, ValueType::kString,
            "How activation ranges are chosen from calibration data.")
         .choices = {"minmax", "percentile", "entropy"};
@@ -52,13 +54,15 @@ std::shared_ptr<const Section<QuantizeConfig>> quantize_schema() {
     n.min = 1;
     s->key("calibration_data", &QuantizeConfig::calibration_data, ValueType::kString,
            "Directory with one subdirectory per sample, each holding <input>.npy or <input>.pb for every model "
-           "input ('/' in a name written as '_'). Empty: generate samples from input_tensors.");
+           "input ('/' in a name written as '_'). Empty: generate samples from input_tensors.")
+        .alternative = "calibration";
     s->key("distribution", &QuantizeConfig::distribution, ValueType::kString,
            "Distribution of generated calibration samples.")
         .choices = {"uniform", "normal"};
-    s->key("value_range", &QuantizeConfig::value_range, ValueType::kFloatList,
-           "[low, high] of uniform samples, or [mean, stddev] of normal samples.")
-        .validator = [](const json& v) -> std::string {
+    auto& vr = s->key("value_range", &QuantizeConfig::value_range, ValueType::kFloatList,
+                      "[low, high] of uniform samples, or [mean, stddev] of normal samples.");
+    vr.alternative = json::array({-1.0, 1.0});
+    vr.validator = [](const json& v) -> std::string {
       if (v.size() != 2) return "must have exactly two numbers";
       return "";
     };
@@ -69,7 +73,8 @@ std::shared_ptr<const Section<QuantizeConfig>> quantize_schema() {
     s->key("keep_io_types", &QuantizeConfig::keep_io_types, ValueType::kBool,
            "fp16 mode: keep float32 model inputs and outputs (Casts at the boundary).");
     s->key("op_block_list", &QuantizeConfig::op_block_list, ValueType::kStringList,
-           "fp16 mode: operator types that stay in float32.");
+           "fp16 mode: operator types that stay in float32.")
+        .alternative = json::array({"Conv"});
     s->key("requantize", &QuantizeConfig::requantize, ValueType::kBool,
            "Allow an input that is already QDQ-quantized: its Q/DQ pairs are removed and it is quantized again.");
     return s;
