@@ -3,17 +3,14 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <condition_variable>
-#include <cstring>
 #include <deque>
 #include <map>
 #include <mutex>
 #include <thread>
 
 #include "base/atomic_file.h"
-#include "base/copy_file.h"
 #include "base/error.h"
 #include "graph/explain.h"
 #include "graph/inputs.h"
@@ -42,15 +39,6 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-// rename(2) into place; a copy when the staging area is on another file system.
-void move_into_place(const fs::path& from, const fs::path& to) {
-  if (::rename(from.c_str(), to.c_str()) == 0) return;
-  if (errno != EXDEV) throw BuildError(file_error(to.string(), std::string("cannot move into place: ") + std::strerror(errno)));
-  copy_file_atomic(from, to);
-  std::error_code ec;
-  fs::remove(from, ec);
-}
-
 NodeResult interrupted(NodeResult r, std::chrono::steady_clock::time_point start) {
   r.status = Status::kNotRun;
   r.reason = "interrupted";
@@ -62,15 +50,21 @@ NodeResult interrupted(NodeResult r, std::chrono::steady_clock::time_point start
 
 Builder::Builder(const Graph& graph, BuildPaths paths, store::BuildState& state, store::IngredientLog& ingredients,
                  NodeRunner& runner, BuildObserver* observer)
-    : graph_(graph), paths_(std::move(paths)), owned_(paths_.output_dir), state_(state), ingredients_(ingredients),
-      runner_(runner), observer_(observer) {
+    : graph_(graph), paths_(std::move(paths)), owned_(paths_.output_dir), state_(state), disk_(state.disk()),
+      ingredients_(ingredients), runner_(runner), observer_(observer) {
   output_prefix_ = paths_.output_dir.native() + "/";
   ids_.reserve(graph.nodes.size());
   for (const auto& n : graph.nodes) ids_.push_back(n.id());
 }
 
+void Builder::remove_owned(const fs::path& file) {
+  owned_.require(file, "delete");
+  disk_.remove(file);
+  state_.stat_cache().forget(file);
+}
+
 void Builder::discard(const fs::path& dir) const {
-  if (owned_.contains(dir)) owned_.remove_tree(dir);
+  if (owned_.contains(dir)) disk_.remove_tree(dir);
 }
 
 std::vector<Ingredient> Builder::statics_of(const Node& node) {
@@ -86,19 +80,14 @@ void Builder::remove_artifacts(std::size_t index, bool drop_record) {
   auto rec = state_.find(id);
   if (!rec) return;
   const fs::path dir = target_dir(graph_.nodes[index].target);
-  for (const auto& o : rec->outputs) {
-    owned_.remove_file(dir / o.name);
-    state_.stat_cache().forget(dir / o.name);
-  }
+  for (const auto& o : rec->outputs) remove_owned(dir / o.name);
   if (drop_record) state_.erase(id);
 }
 
-NodeResult Builder::process(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results) {
+bool Builder::decide(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results,
+                     Decision& d) {
   const Node& node = graph_.nodes[index];
-  // Paths as plain strings until something runs: std::filesystem::path
-  // construction costs more than a stat on the no-op path.
-  const std::string dir_s = output_prefix_ + node.target + "/";
-  NodeResult r;
+  NodeResult& r = d.result;
   r.implementation = node.implementation;
 
   if (!node.enabled) {
@@ -106,18 +95,18 @@ NodeResult Builder::process(std::size_t index, const BuildOptions& o, const std:
     if (!o.dry_run) remove_artifacts(index, /*drop_record=*/true);
     r.status = Status::kSkipped;
     r.reason = node.disabled_reason;
-    return r;
+    return false;
   }
 
   // Inputs: what the dependencies produced, then the declared extra inputs.
   bool upstream_stale = false;
-  for (std::size_t d : node.deps) {
-    const NodeResult& dep = results[d];
-    const Node& dn = graph_.nodes[d];
+  for (std::size_t dep_index : node.deps) {
+    const NodeResult& dep = results[dep_index];
+    const Node& dn = graph_.nodes[dep_index];
     if (dep.status == Status::kFailed || dep.status == Status::kNotRun) {
       r.status = Status::kNotRun;
       r.reason = "not run: " + dn.name + " " + (dep.status == Status::kFailed ? "failed" : "did not run");
-      return r;
+      return false;
     }
     if (dep.status == Status::kStale) {
       upstream_stale = true;
@@ -127,32 +116,30 @@ NodeResult Builder::process(std::size_t index, const BuildOptions& o, const std:
     for (const auto& out : dep.outputs) r.inputs.push_back(Ingredient{"input:" + prefix + out.name, out.digest, ""});
   }
 
-  std::shared_ptr<const store::NodeRecord> rec = state_.find(ids_[index]);
-  std::vector<ResolvedInput> extra;
+  d.record = state_.find(ids_[index]);
   try {
-    extra = resolve_inputs(node.extra_inputs, paths_.project_dir, state_, runner_);
+    d.extra = resolve_inputs(node.extra_inputs, paths_.project_dir, state_, runner_);
   } catch (const InputError& e) {
     r.status = Status::kFailed;
     r.input_error = true;
     r.reason = e.what();
-    return r;
+    return false;
   }
-  for (const auto& e : extra) r.inputs.push_back(e.ingredient);
+  for (const auto& e : d.extra) r.inputs.push_back(e.ingredient);
   sort_ingredients(r.inputs);
 
   if (upstream_stale) {
     // Dry run: an input will be rebuilt, so this key cannot be known yet.
     r.status = Status::kStale;
-    r.reason = rec ? "an input will be rebuilt (reruns only if its content changes)" : "never built";
-    return r;
+    r.reason = d.record ? "an input will be rebuilt (reruns only if its content changes)" : "never built";
+    return false;
   }
 
   r.key = key_of(node.static_digest, r.inputs);
   r.has_key = true;
 
-  // The decision.
+  const auto& rec = d.record;
   std::string reason;
-  std::vector<std::string> explanation;
   if (o.rebuild) {
     reason = "--rebuild";
   } else if (!rec) {
@@ -162,158 +149,173 @@ NodeResult Builder::process(std::size_t index, const BuildOptions& o, const std:
     now.insert(now.end(), r.inputs.begin(), r.inputs.end());
     auto before = ingredients_.find(rec->key);
     reason = summarize_change(before, now);
-    if (o.explain) explanation = explain_change(before, now);
+    if (o.explain) r.explanation = explain_change(before, now);
   } else {
+    // Paths as plain strings: std::filesystem::path construction costs more
+    // than a stat on the no-op path.
+    const std::string dir = output_prefix_ + node.target + "/";
     for (const auto& out : rec->outputs) {
-      auto d = state_.stat_cache().digest(dir_s + out.name);
-      if (!d) reason = "output " + out.name + " is missing";
-      else if (*d != out.digest) reason = "output " + out.name + " was modified";
+      auto digest = state_.stat_cache().digest(dir + out.name);
+      if (!digest) reason = "output " + out.name + " is missing";
+      else if (*digest != out.digest) reason = "output " + out.name + " was modified";
       if (!reason.empty()) break;
     }
   }
-  if (o.explain && explanation.empty() && !reason.empty()) explanation.push_back(reason);
+  if (o.explain && r.explanation.empty() && !reason.empty()) r.explanation.push_back(reason);
 
   if (reason.empty()) {
     r.status = Status::kUpToDate;
     r.outputs = rec->outputs;
     r.metrics_json = rec->metrics_json;
     r.implementation = rec->implementation;
-    return r;
+    return false;
   }
   r.reason = reason;
-  r.explanation = explanation;
   if (o.dry_run) {
     r.status = Status::kStale;
-    return r;
+    return false;
+  }
+  return true;
+}
+
+std::vector<store::OutputFile> Builder::obtain(std::size_t index, const BuildOptions& o, const Decision& d,
+                                               const std::vector<NodeResult>& results, const fs::path& staging,
+                                               NodeResult& r) {
+  const Node& node = graph_.nodes[index];
+  std::vector<store::OutputFile> verified;  // digests the cache restore already checked
+  bool restored = false;
+  if (o.cache && !o.rebuild) {
+    if (auto entry = o.cache->lookup(r.key)) {
+      std::string problem;
+      if (o.cache->restore(*entry, staging, &problem)) {
+        restored = true;
+        verified = entry->outputs;
+        r.status = Status::kCached;
+        r.implementation = entry->implementation;
+        r.metrics_json = entry->metrics_json;
+      } else {
+        r.reason += "; cache entry discarded: " + problem;
+        disk_.remove_tree(staging);
+        disk_.make_directories(staging);
+      }
+    }
+  }
+  if (!restored) {
+    std::vector<InputArtifact> artifacts;
+    for (std::size_t dep_index : node.deps) {
+      const Node& dn = graph_.nodes[dep_index];
+      const fs::path ddir = target_dir(dn.target);
+      InputArtifact a;
+      a.primary = ddir / dn.primary_output;
+      a.files.push_back(a.primary);
+      for (const auto& out : results[dep_index].outputs)
+        if (out.name != dn.primary_output) a.files.push_back(ddir / out.name);
+      artifacts.push_back(std::move(a));
+    }
+    disk_.make_directories(paths_.state_dir / "logs");
+    RunRequest req{node, paths_.project_dir, staging, artifacts, {}, o.cancel,
+                   paths_.state_dir / "logs" / (node.target + "." + node.name + ".log")};
+    for (const auto& e : d.extra) req.extra_inputs.push_back(fs::path(e.path));
+    RunResult run = runner_.run(req);
+    if (o.cancel && o.cancel->load()) throw Interrupted();
+    r.status = Status::kCompleted;
+    r.metrics_json = run.metrics_json;
   }
 
-  if (observer_) observer_->node_started(node, reason);
-  const auto start = std::chrono::steady_clock::now();
-  const fs::path dir = target_dir(node.target);
-  std::vector<InputArtifact> artifacts;
-  for (std::size_t d : node.deps) {
-    const Node& dn = graph_.nodes[d];
-    const fs::path ddir = target_dir(dn.target);
-    InputArtifact a;
-    a.primary = ddir / dn.primary_output;
-    a.files.push_back(a.primary);
-    for (const auto& out : results[d].outputs)
-      if (out.name != dn.primary_output) a.files.push_back(ddir / out.name);
-    artifacts.push_back(std::move(a));
+  // Outputs: every file the stage left in staging; the primary one first.
+  auto names = disk_.list_files(staging);
+  if (std::find(names.begin(), names.end(), node.primary_output) == names.end())
+    throw BuildError(node.id() + ": the stage did not write " + node.primary_output);
+  for (const auto& n : names)
+    if (n.find('/') != std::string::npos || is_temp_name(n))
+      throw BuildError(node.id() + ": the stage left an unexpected file '" + n + "' (outputs are plain files)");
+  std::stable_partition(names.begin(), names.end(), [&](const std::string& n) { return n == node.primary_output; });
+  std::vector<store::OutputFile> outputs;
+  for (const auto& n : names) {
+    auto known = std::find_if(verified.begin(), verified.end(), [&](const auto& v) { return v.name == n; });
+    if (known != verified.end()) {
+      outputs.push_back(*known);
+      continue;
+    }
+    const std::uint64_t size = disk_.stat((staging / n).native()).size;
+    if (observer_ && size >= kBigFile) observer_->hashing(target_dir(node.target) / n, size);
+    outputs.push_back({n, disk_.hash(staging / n, nullptr, &hashed_), size});
   }
+  if (r.status == Status::kCached && o.cancel && o.cancel->load()) throw Interrupted();
+  return outputs;
+}
+
+void Builder::place_and_record(std::size_t index, const BuildOptions& o, const Decision& d, const fs::path& staging,
+                               std::vector<store::OutputFile> outputs, NodeResult& r) {
+  const Node& node = graph_.nodes[index];
+  const fs::path dir = target_dir(node.target);
+  // New files over old ones, then the recorded old files the new set lacks
+  // (a sidecar an earlier, larger version had).
+  const std::int64_t stamp = disk_.now_ns();
+  owned_.require(dir / node.primary_output, "write");
+  disk_.make_directories(dir);
+  for (const auto& out : outputs) disk_.rename(staging / out.name, dir / out.name);
+  disk_.sync_directory(dir);
+  if (d.record)
+    for (const auto& old : d.record->outputs) {
+      bool kept = std::any_of(outputs.begin(), outputs.end(), [&](const auto& out) { return out.name == old.name; });
+      if (!kept) remove_owned(dir / old.name);
+    }
+  discard(staging);
+  for (const auto& out : outputs) state_.stat_cache().record(dir / out.name, out.digest, stamp);
+
+  r.outputs = std::move(outputs);
+  store::NodeRecord record;
+  record.key = r.key;
+  record.implementation = r.implementation;
+  record.elapsed_seconds = r.elapsed_seconds;
+  record.finished_ns = disk_.now_ns();
+  record.metrics_json = r.metrics_json;
+  record.outputs = r.outputs;
+  // Recorded only now that every output is in place.
+  state_.put(ids_[index], record);
+  ingredients_.add(r.key, node.static_digest, statics_of(node), r.inputs);
+
+  if (r.status == Status::kCompleted && o.cache) {
+    try {
+      o.cache->store({r.key, r.implementation, r.elapsed_seconds, r.metrics_json, r.outputs}, dir);
+    } catch (const std::exception& e) {
+      r.reason += "; not cached: " + std::string(e.what());  // the build itself succeeded
+    }
+  }
+}
+
+NodeResult Builder::process(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results) {
+  Decision d;
+  if (!decide(index, o, results, d)) return std::move(d.result);
+  NodeResult& r = d.result;
+  const Node& node = graph_.nodes[index];
+  if (observer_) observer_->node_started(node, r.reason);
+  const auto start = std::chrono::steady_clock::now();
   // Per process: a command orphaned by a killed build can never write into
   // the staging area of a later one.
   const fs::path staging =
       paths_.state_dir / "staging" / (node.target + "." + node.name + "." + std::to_string(::getpid()));
   try {
-    owned_.remove_tree(staging);
-    fs::create_directories(staging);
-    bool restored = false;
-    std::vector<store::OutputFile> verified;  // digests the cache restore already checked
-    if (o.cache && !o.rebuild) {
-      if (auto entry = o.cache->lookup(r.key)) {
-        std::string problem;
-        if (o.cache->restore(*entry, staging, &problem)) {
-          restored = true;
-          verified = entry->outputs;
-          r.status = Status::kCached;
-          r.implementation = entry->implementation;
-          r.metrics_json = entry->metrics_json;
-        } else {
-          r.reason += "; cache entry discarded: " + problem;
-          owned_.remove_tree(staging);
-          fs::create_directories(staging);
-        }
-      }
-    }
-    if (!restored) {
-      fs::create_directories(paths_.state_dir / "logs");
-      RunRequest req{node, paths_.project_dir, staging, artifacts, {}, o.cancel,
-                     paths_.state_dir / "logs" / (node.target + "." + node.name + ".log")};
-      for (const auto& e : extra) req.extra_inputs.push_back(fs::path(e.path));
-      RunResult run = runner_.run(req);
-      if (o.cancel && o.cancel->load()) throw Interrupted();
-      r.status = Status::kCompleted;
-      r.metrics_json = run.metrics_json;
-    }
-
-    // Outputs: every file the stage left in staging; the primary one first.
-    auto names = store::real_disk().list_files(staging);
-    if (std::find(names.begin(), names.end(), node.primary_output) == names.end())
-      throw BuildError(node.id() + ": the stage did not write " + node.primary_output);
-    for (const auto& n : names)
-      if (n.find('/') != std::string::npos || is_temp_name(n))
-        throw BuildError(node.id() + ": the stage left an unexpected file '" + n + "' (outputs are plain files)");
-    std::stable_partition(names.begin(), names.end(), [&](const std::string& n) { return n == node.primary_output; });
-    const std::int64_t stamp = store::real_disk().now_ns();
-    std::vector<store::OutputFile> outputs;
-    for (const auto& n : names) {
-      auto known = std::find_if(verified.begin(), verified.end(), [&](const auto& v) { return v.name == n; });
-      if (known != verified.end()) {
-        outputs.push_back(*known);
-        continue;
-      }
-      std::uint64_t size = fs::file_size(staging / n);
-      if (observer_ && size >= kBigFile) observer_->hashing(dir / n, size);
-      outputs.push_back({n, store::hash_file(staging / n, nullptr, &hashed_), size});
-    }
-    if (r.status == Status::kCached && o.cancel && o.cancel->load()) throw Interrupted();
-
-    // Place: new files over old ones, then remove the recorded old files the
-    // new set lacks (a sidecar an earlier, larger version had).
-    owned_.require(dir / node.primary_output, "write");
-    fs::create_directories(dir);
-    for (const auto& out : outputs) move_into_place(staging / out.name, dir / out.name);
-    fsync_directory(dir);
-    if (rec)
-      for (const auto& old : rec->outputs) {
-        bool kept = std::any_of(outputs.begin(), outputs.end(), [&](const auto& out) { return out.name == old.name; });
-        if (kept) continue;
-        owned_.remove_file(dir / old.name);
-        state_.stat_cache().forget(dir / old.name);
-      }
-    owned_.remove_tree(staging);
-    for (const auto& out : outputs) state_.stat_cache().record(dir / out.name, out.digest, stamp);
-
-    r.outputs = outputs;
+    owned_.require(staging, "write");
+    disk_.remove_tree(staging);
+    disk_.make_directories(staging);
+    std::vector<store::OutputFile> outputs = obtain(index, o, d, results, staging, r);
     r.elapsed_seconds = seconds_since(start);
-    store::NodeRecord record;
-    record.key = r.key;
-    record.implementation = r.implementation;
-    record.elapsed_seconds = r.elapsed_seconds;
-    record.finished_ns = store::real_disk().now_ns();
-    record.metrics_json = r.metrics_json;
-    record.outputs = outputs;
-    // Recorded only now that every output is in place.
-    state_.put(ids_[index], record);
-    ingredients_.add(r.key, node.static_digest, statics_of(node), r.inputs);
-
-    if (r.status == Status::kCompleted && o.cache) {
-      try {
-        o.cache->store({r.key, r.implementation, r.elapsed_seconds, r.metrics_json, outputs}, dir);
-      } catch (const std::exception& e) {
-        r.reason += "; not cached: " + std::string(e.what());  // the build itself succeeded
-      }
-    }
+    place_and_record(index, o, d, staging, std::move(outputs), r);
   } catch (const Interrupted&) {
     discard(staging);
-    return interrupted(r, start);
-  } catch (const InputError& e) {
-    discard(staging);
-    if (o.cancel && o.cancel->load()) return interrupted(r, start);
-    r.status = Status::kFailed;
-    r.input_error = true;
-    r.reason = e.what();
-    r.elapsed_seconds = seconds_since(start);
+    return interrupted(std::move(r), start);
   } catch (const std::exception& e) {
     discard(staging);
     // A stage whose command died of the same Ctrl-C was interrupted, not broken.
-    if (o.cancel && o.cancel->load()) return interrupted(r, start);
+    if (o.cancel && o.cancel->load()) return interrupted(std::move(r), start);
     r.status = Status::kFailed;
+    r.input_error = dynamic_cast<const InputError*>(&e) != nullptr;
     r.reason = e.what();
     r.elapsed_seconds = seconds_since(start);
   }
-  return r;
+  return std::move(r);
 }
 
 std::vector<NodeResult> Builder::build(const BuildOptions& o) {

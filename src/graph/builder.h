@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/confined_dir.h"
+#include "graph/inputs.h"
 #include "graph/node.h"
 #include "graph/runner.h"
 #include "store/build_state.h"
@@ -92,8 +93,25 @@ class Builder {
   fs::path target_dir(const std::string& target) const { return paths_.output_dir / target; }
 
  private:
+  // A node is processed in three steps, ninja's way: decide (inputs, key, and
+  // whether and why it must run), obtain (restore from the cache or run, into
+  // a private staging folder; outputs hashed), then place and record.
+  struct Decision {
+    NodeResult result;
+    std::shared_ptr<const store::NodeRecord> record;  // the previous build's, if any
+    std::vector<ResolvedInput> extra;                  // the declared inputs, resolved
+  };
   NodeResult process(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results);
+  // False when the decision is final (up to date, skipped, not run, stale in
+  // a dry run, or a missing declared input); true when the node must run.
+  bool decide(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results, Decision& d);
+  std::vector<store::OutputFile> obtain(std::size_t index, const BuildOptions& o, const Decision& d,
+                                        const std::vector<NodeResult>& results, const fs::path& staging,
+                                        NodeResult& r);
+  void place_and_record(std::size_t index, const BuildOptions& o, const Decision& d, const fs::path& staging,
+                        std::vector<store::OutputFile> outputs, NodeResult& r);
   void remove_artifacts(std::size_t index, bool drop_record);
+  void remove_owned(const fs::path& file);  // a file of ours inside the output directory
   void discard(const fs::path& dir) const;  // a staging folder, whatever state it is in
   std::vector<Ingredient> statics_of(const Node& node);
 
@@ -101,6 +119,7 @@ class Builder {
   BuildPaths paths_;
   ConfinedDir owned_;  // the output directory: nothing outside it is deleted or written
   store::BuildState& state_;
+  store::DiskInterface& disk_;  // the state's: every file operation of the build goes through it
   store::IngredientLog& ingredients_;
   NodeRunner& runner_;
   BuildObserver* observer_;

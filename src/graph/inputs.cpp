@@ -62,7 +62,7 @@ bool plain_relative(const std::string& p) {
 std::vector<ResolvedInput> resolve_inputs(const std::vector<InputDecl>& decls, const fs::path& project_dir,
                                           store::BuildState& state, NodeRunner& runner) {
   std::vector<ResolvedInput> out;
-  auto& disk = store::real_disk();
+  auto& disk = state.disk();
   for (const auto& decl : decls) {
     auto full_path = [&] { return fs::path(decl.path).is_absolute() ? fs::path(decl.path) : project_dir / decl.path; };
     // (made lazily: the common kModel case below needs no std::filesystem arithmetic)

@@ -62,9 +62,7 @@ bool read_model_files(const std::vector<std::string_view>& f, Digest& d, std::ve
 BuildState::BuildState(DiskInterface& disk, fs::path state_dir, fs::path project_dir)
     : disk_(disk), dir_(std::move(state_dir)), stats_(disk, std::move(project_dir)) {}
 
-BuildState::~BuildState() {
-  if (journal_fd_ >= 0) ::close(journal_fd_);
-}
+BuildState::~BuildState() = default;
 
 void BuildState::load() {
   std::lock_guard lock(mu_);
@@ -165,7 +163,7 @@ void BuildState::replay_journal(std::string_view text) {
     changed_ = true;  // the snapshot is behind: rewrite it at the end of this build
   }
   // A torn last line (a crash while appending) is simply not replayed.
-  if (journal_fd_ < 0) journal_offset_valid_ = reader.corrupt() ? reader.offset() : text.size();
+  if (!journal_) journal_offset_valid_ = reader.corrupt() ? reader.offset() : text.size();
   journal_generation_ok_ = true;
 }
 
@@ -229,8 +227,8 @@ void BuildState::put_model_files(const Digest& model_digest, const std::vector<s
 void BuildState::append_journal(const std::string& line) {
   // Caller holds mu_.
   const fs::path journal = dir_ / kJournalFile;
-  if (journal_fd_ < 0) {
-    fs::create_directories(dir_);
+  if (!journal_) {
+    disk_.make_directories(dir_);
     if (!journal_generation_ok_) {
       // Start this generation's journal: the header alone, atomically.
       RecordWriter w;
@@ -241,26 +239,13 @@ void BuildState::append_journal(const std::string& line) {
       journal_generation_ok_ = true;
       journal_offset_valid_ = header.size();
     }
-    journal_fd_ = ::open(journal.c_str(), O_WRONLY | O_CLOEXEC);
-    if (journal_fd_ < 0)
-      throw BuildError(file_error(journal.string(), std::string("cannot open: ") + std::strerror(errno)));
     // Cut a torn tail left by a crash, so new records follow valid ones.
-    if (::ftruncate(journal_fd_, static_cast<off_t>(journal_offset_valid_)) != 0 ||
-        ::lseek(journal_fd_, 0, SEEK_END) < 0)
-      throw BuildError(file_error(journal.string(), std::string("cannot append: ") + std::strerror(errno)));
+    journal_ = disk_.open_append(journal, journal_offset_valid_);
   }
-  // One write() per record: a crash leaves it whole or torn, and a torn line
+  // One write per record: a crash leaves it whole or torn, and a torn line
   // fails its checksum. No fsync: the outputs it describes are already
   // durable, and a lost record only costs a rebuild of that node.
-  const char* p = line.data();
-  std::size_t left = line.size();
-  while (left > 0) {
-    ssize_t n = ::write(journal_fd_, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw BuildError(file_error(journal.string(), std::string("write failed: ") + std::strerror(errno)));
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
+  journal_->append(line);
   journal_offset_valid_ += line.size();
 }
 
@@ -288,15 +273,12 @@ void BuildState::save() {
     w.field(e.stat.device).field(e.digest).field(e.stamp_ns);
     w.finish(text);
   }
-  fs::create_directories(dir_);
+  disk_.make_directories(dir_);
   disk_.write_atomic(dir_ / kSnapshotFile, text);
   generation_ = next;
   // The old journal is now part of the snapshot; its generation no longer
   // matches, so it is ignored even if the next lines are never reached.
-  if (journal_fd_ >= 0) {
-    ::close(journal_fd_);
-    journal_fd_ = -1;
-  }
+  journal_.reset();
   disk_.remove(dir_ / kJournalFile);
   journal_generation_ok_ = false;
   journal_offset_valid_ = 0;

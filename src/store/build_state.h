@@ -68,6 +68,8 @@ class BuildState {
   void put_model_files(const Digest& model_digest, const std::vector<std::string>& names);
 
   StatCache& stat_cache() { return stats_; }
+  // The file system the records describe (and the builder works on).
+  DiskInterface& disk() const { return disk_; }
   // True when load() found no records (first build, or the state was lost).
   bool started_empty() const { return started_empty_; }
 
@@ -92,7 +94,7 @@ class BuildState {
   std::uint64_t generation_ = 0;
   bool changed_ = false;
   bool started_empty_ = true;
-  int journal_fd_ = -1;
+  std::unique_ptr<AppendFile> journal_;
   bool journal_generation_ok_ = false;      // the journal file's header matches generation_
   std::uint64_t journal_offset_valid_ = 0;  // bytes of whole records in the journal
   std::vector<std::string> warnings_;

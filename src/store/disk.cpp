@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "base/atomic_file.h"
+#include "base/copy_file.h"
 #include "base/error.h"
 #include "base/mapped_file.h"
 
@@ -106,11 +107,65 @@ std::string RealDisk::read(const fs::path& path) const {
 
 void RealDisk::write_atomic(const fs::path& path, std::string_view contents) { write_file_atomic(path, contents); }
 
-void RealDisk::rename(const fs::path& from, const fs::path& to) { rename_durable(from, to); }
+void RealDisk::rename(const fs::path& from, const fs::path& to) {
+  if (::rename(from.c_str(), to.c_str()) == 0) return;
+  if (errno != EXDEV)
+    throw BuildError(file_error(to.string(), std::string("cannot move into place: ") + std::strerror(errno)));
+  copy_file_atomic(from, to);
+  std::error_code ec;
+  fs::remove(from, ec);
+}
+
+void RealDisk::sync_directory(const fs::path& dir) { fsync_directory(dir); }
+
+void RealDisk::make_directories(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw BuildError(file_error(dir.string(), "cannot create the directory: " + ec.message()));
+}
 
 void RealDisk::remove(const fs::path& path) {
   std::error_code ec;
   fs::remove(path, ec);
+}
+
+void RealDisk::remove_tree(const fs::path& dir) {
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+namespace {
+class FdAppendFile : public AppendFile {
+ public:
+  FdAppendFile(fs::path path, int fd) : path_(std::move(path)), fd_(fd) {}
+  ~FdAppendFile() override { ::close(fd_); }
+  void append(std::string_view record) override {
+    const char* p = record.data();
+    std::size_t left = record.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd_, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) throw BuildError(file_error(path_.string(), std::string("write failed: ") + std::strerror(errno)));
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+  }
+
+ private:
+  fs::path path_;
+  int fd_;
+};
+}  // namespace
+
+std::unique_ptr<AppendFile> RealDisk::open_append(const fs::path& path, std::uint64_t valid_size) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw BuildError(file_error(path.string(), std::string("cannot open: ") + std::strerror(errno)));
+  if (::ftruncate(fd, static_cast<off_t>(valid_size)) != 0 || ::lseek(fd, 0, SEEK_END) < 0) {
+    int e = errno;
+    ::close(fd);
+    throw BuildError(file_error(path.string(), std::string("cannot append: ") + std::strerror(e)));
+  }
+  return std::make_unique<FdAppendFile>(path, fd);
 }
 
 std::vector<std::string> RealDisk::list_files(const fs::path& dir) const {

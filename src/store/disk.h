@@ -36,6 +36,14 @@ struct FileStat {
   }
 };
 
+// A file records are appended to (the build journal).
+class AppendFile {
+ public:
+  virtual ~AppendFile() = default;
+  // One write per record: a crash leaves it whole or torn, never interleaved.
+  virtual void append(std::string_view record) = 0;
+};
+
 class DiskInterface {
  public:
   virtual ~DiskInterface() = default;
@@ -57,9 +65,18 @@ class DiskInterface {
   virtual FileStat stat_in(const std::string& base_dir, std::string_view relative) const;
   // temp + fsync + rename.
   virtual void write_atomic(const fs::path& path, std::string_view contents) = 0;
+  // Replaces `to` atomically (a copy when the two are on different file
+  // systems); durable once sync_directory() of its folder returns.
   virtual void rename(const fs::path& from, const fs::path& to) = 0;
+  virtual void sync_directory(const fs::path& dir) = 0;
+  virtual void make_directories(const fs::path& dir) = 0;
   // Missing files are fine.
   virtual void remove(const fs::path& path) = 0;
+  // A folder and everything in it; a missing one is fine.
+  virtual void remove_tree(const fs::path& dir) = 0;
+  // Opens an existing file for appending after cutting it to `valid_size`
+  // bytes (a torn tail a crash left).
+  virtual std::unique_ptr<AppendFile> open_append(const fs::path& path, std::uint64_t valid_size) = 0;
   // Regular files below `dir` (recursive), sorted, relative to `dir`.
   virtual std::vector<std::string> list_files(const fs::path& dir) const = 0;
   // Wall-clock time in the file system's time base (CLOCK_REALTIME), ns.
@@ -78,7 +95,11 @@ class RealDisk : public DiskInterface {
   ~RealDisk() override;
   void write_atomic(const fs::path& path, std::string_view contents) override;
   void rename(const fs::path& from, const fs::path& to) override;
+  void sync_directory(const fs::path& dir) override;
+  void make_directories(const fs::path& dir) override;
   void remove(const fs::path& path) override;
+  void remove_tree(const fs::path& dir) override;
+  std::unique_ptr<AppendFile> open_append(const fs::path& path, std::uint64_t valid_size) override;
   std::vector<std::string> list_files(const fs::path& dir) const override;
   std::int64_t now_ns() const override;
 

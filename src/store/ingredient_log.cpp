@@ -34,9 +34,7 @@ bool read_list(const std::vector<std::string_view>& f, std::size_t at, std::vect
 
 IngredientLog::IngredientLog(DiskInterface& disk, std::filesystem::path file) : disk_(disk), file_(std::move(file)) {}
 
-IngredientLog::~IngredientLog() {
-  if (fd_ >= 0) ::close(fd_);
-}
+IngredientLog::~IngredientLog() = default;
 
 void IngredientLog::add(const Digest& key, const Digest& static_digest, const std::vector<Ingredient>& statics,
                         const std::vector<Ingredient>& dynamic) {
@@ -57,22 +55,20 @@ void IngredientLog::add(const Digest& key, const Digest& static_digest, const st
 }
 
 void IngredientLog::append_locked(const std::string& text) {
-  if (fd_ < 0) {
-    std::filesystem::create_directories(file_.parent_path());
-    fd_ = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw BuildError(file_error(file_.string(), std::string("cannot open: ") + std::strerror(errno)));
-  }
-  // Records stand alone: a torn line from a crash is skipped by the reader.
-  // A line is started on a fresh line in case the previous writer died mid-line.
-  std::string out = "\n" + text;
-  const char* p = out.data();
-  std::size_t left = out.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd_, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return;  // advisory data: losing it only makes --explain less specific
-    p += n;
-    left -= static_cast<std::size_t>(n);
+  try {
+    if (!file_handle_) {
+      FileStat st = disk_.stat(file_.native());
+      if (!st.exists) {
+        disk_.make_directories(file_.parent_path());
+        disk_.write_atomic(file_, "");
+      }
+      file_handle_ = disk_.open_append(file_, st.exists ? st.size : 0);
+    }
+    // Records stand alone: a torn line from a crash is skipped by the reader.
+    // A line is started on a fresh line in case the previous writer died mid-line.
+    file_handle_->append("\n" + text);
+  } catch (const BuildError&) {
+    // Advisory data: losing it only makes --explain less specific.
   }
 }
 
@@ -167,10 +163,7 @@ void IngredientLog::compact(const std::set<Digest>& live, const std::set<Digest>
     write_list(w, s->second);
     w.finish(text);
   }
-  if (fd_ >= 0) {
-    ::close(fd_);
-    fd_ = -1;
-  }
+  file_handle_.reset();
   disk_.write_atomic(file_, text);
   written_statics_ = statics;
 }

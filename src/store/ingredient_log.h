@@ -59,7 +59,7 @@ class IngredientLog {
   std::set<Digest> written_statics_;
   std::map<Digest, std::vector<Ingredient>> statics_;
   std::map<Digest, std::pair<Digest, std::vector<Ingredient>>> keys_;
-  int fd_ = -1;
+  std::unique_ptr<AppendFile> file_handle_;
 };
 
 }  // namespace winml::store

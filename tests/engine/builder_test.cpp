@@ -1,6 +1,7 @@
 // The builder on fake stages: staleness, early cutoff, failures, -k, -j,
-// interruption, sidecar cleanup, the cache and dry runs. Real files in a temp
-// directory; fake stages that concatenate their inputs.
+// interruption, sidecar cleanup, the cache and dry runs. On an in-memory disk
+// (fake_disk.h), except the cache, which works on real files; fake stages
+// concatenate their inputs.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -10,6 +11,7 @@
 #include <thread>
 
 #include "base/error.h"
+#include "engine/fake_disk.h"
 #include "graph/builder.h"
 #include "graph/inputs.h"
 #include "graph/key.h"
@@ -20,9 +22,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Each node writes <primary> = its parameter + the contents of its inputs.
+// Each node writes <primary> = its parameter + the contents of its inputs,
+// through the build's disk (ninja's FakeCommandRunner).
 class FakeRunner : public graph::NodeRunner {
  public:
+  store::DiskInterface* disk = nullptr;
   std::map<std::string, std::string> params;        // node id -> parameter (also a static ingredient)
   std::map<std::string, std::string> fixed_output;  // node id -> output regardless of inputs
   std::map<std::string, std::string> sidecar;       // node id -> content of "<primary>.data"
@@ -52,13 +56,14 @@ class FakeRunner : public graph::NodeRunner {
       throw graph::Interrupted();
     }
     if (failing.count(id)) throw BuildError(id + ": fake failure");
+    std::lock_guard lock(mu);  // the fake disk is a plain map
     std::string out = params[id];
     for (const auto& in : req.inputs)
-      for (const auto& f : in.files) out += "|" + test::read_text(f);
-    for (const auto& f : req.extra_inputs) out += "|" + test::read_text(f);
+      for (const auto& f : in.files) out += "|" + disk->read(f);
+    for (const auto& f : req.extra_inputs) out += "|" + disk->read(f);
     if (fixed_output.count(id)) out = fixed_output[id];
-    test::write_text(req.staging_dir / req.node.primary_output, out);
-    if (sidecar.count(id)) test::write_text(req.staging_dir / (req.node.primary_output + ".data"), sidecar[id]);
+    disk->write_atomic(req.staging_dir / req.node.primary_output, out);
+    if (sidecar.count(id)) disk->write_atomic(req.staging_dir / (req.node.primary_output + ".data"), sidecar[id]);
     return {R"({"fake":true})"};
   }
   int total_runs() {
@@ -68,13 +73,33 @@ class FakeRunner : public graph::NodeRunner {
   }
 };
 
+// A project on the fake disk (the default) or, for the cache, which works on
+// real files, in a temporary directory.
 struct Fixture {
+  enum Disk { kFake, kReal };
+  explicit Fixture(Disk kind = kFake, const std::string& virtual_root = "/virtual/project")
+      : fake(kind == kFake ? std::make_unique<test::FakeDisk>() : nullptr),
+        disk(fake ? static_cast<store::DiskInterface&>(*fake) : store::real_disk()),
+        root(fake ? fs::path(virtual_root) : dir.path()) {
+    runner.disk = &disk;
+    for (const auto& t : targets) write(project() / (t + ".txt"), "source-" + t);
+  }
+
   test::TempDir dir;
+  std::unique_ptr<test::FakeDisk> fake;
+  store::DiskInterface& disk;
+  fs::path root;
   FakeRunner runner;
   std::vector<std::string> targets = {"a"};
 
-  fs::path project() const { return dir.path(); }
-  fs::path out() const { return dir / "build"; }
+  fs::path project() const { return root; }
+  fs::path out() const { return root / "build"; }
+  void write(const fs::path& p, const std::string& text) {
+    disk.make_directories(p.parent_path());
+    disk.write_atomic(p, text);
+  }
+  std::string read(const fs::path& p) const { return disk.read(p); }
+  bool exists(const fs::path& p) const { return disk.stat(p.native()).exists; }
 
   // Per target: gen (reads <target>.txt) -> mid -> pkg.
   graph::Graph graph() {
@@ -87,12 +112,12 @@ struct Fixture {
         graph::Node n;
         n.target = t;
         n.name = names[i];
-        n.implementation = "fake/1";
+        n.implementation = "fake";
         n.primary_output = std::string(names[i]) + ".out";
         if (i > 0) n.deps = {base + i - 1};
         else n.extra_inputs = {{graph::InputKind::kFile, t + ".txt"}};
         n.static_ingredients = {graph::text_ingredient("config:param", runner.params[n.id()]),
-                                graph::text_ingredient("implementation", "fake/1")};
+                                graph::text_ingredient("implementation", "fake")};
         n.static_digest = graph::static_digest_of(n.static_ingredients);
         g.nodes.push_back(n);
       }
@@ -100,24 +125,30 @@ struct Fixture {
     return g;
   }
 
-  Fixture() {
-    for (const auto& t : targets) test::write_text(dir / (t + ".txt"), "source-" + t);
-  }
   void add_target(const std::string& t) {
     targets.push_back(t);
-    test::write_text(dir / (t + ".txt"), "source-" + t);
+    write(project() / (t + ".txt"), "source-" + t);
   }
 
   std::vector<graph::NodeResult> build(graph::BuildOptions o = {}, store::LocalCache* cache = nullptr) {
-    graph::Graph g = graph();
-    store::BuildState state(store::real_disk(), out() / ".winml-make", project());
+    return build(graph(), o, cache);
+  }
+  std::vector<graph::NodeResult> build(const graph::Graph& g, graph::BuildOptions o = {},
+                                       store::LocalCache* cache = nullptr) {
+    store::BuildState state(disk, out() / ".winml-make", project());
     state.load();
-    store::IngredientLog log(store::real_disk(), out() / ".winml-make" / "ingredients");
+    store::IngredientLog log(disk, out() / ".winml-make" / "ingredients");
     graph::Builder b(g, {project(), out(), out() / ".winml-make"}, state, log, runner);
     o.cache = cache;
     auto r = b.build(o);
     if (!o.dry_run) state.save();
     return r;
+  }
+  // The record of `id` as the next build will read it.
+  bool has_record(const std::string& id) {
+    store::BuildState state(disk, out() / ".winml-make", project());
+    state.load();
+    return state.find(id) != nullptr;
   }
 };
 
@@ -141,18 +172,23 @@ graph::BuildOptions opts(int jobs = 1, bool keep_going = false) {
 TEST(Builder, SecondBuildIsANoOp) {
   Fixture f;
   EXPECT_EQ(statuses(f.build()), (V{"completed", "completed", "completed"}));
-  EXPECT_EQ(test::read_text(f.out() / "a" / "pkg.out"), "|||source-a");
+  EXPECT_EQ(f.read(f.out() / "a" / "pkg.out"), "|||source-a");
   EXPECT_EQ(statuses(f.build()), (V{"up-to-date", "up-to-date", "up-to-date"}));
   EXPECT_EQ(f.runner.total_runs(), 3);
+  // Outputs of one node are made durable together: one directory sync each.
+  EXPECT_EQ(f.fake->syncs, 3);
 }
 
 TEST(Builder, TouchingEveryFileRerunsNothing) {
   Fixture f;
   f.build();
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  for (auto& e : fs::recursive_directory_iterator(f.dir.path()))
-    if (e.is_regular_file()) fs::last_write_time(e.path(), fs::file_time_type::clock::now());
+  f.fake->advance_ms(20);
+  std::vector<std::string> all;
+  for (const auto& [path, file] : f.fake->files) all.push_back(path);
+  for (const auto& path : all) f.fake->touch(path);
+  const int hashed = f.fake->hash_calls;
   EXPECT_EQ(statuses(f.build()), (V{"up-to-date", "up-to-date", "up-to-date"}));
+  EXPECT_GT(f.fake->hash_calls, hashed);  // touched files are hashed again, and found unchanged
   EXPECT_EQ(f.runner.total_runs(), 3);
 }
 
@@ -180,7 +216,7 @@ TEST(Builder, EarlyCutoffWhenARerunProducesTheSameBytes) {
 TEST(Builder, ChangedSourceRerunsEverything) {
   Fixture f;
   f.build();
-  test::write_text(f.dir / "a.txt", "new source");
+  f.write(f.project() / "a.txt", "new source");
   auto r = f.build();
   EXPECT_EQ(statuses(r), (V{"completed", "completed", "completed"}));
   EXPECT_EQ(r[0].reason, "file a.txt changed");
@@ -189,26 +225,27 @@ TEST(Builder, ChangedSourceRerunsEverything) {
 TEST(Builder, MissingOrModifiedOutputReruns) {
   Fixture f;
   f.build();
-  fs::remove(f.out() / "a" / "mid.out");
+  f.disk.remove(f.out() / "a" / "mid.out");
   auto r = f.build();
   EXPECT_EQ(statuses(r), (V{"up-to-date", "completed", "up-to-date"}));
   EXPECT_EQ(r[1].reason, "output mid.out is missing");
-  test::write_text(f.out() / "a" / "pkg.out", "edited by hand");
+  f.fake->advance_ms(5);
+  f.write(f.out() / "a" / "pkg.out", "edited by hand");
   r = f.build();
   EXPECT_EQ(statuses(r), (V{"up-to-date", "up-to-date", "completed"}));
   EXPECT_EQ(r[2].reason, "output pkg.out was modified");
-  EXPECT_EQ(test::read_text(f.out() / "a" / "pkg.out"), "|||source-a");
+  EXPECT_EQ(f.read(f.out() / "a" / "pkg.out"), "|||source-a");
 }
 
 TEST(Builder, StaleSidecarIsRemovedWhenTheNewOutputHasNone) {
   Fixture f;
   f.runner.sidecar["a/mid"] = "weights";
   f.build();
-  ASSERT_TRUE(fs::exists(f.out() / "a" / "mid.out.data"));
+  ASSERT_TRUE(f.exists(f.out() / "a" / "mid.out.data"));
   f.runner.sidecar.clear();
   f.runner.params["a/mid"] = "small";
   f.build();
-  EXPECT_FALSE(fs::exists(f.out() / "a" / "mid.out.data"));
+  EXPECT_FALSE(f.exists(f.out() / "a" / "mid.out.data"));
   // And a sidecar is an input of the next node: when mid reruns and only its
   // sidecar differs, pkg reruns because of the sidecar.
   f.runner.fixed_output["a/mid"] = "same primary";
@@ -264,8 +301,8 @@ TEST(Builder, InterruptedNodeIsNotRecordedAndRerunsNextTime) {
   stopper.join();
   EXPECT_EQ(statuses(r), (V{"completed", "skipped", "skipped"}));
   EXPECT_EQ(r[1].reason, "interrupted");
-  EXPECT_FALSE(fs::exists(f.out() / "a" / "mid.out"));
-  EXPECT_FALSE(fs::exists(f.out() / ".winml-make" / "staging" / "a.mid"));
+  EXPECT_FALSE(f.exists(f.out() / "a" / "mid.out"));
+  EXPECT_TRUE(f.disk.list_files(f.out() / ".winml-make" / "staging").empty());
   f.runner.wait_for_cancel.clear();
   EXPECT_EQ(statuses(f.build()), (V{"up-to-date", "completed", "completed"}));
 }
@@ -274,9 +311,10 @@ TEST(Builder, DryRunWritesNothingAndSaysWhy) {
   Fixture f;
   auto r = f.build([] { auto o = opts(); o.dry_run = true; return o; }());
   EXPECT_EQ(statuses(r), (V{"stale", "stale", "stale"}));
-  EXPECT_FALSE(fs::exists(f.out() / "a"));
+  EXPECT_FALSE(f.exists(f.out() / "a"));
+  EXPECT_FALSE(f.exists(f.out()));
   f.build();
-  test::write_text(f.dir / "a.txt", "changed");
+  f.write(f.project() / "a.txt", "changed");
   r = f.build([] { auto o = opts(); o.dry_run = true; return o; }());
   EXPECT_EQ(statuses(r), (V{"stale", "stale", "stale"}));
   EXPECT_EQ(r[0].reason, "file a.txt changed");
@@ -293,7 +331,7 @@ TEST(Builder, RebuildRunsEverythingAgain) {
 }
 
 TEST(Builder, CacheRestoresEverythingAfterTheOutputDirIsGone) {
-  Fixture f;
+  Fixture f(Fixture::kReal);
   test::TempDir cache_dir;
   store::LocalCache cache(cache_dir.path());
   f.build({}, &cache);
@@ -306,7 +344,7 @@ TEST(Builder, CacheRestoresEverythingAfterTheOutputDirIsGone) {
 }
 
 TEST(Builder, CorruptCacheBlobIsDetectedAndRebuilt) {
-  Fixture f;
+  Fixture f(Fixture::kReal);
   test::TempDir cache_dir;
   store::LocalCache cache(cache_dir.path());
   auto first = f.build({}, &cache);
@@ -330,25 +368,21 @@ TEST(Builder, CorruptCacheBlobIsDetectedAndRebuilt) {
 TEST(Builder, DisabledNodeIsSkippedAndItsOldArtifactRemoved) {
   Fixture f;
   f.build();
-  ASSERT_TRUE(fs::exists(f.out() / "a" / "mid.out"));
+  ASSERT_TRUE(f.exists(f.out() / "a" / "mid.out"));
   graph::Graph g = f.graph();
   g.nodes[1].enabled = false;
   g.nodes[1].disabled_reason = "disabled in config";
   g.nodes[2].deps = {0};
-  store::BuildState state(store::real_disk(), f.out() / ".winml-make", f.project());
-  state.load();
-  store::IngredientLog log(store::real_disk(), f.out() / ".winml-make" / "ingredients");
-  graph::Builder b(g, {f.project(), f.out(), f.out() / ".winml-make"}, state, log, f.runner);
-  auto r = b.build({});
+  auto r = f.build(g);
   EXPECT_EQ(statuses(r), (V{"up-to-date", "skipped", "completed"}));
-  EXPECT_FALSE(fs::exists(f.out() / "a" / "mid.out"));
-  EXPECT_FALSE(state.find("a/mid"));
-  EXPECT_EQ(test::read_text(f.out() / "a" / "pkg.out"), "||source-a");
+  EXPECT_FALSE(f.exists(f.out() / "a" / "mid.out"));
+  EXPECT_FALSE(f.has_record("a/mid"));
+  EXPECT_EQ(f.read(f.out() / "a" / "pkg.out"), "||source-a");
 }
 
 TEST(Builder, MissingDeclaredInputIsAnInputError) {
   Fixture f;
-  fs::remove(f.dir / "a.txt");
+  f.disk.remove(f.project() / "a.txt");
   auto r = f.build();
   EXPECT_EQ(r[0].status, graph::Status::kFailed);
   EXPECT_TRUE(r[0].input_error);
@@ -356,10 +390,9 @@ TEST(Builder, MissingDeclaredInputIsAnInputError) {
 }
 
 TEST(Builder, KeysDoNotDependOnTheProjectLocation) {
-  Fixture one, two;
+  Fixture one(Fixture::kFake, "/virtual/one"), two(Fixture::kFake, "/elsewhere/two");
   auto a = one.build();
   auto b = two.build();
-  ASSERT_NE(one.dir.path(), two.dir.path());
   for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].key, b[i].key);
 }
 
@@ -376,10 +409,10 @@ TEST(Inputs, GlobStarsStayInAComponentAndDoubleStarsSpanThem) {
 
 TEST(Inputs, DeclaredGlobTreeAndFileInputsEnterTheKeyByRelativeName) {
   Fixture f;
-  test::write_text(f.dir / "scripts" / "a.py", "a");
-  test::write_text(f.dir / "scripts" / "sub" / "b.py", "b");
-  test::write_text(f.dir / "calib" / "0" / "x.npy", "x");
-  store::BuildState state(store::real_disk(), f.out() / ".winml-make", f.project());
+  f.write(f.project() / "scripts" / "a.py", "a");
+  f.write(f.project() / "scripts" / "sub" / "b.py", "b");
+  f.write(f.project() / "calib" / "0" / "x.npy", "x");
+  store::BuildState state(f.disk, f.out() / ".winml-make", f.project());
   std::vector<graph::InputDecl> decls = {{graph::InputKind::kGlob, "scripts/**/*.py"},
                                          {graph::InputKind::kTree, "calib"},
                                          {graph::InputKind::kFile, "a.txt"}};

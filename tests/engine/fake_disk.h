@@ -1,10 +1,18 @@
-// An in-memory DiskInterface with a settable clock and explicit timestamps,
-// for testing the stat cache's racily-clean rule without sleeping.
+// An in-memory DiskInterface (ninja's VirtualFileSystem): files and folders
+// in maps, a settable clock and explicit timestamps. The stat cache's
+// racily-clean rule is tested on it without sleeping, and the builder runs
+// whole builds on it without touching the real file system.
 #pragma once
 
+#include <algorithm>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <stdexcept>
 #include <string>
 
+#include "base/error.h"
 #include "store/disk.h"
 
 namespace winml::test {
@@ -16,42 +24,116 @@ class FakeDisk : public store::DiskInterface {
     store::FileStat stat;
   };
   std::map<std::string, File> files;
+  std::set<std::string> dirs;
   std::int64_t clock_ns = 1'700'000'000'123'456'789;
   mutable int hash_calls = 0;
+  int syncs = 0;
   std::uint64_t next_inode = 100;
+  mutable std::recursive_mutex mu;  // builds run nodes on several threads
 
   // Writes `data` with mtime = ctime = now (the file system's clock).
   void put(const std::string& path, const std::string& data) {
+    std::lock_guard lock(mu);
     File& f = files[path];
     f.data = data;
     f.stat.exists = true;
     f.stat.size = data.size();
     f.stat.mtime_ns = f.stat.ctime_ns = clock_ns;
     if (!f.stat.inode) f.stat.inode = next_inode++;
+    for (auto p = std::filesystem::path(path).parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
+      dirs.insert(p.string());
   }
-  void touch(const std::string& path) { files[path].stat.mtime_ns = files[path].stat.ctime_ns = clock_ns; }
+  void touch(const std::string& path) {
+    std::lock_guard lock(mu);
+    files[path].stat.mtime_ns = files[path].stat.ctime_ns = clock_ns;
+  }
   void advance_ms(std::int64_t ms) { clock_ns += ms * 1'000'000; }
 
   store::FileStat stat(const std::string& p) const override {
+    std::lock_guard lock(mu);
     auto it = files.find(p);
-    return it == files.end() ? store::FileStat{} : it->second.stat;
+    if (it != files.end()) return it->second.stat;
+    store::FileStat s;
+    if (dirs.count(p)) s.exists = s.is_dir = true;
+    return s;
   }
   store::Digest hash(const std::filesystem::path& p, std::uint64_t* n,
-                     std::atomic<std::uint64_t>* = nullptr) const override {
+                     std::atomic<std::uint64_t>* progress = nullptr) const override {
+    std::lock_guard lock(mu);
     ++hash_calls;
-    const auto& d = files.at(p.string()).data;
+    const auto& d = at(p).data;
     if (n) *n += d.size();
+    if (progress) *progress += d.size();
     return store::digest_of(d);
   }
-  std::string read(const std::filesystem::path& p) const override { return files.at(p.string()).data; }
+  std::string read(const std::filesystem::path& p) const override {
+    std::lock_guard lock(mu);
+    return at(p).data;
+  }
   void write_atomic(const std::filesystem::path& p, std::string_view c) override { put(p.string(), std::string(c)); }
   void rename(const std::filesystem::path& from, const std::filesystem::path& to) override {
-    files[to.string()] = files[from.string()];
+    std::lock_guard lock(mu);
+    File f = at(from);
     files.erase(from.string());
+    f.stat.ctime_ns = clock_ns;
+    files[to.string()] = f;
+    dirs.insert(to.parent_path().string());
   }
-  void remove(const std::filesystem::path& p) override { files.erase(p.string()); }
-  std::vector<std::string> list_files(const std::filesystem::path&) const override { return {}; }
+  void sync_directory(const std::filesystem::path&) override {
+    std::lock_guard lock(mu);
+    ++syncs;
+  }
+  void make_directories(const std::filesystem::path& dir) override {
+    std::lock_guard lock(mu);
+    for (auto p = dir; !p.empty() && p != p.root_path(); p = p.parent_path()) dirs.insert(p.string());
+  }
+  void remove(const std::filesystem::path& p) override {
+    std::lock_guard lock(mu);
+    files.erase(p.string());
+  }
+  void remove_tree(const std::filesystem::path& dir) override {
+    std::lock_guard lock(mu);
+    const std::string prefix = dir.string() + "/";
+    std::erase_if(files, [&](const auto& f) { return f.first.rfind(prefix, 0) == 0; });
+    std::erase_if(dirs, [&](const auto& d) { return d == dir.string() || d.rfind(prefix, 0) == 0; });
+  }
+  std::unique_ptr<store::AppendFile> open_append(const std::filesystem::path& p, std::uint64_t valid) override {
+    std::lock_guard lock(mu);
+    File& f = const_cast<File&>(at(p));
+    f.data.resize(valid);
+    f.stat.size = valid;
+    struct Appender : store::AppendFile {
+      FakeDisk* disk;
+      std::string path;
+      void append(std::string_view record) override {
+        std::lock_guard lock(disk->mu);
+        File& f = disk->files.at(path);
+        f.data += record;
+        f.stat.size = f.data.size();
+        f.stat.mtime_ns = f.stat.ctime_ns = disk->clock_ns;
+      }
+    };
+    auto a = std::make_unique<Appender>();
+    a->disk = this;
+    a->path = p.string();
+    return a;
+  }
+  std::vector<std::string> list_files(const std::filesystem::path& dir) const override {
+    std::lock_guard lock(mu);
+    const std::string prefix = dir.string() + "/";
+    std::vector<std::string> out;
+    for (const auto& [path, f] : files)
+      if (path.rfind(prefix, 0) == 0) out.push_back(path.substr(prefix.size()));
+    return out;  // std::map: already sorted
+  }
   std::int64_t now_ns() const override { return clock_ns; }
+
+ private:
+  const File& at(const std::filesystem::path& p) const {
+    auto it = files.find(p.string());
+    if (it == files.end()) throw InputError(file_error(p.string(), "no such file (in the fake disk)"));
+    return it->second;
+  }
 };
 
 }  // namespace winml::test
