@@ -10,6 +10,7 @@
 #include "cli/context.h"
 #include "cli/dim_flags.h"
 #include "compile/compile.h"
+#include "config/config.h"
 
 namespace winml::cli {
 
@@ -43,7 +44,10 @@ Command add_compile_command(CLI::App& app) {
             compile::CompileOptions o;
             o.ep = opts->ep;
             o.embed = opts->embed;
-            o.device = opts->device;
+            config::CompileConfig section;
+            section.ep = opts->ep;
+            section.device = opts->device;
+            o.device = config::compile_schema()->resolved(section).device;  // the schema's default, as in builds
             o.validate = !opts->no_validate;
             o.command = opts->command;
             o.threads = opts->threads;

@@ -1,12 +1,8 @@
 #include "config/project.h"
 
-#include <toml.hpp>
-
 #include <set>
-#include <sstream>
 
 #include "base/error.h"
-#include "base/rules.h"
 #include "base/text.h"
 #include "config/model_name.h"
 
@@ -60,30 +56,9 @@ json merged(const json& global, const json& local) {
   return out;
 }
 
-std::string ep_default_device(const std::string& ep) {
-  auto text = rules::active().read("ep/" + ep + ".toml");
-  if (!text) return "";
-  std::istringstream in(*text);
-  try {
-    auto v = toml::parse(in, ep);
-    if (!v.contains("ep") || !v.at("ep").contains("default_device")) return "";
-    return v.at("ep").at("default_device").as_string().str;
-  } catch (const std::exception&) {
-    return "";  // reported by the analyze stage, which reads the table fully
-  }
-}
-
 void resolve(TargetConfig& t) {
-  auto& q = t.quantize;
-  if (q.symmetric) {
-    q.weight_symmetric = *q.symmetric;
-    q.activation_symmetric = *q.symmetric;
-    q.symmetric.reset();
-  }
-  if (!q.weight_symmetric) q.weight_symmetric = q.weight_type == "int8" || q.weight_type == "int16";
-  if (!q.activation_symmetric) q.activation_symmetric = false;
-  if (!q.num_bins) q.num_bins = q.calibration_method == "entropy" ? 128 : 2048;
-  if (t.compile.device.empty()) t.compile.device = ep_default_device(t.compile.ep);
+  t.quantize = quantize_schema()->resolved(t.quantize);
+  t.compile = compile_schema()->resolved(t.compile);
 }
 
 // A model without `name` is named after its source file, its torchvision

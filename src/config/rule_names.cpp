@@ -36,6 +36,19 @@ std::vector<std::string> ep_names() {
   return names;
 }
 
+std::string ep_default_device(const std::string& ep) {
+  auto text = rules::active().read("ep/" + ep + ".toml");
+  if (!text) return "";
+  std::istringstream in(*text);
+  try {
+    auto v = toml::parse(in, ep);
+    if (!v.contains("ep") || !v.at("ep").contains("default_device")) return "";
+    return v.at("ep").at("default_device").as_string().str;
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
 // The keys of a table in presets.toml, sorted.
 static std::vector<std::string> preset_table_keys(const char* table) {
   const toml::value presets = parse_rule(kPresets);

@@ -34,6 +34,11 @@ const KeyInfo* SectionSchema::find(const std::string& key) const {
   return nullptr;
 }
 
+void SectionSchema::resolve(json& section) const {
+  for (const auto& k : keys_)
+    if (k.resolve) k.resolve(section);
+}
+
 std::vector<std::string> SectionSchema::key_names() const {
   std::vector<std::string> names;
   for (const auto& k : keys_) names.push_back(k.name);

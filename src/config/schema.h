@@ -52,6 +52,11 @@ struct KeyInfo {
   // test builds every key with another value, so every key needs one: booleans
   // flip, numbers step within their range, choices move to the next.
   json alternative;
+  // A computed default: sets this key (and, for a shorthand, others) from
+  // the rest of the section when it is unset. The one place such a default
+  // is computed; project loading, every subcommand and the libraries resolve
+  // through SectionSchema::resolve. Run in declaration order.
+  std::function<void(json& section)> resolve;
 
   std::vector<std::string> allowed() const;
 };
@@ -77,6 +82,9 @@ class SectionSchema {
 
   // Checks an object against the schema; reports every problem to `errors`.
   void validate(const json& object, const std::string& path, const ErrorSink& errors) const;
+
+  // Fills the computed defaults of a section (KeyInfo::resolve).
+  void resolve(json& section) const;
 
   std::vector<std::string> key_names() const;
 
@@ -161,6 +169,13 @@ class Section : public SectionSchema {
       else if (dynamic_member_) (s.*dynamic_member_)[k] = v.template get<bool>();
     }
     return s;
+  }
+
+  // `s` with its computed defaults filled in.
+  S resolved(const S& s) const {
+    json j = write(s);
+    resolve(j);
+    return read(j);
   }
 
   // Every key, sorted (nlohmann objects are ordered maps).

@@ -67,9 +67,8 @@ QdqOptions qdq_options(const config::QuantizeConfig& c, const QuantizeContext& c
   o.weight_type = parse_qtype(c.weight_type);
   o.activation_type = parse_qtype(c.activation_type);
   o.per_channel = c.per_channel;
-  o.weight_symmetric = c.weight_symmetric.value_or(is_signed(o.weight_type));
-  o.activation_symmetric = c.activation_symmetric.value_or(false);
-  if (c.symmetric) o.weight_symmetric = o.activation_symmetric = *c.symmetric;
+  o.weight_symmetric = *c.weight_symmetric;  // resolved (config schema)
+  o.activation_symmetric = *c.activation_symmetric;
   o.reduce_range = c.reduce_range;
   if (c.op_types_to_quantize.empty()) o.op_types = quantizable_op_types(ctx.ep);
   else o.op_types.insert(c.op_types_to_quantize.begin(), c.op_types_to_quantize.end());
@@ -92,7 +91,10 @@ json count_by_op(const onnx::GraphProto& g, const std::map<int, std::string>& no
 }  // namespace
 
 
-QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConfig& c, const QuantizeContext& given) {
+QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConfig& configured,
+                              const QuantizeContext& given) {
+  // Computed defaults come from the schema, the one place they are defined.
+  const config::QuantizeConfig c = config::quantize_schema()->resolved(configured);
   QuantizeContext ctx = given;
   if (!ctx.runner) ctx.runner = runtime_runner_factory({.threads = ctx.threads, .dims = ctx.dims});
   const std::string path = ctx.model_path.empty() ? in.path.string() : ctx.model_path;
@@ -159,7 +161,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     co.symmetric = o.activation_symmetric;
     co.percentile = c.percentile;
     co.threads = ctx.threads;
-    co.num_bins = c.num_bins.value_or(co.method == CalibrationMethod::kEntropy ? 128 : 2048);
+    co.num_bins = *c.num_bins;
     CalibrationResult cal = calibrate(reference, tensors, *samples, co, ctx.runner, plan.mean_tensors());
 
     report["skipped_op_types"] = count_by_op(out.proto.graph(), plan.skipped);  // plan indices: this graph

@@ -182,3 +182,27 @@ TEST(Config, ExampleDocumentsEveryKey) {
                   text.find("[[" + s->name() + "." + name + "]]") != std::string::npos)
           << s->name() << "." << name;
 }
+
+TEST(Config, ComputedDefaultsComeFromTheSchemaForProjectsAndSubcommandsAlike) {
+  test::TempDir dir;
+  auto p = load(dir, "[model]\nsource = \"m.onnx\"\n[quantize]\ncalibration_method = \"entropy\"\nweight_type = "
+                     "\"uint8\"\nsymmetric = true\n[compile]\nep = \"qnn\"\n");
+  const auto& from_project = p.targets[0];
+  // What a subcommand gets from the same settings, without a project.
+  QuantizeConfig q;
+  q.calibration_method = "entropy";
+  q.weight_type = "uint8";
+  q.symmetric = true;
+  QuantizeConfig from_schema = quantize_schema()->resolved(q);
+  EXPECT_EQ(from_schema.num_bins, 128);
+  EXPECT_EQ(from_schema.weight_symmetric, true);  // the shorthand wins over the type's default
+  EXPECT_EQ(from_schema.activation_symmetric, true);
+  EXPECT_FALSE(from_schema.symmetric);
+  EXPECT_EQ(quantize_schema()->write(from_schema), quantize_schema()->write(from_project.quantize));
+  CompileConfig c;
+  c.ep = "qnn";
+  EXPECT_EQ(compile_schema()->resolved(c).device, "npu");
+  EXPECT_EQ(from_project.compile.device, "npu");
+  // Resolving twice changes nothing.
+  EXPECT_EQ(quantize_schema()->write(quantize_schema()->resolved(from_schema)), quantize_schema()->write(from_schema));
+}

@@ -16,6 +16,9 @@ std::shared_ptr<const Section<CompileConfig>> compile_schema() {
     auto& dev = s->key("device", &CompileConfig::device, ValueType::kString, "Target device of the EP (cpu, gpu, npu).");
     dev.default_doc = "the EP's default_device";
     dev.alternative = "npu";
+    dev.resolve = [](json& c) {
+      if (c.value("device", "").empty()) c["device"] = ep_default_device(c.value("ep", "cpu"));
+    };
     s->key("embed", &CompileConfig::embed, ValueType::kBool,
            "Store EPContext blobs inside the model (embed_mode = 1) instead of a .bin sidecar.");
     s->key("validate", &CompileConfig::validate, ValueType::kBool,

@@ -19,15 +19,28 @@ std::shared_ptr<const Section<QuantizeConfig>> quantize_schema() {
         .choices = types;
     s->key("per_channel", &QuantizeConfig::per_channel, ValueType::kBool,
            "One scale per output channel for weights (Conv axis 0, ConvTranspose 1, Gemm by transB, MatMul 1).");
-    s->optional_key("symmetric", &QuantizeConfig::symmetric, ValueType::kBool,
-                    "Shorthand that sets both weight_symmetric and activation_symmetric.")
-        .default_doc = "unset";
-    s->optional_key("weight_symmetric", &QuantizeConfig::weight_symmetric, ValueType::kBool,
-                    "Symmetric weight ranges (zero point at the type's middle).")
-        .default_doc = "true for signed weight types, else false";
-    s->optional_key("activation_symmetric", &QuantizeConfig::activation_symmetric, ValueType::kBool,
-                    "Symmetric activation ranges.")
-        .default_doc = "false";
+    auto& sym = s->optional_key("symmetric", &QuantizeConfig::symmetric, ValueType::kBool,
+                                "Shorthand that sets both weight_symmetric and activation_symmetric.");
+    sym.default_doc = "unset";
+    sym.resolve = [](json& q) {  // the shorthand wins over both
+      if (q.value("symmetric", json()).is_null()) return;
+      q["weight_symmetric"] = q["activation_symmetric"] = q["symmetric"];
+      q["symmetric"] = nullptr;
+    };
+    auto& ws = s->optional_key("weight_symmetric", &QuantizeConfig::weight_symmetric, ValueType::kBool,
+                               "Symmetric weight ranges (zero point at the type's middle).");
+    ws.default_doc = "true for signed weight types, else false";
+    ws.resolve = [](json& q) {
+      if (!q.value("weight_symmetric", json()).is_null()) return;
+      const std::string t = q.value("weight_type", "int8");
+      q["weight_symmetric"] = t == "int8" || t == "int16";
+    };
+    auto& as = s->optional_key("activation_symmetric", &QuantizeConfig::activation_symmetric, ValueType::kBool,
+                               "Symmetric activation ranges.");
+    as.default_doc = "false";
+    as.resolve = [](json& q) {
+      if (q.value("activation_symmetric", json()).is_null()) q["activation_symmetric"] = false;
+    };
     s->key("reduce_range", &QuantizeConfig::reduce_range, ValueType::kBool,
            "Quantize weights to 7 bits (for CPUs without VNNI, as ONNX Runtime's option).");
     s->key("bias_correction", &QuantizeConfig::bias_correction, ValueType::kBool,
@@ -49,6 +62,10 @@ std::shared_ptr<const Section<QuantizeConfig>> quantize_schema() {
                                "Histogram bins for the percentile and entropy methods.");
     nb.default_doc = "2048 for percentile, 128 for entropy";
     nb.min = 8;
+    nb.resolve = [](json& q) {
+      if (q.value("num_bins", json()).is_null())
+        q["num_bins"] = q.value("calibration_method", "minmax") == "entropy" ? 128 : 2048;
+    };
     auto& n = s->key("samples", &QuantizeConfig::samples, ValueType::kInt,
                      "Number of calibration samples (from calibration_data, or generated).");
     n.min = 1;
