@@ -125,10 +125,8 @@ bool parse_i64(std::string_view s, std::int64_t& out) {
 }
 
 bool parse_double(std::string_view s, double& out) {
-  std::string tmp(s);
-  char* end = nullptr;
-  out = std::strtod(tmp.c_str(), &end);
-  return end && *end == '\0' && !tmp.empty();
+  auto r = std::from_chars(s.data(), s.data() + s.size(), out);  // no copy: records are parsed on every build
+  return r.ec == std::errc() && r.ptr == s.data() + s.size() && !s.empty();
 }
 
 }  // namespace winml::store
