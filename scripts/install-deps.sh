@@ -10,8 +10,12 @@ packages=(
   libtoml11-dev libprotobuf-dev protobuf-compiler libonnx-dev libxxhash-dev nlohmann-json3-dev libcli11-dev
   # runtime kernels (GEMM/convolution)
   libeigen3-dev
+  # the shared cache: HTTP (libcurl) and SHA-256 (OpenSSL's libcrypto)
+  libcurl4-openssl-dev libssl-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libonnx-testdata ninja-build
+  # a real HTTP cache server for the shared-cache tests, and curl for its benchmark
+  nginx curl
   # real models for tests and the torchvision export recipe
   python3 python3-numpy python3-onnx python3-torch python3-torchvision
 )

@@ -4,14 +4,18 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <thread>
 
 #include "base/error.h"
+#include "base/text.h"
 #include "cli/build_report.h"
 #include "cli/context.h"
 #include "cli/interrupt.h"
 #include "cli/project_options.h"
+#include "cli/shard.h"
+#include "remote/http_cache.h"
 #include "stages/registry.h"
 #include "stages/stage_runner.h"
 #include "store/cache.h"
@@ -24,6 +28,8 @@ struct BuildFlags {
   std::vector<std::string> targets;
   int jobs = 0;
   bool keep_going = false, dry_run = false, explain = false, json = false, rebuild = false, no_cache = false;
+  bool cached_only = false;
+  std::string remote_cache, shard;
   double lock_timeout = -1;
 };
 
@@ -33,6 +39,34 @@ int exit_code_of(const std::vector<graph::NodeResult>& results, bool interrupted
   for (const auto& r : results)
     if (r.status == graph::Status::kFailed) (r.input_error ? input_failure : build_failure) = true;
   return build_failure ? kExitBuildFailure : input_failure ? kExitInputError : kExitOk;
+}
+
+std::string remote_line(const remote::RemoteStats& s, bool read_only) {
+  std::string line = "winml-make: remote cache: " + std::to_string(s.hits) + " hit" + (s.hits == 1 ? "" : "s") + ", " +
+                     std::to_string(s.misses) + " miss" + (s.misses == 1 ? "" : "es");
+  if (read_only) line += ", read-only";
+  else line += ", " + std::to_string(s.uploads) + " uploaded (" + std::to_string(s.blobs_uploaded) + " files sent, " +
+               std::to_string(s.blobs_present) + " already there)";
+  line += "; " + human_bytes(s.bytes_down) + " down, " + human_bytes(s.bytes_up) + " up";
+  char time[32];
+  std::snprintf(time, sizeof time, " in %.2f s", s.seconds);
+  line += time;
+  if (s.switched_off) line += "; switched off after an error";
+  return line;
+}
+
+nlohmann::json remote_json(const remote::RemoteSettings& settings, const remote::RemoteStats& s) {
+  return {{"url", remote::redact_url(settings.url)},
+          {"mode", settings.mode == remote::RemoteMode::kReadOnly ? "read-only" : "read-write"},
+          {"hits", s.hits},
+          {"misses", s.misses},
+          {"uploads", s.uploads},
+          {"files_uploaded", s.blobs_uploaded},
+          {"files_already_there", s.blobs_present},
+          {"bytes_down", s.bytes_down},
+          {"bytes_up", s.bytes_up},
+          {"seconds", s.seconds},
+          {"switched_off", s.switched_off}};
 }
 
 int run_build(const Context& ctx, const BuildFlags& f) {
@@ -50,13 +84,25 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   const stages::Plan& plan = session.plan();
   graph::BuildOptions o;
   o.targets = select_targets(session, f.targets);
+  if (!f.shard.empty()) {
+    const Shard shard = parse_shard(f.shard);
+    o.targets = models_in_shard(shard, plan.graph.targets, o.targets);
+    if (o.targets.empty()) {
+      // Empty targets would mean "all": a shard that drew no model builds nothing.
+      std::cout << "winml-make: shard " << f.shard << " holds none of the " << plan.graph.targets.size()
+                << " models; nothing to build\n";
+      return kExitOk;
+    }
+  }
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   o.jobs = f.jobs > 0 ? f.jobs : plan.build.jobs > 0 ? static_cast<int>(plan.build.jobs) : static_cast<int>(cores);
   o.keep_going = f.keep_going || plan.build.keep_going;
   o.rebuild = f.rebuild || plan.build.rebuild;
   o.dry_run = f.dry_run;
   o.explain = f.explain;
+  o.cached_only = f.cached_only;
   o.cancel = &cancel;
+  const auto remote_settings = remote::resolve_remote_settings(f.remote_cache, plan.build.remote_cache);
   std::optional<store::LocalCache> cache;
   if (!f.no_cache && plan.build.cache && !f.dry_run) {
     cache.emplace(cache_dir(ctx.cache_dir));
@@ -72,14 +118,26 @@ int run_build(const Context& ctx, const BuildFlags& f) {
 
   stages::StageRunner runner(session);
   BuildReporter reporter(log, tty, f.explain || f.dry_run, plan.graph, total);
+  std::unique_ptr<remote::HttpCache> remote;
+  if (remote_settings && o.cache) {
+    remote::RemoteSettings rs = *remote_settings;
+    rs.http.abort = &cancel;
+    remote = std::make_unique<remote::HttpCache>(
+        rs, [&reporter](const std::string& w) { reporter.note("winml-make: warning: " + w); });
+    o.remote = remote.get();
+  } else if (remote_settings && !f.dry_run) {
+    log << "winml-make: warning: the remote cache works through the local one; with the cache off it is not used\n";
+  }
   graph::Builder builder(plan.graph, {session.options().source.project_dir, plan.output_dir, session.state_dir()},
                          session.state(), session.ingredients(), runner, &reporter);
   std::vector<graph::NodeResult> results = builder.build(o);
+  if (remote) remote->finish();  // queued uploads: the next job may need them
   reporter.stop();
   const bool interrupted = cancel.load();
   if (!f.dry_run) session.finish(results, o.targets, interrupted);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   reporter.summary(results, seconds, f.dry_run);
+  if (remote) reporter.note(remote_line(remote->stats(), remote_settings->mode == remote::RemoteMode::kReadOnly));
   // Errors also go to stderr (the progress may be on stdout): one line per
   // failed stage, its message's first line (which names the file).
   for (std::size_t i = 0; i < results.size(); ++i)
@@ -91,7 +149,9 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   int code = exit_code_of(results, interrupted);
   if (f.json) {
     const char* status = code == kExitOk ? "ok" : code == kExitInterrupted ? "interrupted" : "failed";
-    std::cout << run_report(plan.graph, results, status, f.dry_run, seconds, plan.output_dir.string()).dump(2) << "\n";
+    nlohmann::json report = run_report(plan.graph, results, status, f.dry_run, seconds, plan.output_dir.string());
+    if (remote) report["remote_cache"] = remote_json(*remote_settings, remote->stats());
+    std::cout << report.dump(2) << "\n";
   }
   return code;
 }
@@ -108,7 +168,13 @@ Command add_build_command(CLI::App& app) {
       app.add_flag("--explain", f->explain, "For every stage that reruns, show which config key or input changed"),
       app.add_flag("--json", f->json, "Print a machine-readable report of the run on stdout (logs go to stderr)"),
       app.add_flag("--rebuild", f->rebuild, "Delete every artifact of the selected models (with sidecars) and rebuild"),
-      app.add_flag("--no-cache", f->no_cache, "Neither restore from nor store into the cache"),
+      app.add_flag("--no-cache", f->no_cache, "Neither restore from nor store into the cache (local or remote)"),
+      app.add_option("--remote-cache", f->remote_cache,
+                     "URL of a shared cache speaking Bazel's HTTP cache protocol (default: $WINML_MAKE_REMOTE_CACHE, "
+                     "else [build] remote_cache)"),
+      app.add_flag("--cached-only", f->cached_only,
+                   "Fail, naming the stage, when a stage would have to run instead of coming from a cache"),
+      app.add_option("--shard", f->shard, "Build only shard I of N (I/N): the models a stable hash of the name puts there"),
       app.add_option("--lock-timeout", f->lock_timeout,
                      "Seconds to wait for another winml-make building into the same directory (default: forever)")};
   return {&app, [f](const Context& ctx) { return run_build(ctx, *f); }, own};

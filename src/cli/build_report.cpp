@@ -29,7 +29,7 @@ std::vector<std::string> describe_result(const graph::Node& node, const graph::N
                                                             : graph::status_name(r.status);
   std::string line = "  " + pad(status, 10) + " " + node.id();
   if (r.status == graph::Status::kCompleted || r.status == graph::Status::kCached) {
-    line += " (" + seconds_text(r.elapsed_seconds) + ")";
+    line += " (" + seconds_text(r.elapsed_seconds) + (r.from_remote ? ", from the remote cache" : "") + ")";
   }
   if (r.status == graph::Status::kFailed) {
     // The error can be several lines (a command's output): indent them.
@@ -128,6 +128,11 @@ void BuildReporter::hashing(const std::filesystem::path& file, std::uint64_t siz
   else redraw_locked();
 }
 
+void BuildReporter::note(const std::string& line) {
+  std::lock_guard lock(mu_);
+  print_locked(line);
+}
+
 void BuildReporter::summary(const std::vector<graph::NodeResult>& results, double seconds, bool dry_run) {
   std::map<std::string, int> counts;
   int considered = 0;
@@ -170,6 +175,7 @@ nlohmann::json run_report(const graph::Graph& graph, const std::vector<graph::No
                           {"elapsed_seconds", r.elapsed_seconds}};
       if (!r.reason.empty()) s["reason"] = r.reason;
       if (r.has_key) s["key"] = r.key.hex();
+      if (r.from_remote) s["source"] = "remote";
       if (!r.explanation.empty()) s["explanation"] = r.explanation;
       nlohmann::json outs = nlohmann::json::array();
       for (const auto& o : r.outputs) outs.push_back({{"file", o.name}, {"digest", o.digest.hex()}, {"size", o.size}});

@@ -29,6 +29,8 @@ class BuildReporter : public graph::BuildObserver {
   void hash_counter(const std::atomic<std::uint64_t>* bytes) override { hashed_ = bytes; }
 
   void stop();  // ends the status line
+  // A line of its own above the status line, from any thread.
+  void note(const std::string& line);
   // "winml-make: 3 completed, 9 up to date (0.42 s)".
   void summary(const std::vector<graph::NodeResult>& results, double seconds, bool dry_run);
 

@@ -25,6 +25,7 @@ struct BuildConfig {
   std::int64_t jobs = 0;
   bool keep_going = false;
   bool cache = true;
+  std::string remote_cache;  // URL of a shared HTTP cache (Bazel's protocol)
 };
 
 // A model input (or calibration input) description.

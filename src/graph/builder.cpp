@@ -185,21 +185,31 @@ std::vector<store::OutputFile> Builder::obtain(std::size_t index, const BuildOpt
   std::vector<store::OutputFile> verified;  // digests the cache restore already checked
   bool restored = false;
   if (o.cache && !o.rebuild) {
-    if (auto entry = o.cache->lookup(r.key)) {
+    // The local cache first; the remote one on a miss (or a local entry that
+    // proved corrupt), which fills the local cache for the restore.
+    auto try_restore = [&](const store::ActionEntry& entry) {
       std::string problem;
-      if (o.cache->restore(*entry, staging, &problem)) {
+      if (o.cache->restore(entry, staging, &problem)) {
         restored = true;
-        verified = entry->outputs;
+        verified = entry.outputs;
         r.status = Status::kCached;
-        r.implementation = entry->implementation;
-        r.metrics_json = entry->metrics_json;
-      } else {
-        r.reason += "; cache entry discarded: " + problem;
-        disk_.remove_tree(staging);
-        disk_.make_directories(staging);
+        r.implementation = entry.implementation;
+        r.metrics_json = entry.metrics_json;
+        return;
       }
-    }
+      r.reason += "; cache entry discarded: " + problem;
+      disk_.remove_tree(staging);
+      disk_.make_directories(staging);
+    };
+    if (auto entry = o.cache->lookup(r.key)) try_restore(*entry);
+    if (!restored && o.remote && o.remote->fetch(r.key, *o.cache))
+      if (auto entry = o.cache->lookup(r.key)) {
+        try_restore(*entry);
+        r.from_remote = restored;
+      }
   }
+  if (!restored && o.cached_only)
+    throw BuildError("not in the cache, and --cached-only forbids running it (" + r.reason + ")");
   if (!restored) {
     std::vector<InputArtifact> artifacts;
     for (std::size_t dep_index : node.deps) {
@@ -278,7 +288,10 @@ void Builder::place_and_record(std::size_t index, const BuildOptions& o, const D
 
   if (r.status == Status::kCompleted && o.cache) {
     try {
-      o.cache->store({r.key, r.implementation, r.elapsed_seconds, r.metrics_json, r.outputs}, dir);
+      store::ActionEntry entry{r.key, r.implementation, r.elapsed_seconds, r.metrics_json, r.outputs};
+      o.cache->store(entry, dir);
+      // Only what ran here is shared: a restore came from a cache already.
+      if (o.remote) o.remote->upload(entry, *o.cache);
     } catch (const std::exception& e) {
       r.reason += "; not cached: " + std::string(e.what());  // the build itself succeeded
     }

@@ -20,6 +20,7 @@
 #include "graph/runner.h"
 #include "store/build_state.h"
 #include "store/cache.h"
+#include "store/remote_cache.h"
 #include "store/ingredient_log.h"
 
 namespace winml::graph {
@@ -49,6 +50,7 @@ struct NodeResult {
   std::string implementation;
   std::string metrics_json = "{}";
   double elapsed_seconds = 0;      // this run
+  bool from_remote = false;        // kCached: the remote cache provided it
   bool input_error = false;        // failed on bad input (exit 2) rather than a stage error
 };
 
@@ -59,6 +61,8 @@ struct BuildOptions {
   bool dry_run = false;     // decide and explain, write nothing
   bool explain = false;     // fill NodeResult::explanation
   store::LocalCache* cache = nullptr;
+  store::RemoteCache* remote = nullptr;  // consulted on a local miss; used only with `cache`
+  bool cached_only = false;              // a stage that would have to run fails instead
   const std::atomic<bool>* cancel = nullptr;
   std::set<std::string> targets;  // empty: all
 };

@@ -72,13 +72,7 @@ fs::path LocalCache::default_dir() {
 fs::path LocalCache::blob_path(const Digest& d) const { return sharded(root_ / "cas", d.hex()); }
 fs::path LocalCache::entry_path(const Digest& key) const { return sharded(root_ / "ac", key.hex()); }
 
-std::optional<ActionEntry> LocalCache::read_entry(const fs::path& file) const {
-  std::string text;
-  try {
-    text = read_file(file);
-  } catch (const InputError&) {
-    return std::nullopt;
-  }
+std::optional<ActionEntry> parse_entry(const std::string& text) {
   RecordReader reader(text);
   std::vector<std::string_view> f;
   std::uint64_t version = 0, n = 0;
@@ -101,13 +95,37 @@ std::optional<ActionEntry> LocalCache::read_entry(const fs::path& file) const {
     if (!d) return std::nullopt;
     o.name = field_text(f[1]);
     o.digest = *d;
-    // Names come from a shared directory: never let one climb out of the target folder.
-    if (o.name.empty() || o.name.find('/') != std::string::npos || o.name == "." || o.name == "..")
+    // Names come from a shared directory or server: never let one climb out of the target folder.
+    if (o.name.empty() || o.name.find('/') != std::string::npos || o.name == "." || o.name == ".." ||
+        o.name.find('\0') != std::string::npos)
       return std::nullopt;
     e.outputs.push_back(std::move(o));
   }
   if (reader.next(f) || reader.corrupt()) return std::nullopt;
   return e;
+}
+
+std::string entry_text(const ActionEntry& entry) {
+  std::string text;
+  RecordWriter w;
+  w.field("H").field(kEntryMagic).field(kEntryVersion).field(entry.key);
+  w.finish(text);
+  w.field("E").field(entry.implementation).field(entry.elapsed_seconds).field(entry.metrics_json);
+  w.field(static_cast<std::uint64_t>(entry.outputs.size()));
+  w.finish(text);
+  for (const auto& o : entry.outputs) {
+    w.field("O").field(o.name).field(o.digest).field(o.size);
+    w.finish(text);
+  }
+  return text;
+}
+
+std::optional<ActionEntry> LocalCache::read_entry(const fs::path& file) const {
+  try {
+    return parse_entry(read_file(file));
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
 }
 
 std::optional<ActionEntry> LocalCache::lookup(const Digest& key) {
@@ -158,19 +176,24 @@ void LocalCache::store(const ActionEntry& entry, const fs::path& dir) {
     link_or_copy(dir / o.name, blob);
     ::chmod(blob.c_str(), 0444);
   }
-  std::string text;
-  RecordWriter w;
-  w.field("H").field(kEntryMagic).field(kEntryVersion).field(entry.key);
-  w.finish(text);
-  w.field("E").field(entry.implementation).field(entry.elapsed_seconds).field(entry.metrics_json);
-  w.field(static_cast<std::uint64_t>(entry.outputs.size()));
-  w.finish(text);
-  for (const auto& o : entry.outputs) {
-    w.field("O").field(o.name).field(o.digest).field(o.size);
-    w.finish(text);
-  }
-  write_file_atomic(entry_path(entry.key), text);
+  put_entry(entry);
 }
+
+bool LocalCache::has_blob(const Digest& d) const {
+  std::error_code ec;
+  return fs::is_regular_file(blob_path(d), ec);
+}
+
+void LocalCache::adopt_blob(const Digest& d, const fs::path& verified_file) {
+  const fs::path blob = blob_path(d);
+  fs::create_directories(blob.parent_path());
+  ::chmod(verified_file.c_str(), 0444);
+  fs::rename(verified_file, blob);
+}
+
+void LocalCache::put_entry(const ActionEntry& entry) { write_file_atomic(entry_path(entry.key), entry_text(entry)); }
+
+fs::path LocalCache::incoming_dir() const { return root_ / "incoming"; }
 
 CacheStats LocalCache::stats() const {
   CacheStats s;

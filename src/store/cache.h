@@ -69,6 +69,16 @@ class LocalCache {
   // Stores the files of `dir` named by `entry.outputs`, then the entry.
   void store(const ActionEntry& entry, const std::filesystem::path& dir);
 
+  // For a second tier filling this one: blobs arrive one by one, verified by
+  // the caller, and the entry is written last, so a reader never sees an
+  // entry whose blobs are missing.
+  bool has_blob(const Digest& d) const;
+  void adopt_blob(const Digest& d, const std::filesystem::path& verified_file);  // renamed into place
+  void put_entry(const ActionEntry& entry);
+  // A folder on the cache's file system for downloads in progress (renames
+  // into the store stay atomic). Names there carry the writer's pid.
+  std::filesystem::path incoming_dir() const;
+
   CacheStats stats() const;
   // Re-hashes every blob and checks every entry; removes what is corrupt.
   CacheVerifyReport verify();
@@ -83,6 +93,12 @@ class LocalCache {
   std::optional<ActionEntry> read_entry(const std::filesystem::path& file) const;
   std::filesystem::path root_;
 };
+
+// The entry's text form: the local cache's file format, carried as is by the
+// remote cache. parse_entry refuses anything torn, corrupt or with an output
+// name that could leave the target folder.
+std::string entry_text(const ActionEntry& entry);
+std::optional<ActionEntry> parse_entry(const std::string& text);
 
 // "10G", "512MiB", "1.5GB", "100000" (bytes) -> bytes; InputError otherwise.
 std::uint64_t parse_size(const std::string& text);

@@ -365,6 +365,76 @@ TEST(Builder, CorruptCacheBlobIsDetectedAndRebuilt) {
   EXPECT_EQ(store::hash_file(blob), first[1].outputs[0].digest);
 }
 
+// The remote tier as the builder sees it: here another machine's local
+// cache, shared by copy (src/remote does it over HTTP).
+struct SharedCacheRemote : store::RemoteCache {
+  explicit SharedCacheRemote(store::LocalCache& shared) : shared(shared) {}
+  bool fetch(const store::Digest& key, store::LocalCache& local) override {
+    ++fetches;
+    auto entry = shared.lookup(key);
+    test::TempDir staging;
+    if (!entry || !shared.restore(*entry, staging.path(), nullptr)) return false;
+    local.store(*entry, staging.path());
+    return true;
+  }
+  void upload(const store::ActionEntry& entry, store::LocalCache& local) override {
+    uploaded.push_back(entry.outputs[0].name);
+    test::TempDir staging;
+    ASSERT_TRUE(local.restore(entry, staging.path(), nullptr));
+    shared.store(entry, staging.path());
+  }
+  store::LocalCache& shared;
+  int fetches = 0;
+  std::vector<std::string> uploaded;
+};
+
+TEST(Builder, TheRemoteTierFillsTheLocalCacheAndReceivesOnlyWhatRan) {
+  test::TempDir shared_dir, local_a, local_b;
+  store::LocalCache shared(shared_dir.path()), cache_a(local_a.path()), cache_b(local_b.path());
+  SharedCacheRemote remote(shared);
+  graph::BuildOptions o;
+  o.remote = &remote;
+  Fixture a(Fixture::kReal);
+  a.build(o, &cache_a);
+  EXPECT_EQ(remote.uploaded, (V{"gen.out", "mid.out", "pkg.out"}));
+
+  // Another machine: an empty local cache, the shared one behind it.
+  Fixture b(Fixture::kReal);
+  auto r = b.build(o, &cache_b);
+  EXPECT_EQ(statuses(r), (V{"cached", "cached", "cached"}));
+  for (const auto& n : r) EXPECT_TRUE(n.from_remote);
+  EXPECT_EQ(b.runner.total_runs(), 0);
+  EXPECT_EQ(remote.uploaded.size(), 3u) << "restores are not uploaded";
+  EXPECT_EQ(test::read_text(b.out() / "a" / "pkg.out"), "|||source-a");
+
+  // The hits filled b's local cache: the remote is not asked again.
+  const int fetches = remote.fetches;
+  fs::remove_all(b.out());
+  r = b.build(o, &cache_b);
+  EXPECT_EQ(statuses(r), (V{"cached", "cached", "cached"}));
+  EXPECT_FALSE(r[0].from_remote);
+  EXPECT_EQ(remote.fetches, fetches);
+}
+
+TEST(Builder, CachedOnlyFailsTheFirstStageThatWouldRun) {
+  Fixture f(Fixture::kReal);
+  test::TempDir cache_dir;
+  store::LocalCache cache(cache_dir.path());
+  graph::BuildOptions o;
+  o.cached_only = true;
+  auto r = f.build(o, &cache);
+  EXPECT_EQ(r[0].status, graph::Status::kFailed);
+  EXPECT_NE(r[0].reason.find("--cached-only forbids running it"), std::string::npos) << r[0].reason;
+  EXPECT_EQ(r[1].status, graph::Status::kNotRun);
+  EXPECT_EQ(f.runner.total_runs(), 0);
+  // Once in the cache, the same build succeeds without running anything.
+  Fixture g(Fixture::kReal);
+  g.build({}, &cache);
+  fs::remove_all(f.out());
+  r = f.build(o, &cache);
+  EXPECT_EQ(statuses(r), (V{"cached", "cached", "cached"}));
+}
+
 TEST(Builder, DisabledNodeIsSkippedAndItsOldArtifactRemoved) {
   Fixture f;
   f.build();

@@ -28,6 +28,10 @@ std::shared_ptr<const Section<BuildConfig>> build_schema() {
            "Keep building other models after one fails (like -k).");
     s->key("cache", &BuildConfig::cache, ValueType::kBool,
            "Use the content-addressed cache (--cache-dir); false is like --no-cache.");
+    s->key("remote_cache", &BuildConfig::remote_cache, ValueType::kString,
+           "URL of a shared cache speaking Bazel's HTTP cache protocol (bazel-remote, nginx with WebDAV); "
+           "--remote-cache and WINML_MAKE_REMOTE_CACHE take precedence. See docs/ci-cache.md.")
+        .alternative = "http://127.0.0.1:9/unreachable";
     return s;
   }();
   return s;

@@ -1,0 +1,23 @@
+// --shard I/N: the models of shard I (1-based) of N, chosen by a stable hash
+// of each model's name, so a model stays in its shard whatever other models
+// are added or removed, and every CI job of a matrix agrees without talking.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace winml::cli {
+
+struct Shard {
+  unsigned index = 1, count = 1;  // 1 <= index <= count
+  bool holds(const std::string& model) const;
+};
+
+// "2/4" -> {2, 4}; InputError otherwise.
+Shard parse_shard(const std::string& text);
+// The models of `all` (or of `selected`, when not empty) in `shard`.
+std::set<std::string> models_in_shard(const Shard& shard, const std::vector<std::string>& all,
+                                      const std::set<std::string>& selected);
+
+}  // namespace winml::cli

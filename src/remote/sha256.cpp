@@ -1,0 +1,60 @@
+#include "remote/sha256.h"
+
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include <new>
+#include <vector>
+
+#include "base/error.h"
+
+namespace winml::remote {
+
+namespace {
+EVP_MD_CTX* as_ctx(void* p) { return static_cast<EVP_MD_CTX*>(p); }
+}  // namespace
+
+Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
+  if (!ctx_ || EVP_DigestInit_ex(as_ctx(ctx_), EVP_sha256(), nullptr) != 1) throw std::bad_alloc();
+}
+
+Sha256::~Sha256() { EVP_MD_CTX_free(as_ctx(ctx_)); }
+
+void Sha256::update(const void* data, std::size_t size) { EVP_DigestUpdate(as_ctx(ctx_), data, size); }
+
+std::string Sha256::hex() {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  EVP_DigestFinal_ex(as_ctx(ctx_), md, &n);
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (unsigned i = 0; i < n; ++i) out += digits[md[i] >> 4], out += digits[md[i] & 15];
+  return out;
+}
+
+std::string sha256_hex(std::string_view bytes) {
+  Sha256 h;
+  h.update(bytes);
+  return h.hex();
+}
+
+std::string sha256_file(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError("cannot read " + file.string());
+  Sha256 h;
+  std::vector<char> buf(1 << 20);
+  for (;;) {
+    const ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0) {
+      ::close(fd);
+      throw InputError("cannot read " + file.string());
+    }
+    if (n == 0) break;
+    h.update(buf.data(), static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return h.hex();
+}
+
+}  // namespace winml::remote
