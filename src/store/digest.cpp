@@ -126,6 +126,9 @@ bool hash_mapped(int fd, std::uint64_t size, Hasher& h, std::uint64_t* bytes_has
     for (std::uint64_t off = 0; off < size; off += kChunk) {
       std::uint64_t n = std::min(kChunk, size - off);
       h.update(static_cast<const char*>(p) + off, static_cast<std::size_t>(n));
+      // Unmap what was hashed (the page cache keeps it): the resident set
+      // stays a few MiB however big the model, instead of growing to its size.
+      ::madvise(static_cast<char*>(p) + off, static_cast<std::size_t>(n), MADV_DONTNEED);
       if (bytes_hashed) *bytes_hashed += n;
       if (progress) progress->fetch_add(n, std::memory_order_relaxed);
     }

@@ -31,15 +31,6 @@ void add_vit(Project& p) {
   }
 }
 
-// File name -> digest of every artifact of a model (big files are not read into memory).
-std::map<std::string, std::string> digests(const fs::path& dir) {
-  std::map<std::string, std::string> out;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_regular_file() && e.path().filename() != "build_manifest.json")
-      out[e.path().filename().string()] = store::hash_file(e.path()).hex();
-  return out;
-}
-
 std::vector<std::string> data_files(const fs::path& dir) {
   std::vector<std::string> out;
   for (const auto& e : fs::directory_iterator(dir))
@@ -75,7 +66,7 @@ TEST(SidecarFlows, ExternalDataFollowsEveryStageAndAWarmCacheRestoresIt) {
   b.use_cache(a.cache_dir());
   auto restored = b.build();
   EXPECT_EQ(test::stages_with(restored, "vit", "cached").size(), 6u) << restored.dump();
-  EXPECT_EQ(digests(a.out("vit")), digests(b.out("vit")));
+  EXPECT_EQ(test::artifact_digests(a.out("vit")), test::artifact_digests(b.out("vit")));
 }
 
 TEST(SidecarFlows, WithoutRecordsARebuildDeletesNothingAndTheNewModelsStandAlone) {

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "model/model_io.h"
+#include "store/digest.h"
 #include "support/model_builder.h"
 
 extern char** environ;
@@ -73,6 +74,14 @@ std::vector<std::string> stages_with(const nlohmann::json& report, const std::st
     if (t["model"] == model)
       for (const auto& s : t["stages"])
         if (s["status"] == status) out.push_back(s["name"]);
+  return out;
+}
+
+std::map<std::string, std::string> artifact_digests(const fs::path& model_dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::directory_iterator(model_dir))
+    if (e.is_regular_file() && e.path().filename() != "build_manifest.json")
+      out[e.path().filename().string()] = store::hash_file(e.path()).hex();
   return out;
 }
 

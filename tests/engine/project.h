@@ -49,6 +49,9 @@ std::vector<std::string> stages_with(const nlohmann::json& report, const std::st
 // Every regular file below `dir` (relative path -> contents), skipping the
 // state directory and the run-specific manifest.
 std::map<std::string, std::string> artifacts(const std::filesystem::path& dir);
+// File name -> digest of every file of one model folder but the manifest,
+// for models too big to hold in memory.
+std::map<std::string, std::string> artifact_digests(const std::filesystem::path& model_dir);
 
 // A winml-make process running in the background, in its own process group.
 class Background {
