@@ -1,17 +1,20 @@
 #include "base/atomic_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
 #include "base/error.h"
+#include "base/regular_file.h"
 
 namespace winml {
 namespace {
@@ -29,6 +32,24 @@ fs::path make_temp_name(const fs::path& dest) {
 
 bool is_temp_name(const fs::path& p) {
   return p.filename().string().find(kTempMarker) != std::string::npos;
+}
+
+bool is_abandoned_temp(const fs::path& p) {
+  const std::string name = p.filename().string();
+  const auto at = name.find(kTempMarker);
+  if (at == std::string::npos) return false;
+  const std::string rest = name.substr(at + kTempMarker.size());
+  const pid_t pid = static_cast<pid_t>(std::atol(rest.c_str()));
+  if (pid <= 0 || rest.find_first_not_of("0123456789") == 0) return false;
+  return pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+std::vector<fs::path> sweep_abandoned_temps(const fs::path& dir) {
+  std::vector<fs::path> removed;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+    if (is_abandoned_temp(it->path()) && fs::remove_all(it->path(), ec) > 0) removed.push_back(it->path());
+  return removed;
 }
 
 AtomicFileWriter::AtomicFileWriter(fs::path destination) : dest_(std::move(destination)) {
@@ -143,11 +164,22 @@ void write_file_atomic(const fs::path& path, std::string_view contents) {
 }
 
 std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(file_error(path.string(), "cannot open for reading"));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  struct stat st {};
+  const int fd = open_regular_file(path, &st);
+  std::string out;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ::close(fd);
+      throw InputError(file_error(path.string(), std::string("read failed: ") + std::strerror(errno)));
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return out;
 }
 
 }  // namespace winml

@@ -9,17 +9,15 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "base/regular_file.h"
 
 namespace winml {
 
 std::shared_ptr<const MappedFile> MappedFile::open(const std::filesystem::path& path) {
   std::shared_ptr<MappedFile> f(new MappedFile());
   f->path_ = path;
-  f->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f->fd_ < 0) throw InputError(file_error(path.string(), std::string("cannot open: ") + std::strerror(errno)));
   struct stat st {};
-  if (::fstat(f->fd_, &st) != 0 || !S_ISREG(st.st_mode))
-    throw InputError(file_error(path.string(), "not a regular file"));
+  f->fd_ = open_regular_file(path, &st);
   f->size_ = static_cast<std::uint64_t>(st.st_size);
   if (f->size_ > 0) {
     void* p = ::mmap(nullptr, f->size_, PROT_READ, MAP_PRIVATE, f->fd_, 0);

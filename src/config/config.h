@@ -120,6 +120,8 @@ std::shared_ptr<const Section<ModelConfig>> model_schema();
 std::shared_ptr<const Section<ExportConfig>> export_schema();
 std::shared_ptr<const Section<OptimizeConfig>> optimize_schema();
 std::shared_ptr<const Section<QuantizeConfig>> quantize_schema();
+// Empty, or why [quantize] value_range cannot be used with its distribution.
+std::string value_range_problem(const QuantizeConfig& q);
 std::shared_ptr<const Section<CompileConfig>> compile_schema();
 std::shared_ptr<const Section<InputTensorSpec>> input_tensor_schema();
 

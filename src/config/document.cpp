@@ -67,7 +67,13 @@ json convert(const toml::value& v, const std::string& path, Document& doc) {
         throw InputError(location_of(v, doc.file) + ": '" + path + "' must be a finite number");
       return d;
     }
-    case toml::value_t::string: return v.as_string().str;
+    case toml::value_t::string: {
+      const std::string& s = v.as_string().str;
+      // A NUL would cut a path short where the OS reads it ("a.onnx\0../x" opens a.onnx).
+      if (s.find('\0') != std::string::npos)
+        throw InputError(location_of(v, doc.file) + ": '" + path + "' contains a NUL character");
+      return s;
+    }
     case toml::value_t::array: {
       json a = json::array();
       const auto& arr = v.as_array();
@@ -96,14 +102,79 @@ std::string summarize_toml_error(const std::string& what) {
   return first;
 }
 
+// Limits a parser can meet without a crash or a wait: the TOML library
+// recurses once per nesting level (10 000 levels overflow the stack) and
+// spends time quadratic in a line's length. A real config is far inside them.
+constexpr std::size_t kMaxConfigBytes = 1u << 20;
+constexpr std::size_t kMaxLineBytes = 16u << 10;
+constexpr int kMaxNesting = 32;
+
+// Checks size, line lengths and the nesting of [ and { outside strings and
+// comments; InputError naming the file and line otherwise.
+void check_limits(const std::string& text, const std::string& file, bool toml) {
+  if (text.size() > kMaxConfigBytes)
+    throw InputError(file_error(file, "is " + std::to_string(text.size()) + " bytes; a config may have at most " +
+                                          std::to_string(kMaxConfigBytes)));
+  std::size_t line = 1, line_start = 0;
+  int depth = 0;
+  char quote = 0;          // inside a string: its quote character
+  bool triple = false;     // a TOML multi-line string
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      if (toml && i - line_start > kMaxLineBytes)
+        throw InputError(file + ":" + std::to_string(line) + ": line of " + std::to_string(i - line_start) +
+                         " bytes; lines may have at most " + std::to_string(kMaxLineBytes) +
+                         " (split long arrays over several lines)");
+      ++line, line_start = i + 1;
+      if (!triple) quote = 0;  // single-line strings end at the line (the parser reports the error)
+      continue;
+    }
+    if (quote) {
+      if (c == '\\' && quote == '"') ++i;
+      else if (c == quote && (!triple || text.compare(i, 3, std::string(3, quote)) == 0)) {
+        if (triple) i += 2;
+        quote = 0, triple = false;
+      }
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      quote = c;
+      triple = toml && text.compare(i, 3, std::string(3, c)) == 0;
+      if (triple) i += 2;
+    } else if (c == '#' && toml) {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxNesting)
+        throw InputError(file + ":" + std::to_string(line) + ": nested more than " + std::to_string(kMaxNesting) +
+                         " levels deep");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  if (toml && text.size() - line_start > kMaxLineBytes)
+    throw InputError(file + ":" + std::to_string(line) + ": line of " + std::to_string(text.size() - line_start) +
+                     " bytes; lines may have at most " + std::to_string(kMaxLineBytes));
+}
+
+void check_no_nul(const json& v, const std::string& path, const std::string& file) {
+  if (v.is_string() && v.get_ref<const std::string&>().find('\0') != std::string::npos)
+    throw InputError(file_error(file, "'" + path + "' contains a NUL character"));
+  if (v.is_object())
+    for (const auto& [k, child] : v.items()) check_no_nul(child, path.empty() ? k : path + "." + k, file);
+  if (v.is_array())
+    for (std::size_t i = 0; i < v.size(); ++i) check_no_nul(v[i], path + "[" + std::to_string(i) + "]", file);
+}
+
 }  // namespace
 
 Document load_toml(const fs::path& path) {
   Document doc;
   doc.file = path.string();
   if (!fs::exists(path)) throw InputError(file_error(doc.file, "no such file"));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(file_error(doc.file, "cannot open for reading"));
+  const std::string text = read_file(path);
+  check_limits(text, doc.file, true);
+  std::istringstream in(text);
   toml::value root;
   try {
     root = toml::parse(in, doc.file);
@@ -115,8 +186,8 @@ Document load_toml(const fs::path& path) {
     throw InputError(file_error(doc.file, std::string("cannot parse: ") + e.what()));
   }
   {
-    std::istringstream text(read_file(path));
-    for (std::string line; std::getline(text, line);) doc.lines.push_back(line);
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) doc.lines.push_back(line);
   }
   doc.root = convert(root, "", doc);
   return doc;
@@ -126,13 +197,16 @@ Document load_json(const fs::path& path) {
   Document doc;
   doc.file = path.string();
   if (!fs::exists(path)) throw InputError(file_error(doc.file, "no such file"));
+  const std::string text = read_file(path);
+  check_limits(text, doc.file, false);
   try {
-    doc.root = json::parse(read_file(path));
+    doc.root = json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(file_error(doc.file, std::string("JSON syntax error at byte ") + std::to_string(e.byte) + ": " +
                                               e.what()));
   }
   if (!doc.root.is_object()) throw InputError(file_error(doc.file, "the top level must be an object"));
+  check_no_nul(doc.root, "", doc.file);
   return doc;
 }
 

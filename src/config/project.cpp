@@ -158,6 +158,8 @@ ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
     if (!t.export_.command.empty() && !t.export_.torchvision.empty())
       errors.add("export", "[export] command and torchvision are both set; choose one");
     resolve(t);
+    if (auto problem = value_range_problem(t.quantize); !problem.empty())
+      errors.add("quantize.value_range", "'quantize.value_range' " + problem);
     name_model(t, project_dir, path, errors);
     if (!names.insert(t.model.name).second)
       errors.add(path + ".name", "model name '" + t.model.name + "' is used twice; give each [[model]] a unique name");

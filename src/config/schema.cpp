@@ -1,5 +1,7 @@
 #include "config/schema.h"
 
+#include <cmath>
+
 #include <algorithm>
 
 #include "base/text.h"
@@ -139,13 +141,27 @@ void SectionSchema::validate(const json& object, const std::string& path, const 
       else if (value.is_array())
         for (const auto& e : value) check(e.get<std::string>());
     }
-    if (value.is_number() && (k->min || k->max)) {
-      double d = value.get<double>();
-      if ((k->min && d < *k->min) || (k->max && d > *k->max)) {
-        auto fmt = [](double x) { return json(x).dump(); };
-        errors(key_path, "'" + key_path + "' is " + value.dump() + ", expected a value in [" +
-                             (k->min ? fmt(*k->min) : "-inf") + ", " + (k->max ? fmt(*k->max) : "inf") + "]", ErrorAt::kValue);
-      }
+    if (k->min || k->max) {
+      // A number, or each number of a list or table (dims, shapes).
+      auto check_range = [&](const std::string& where, const json& v) {
+        if (!v.is_number()) return;
+        const double d = v.get<double>();
+        if ((k->min && d < *k->min) || (k->max && d > *k->max)) {
+          auto fmt = [](double x) {
+            return x == std::floor(x) && std::fabs(x) < 1e15 ? std::to_string(static_cast<long long>(x))
+                                                              : json(x).dump();
+          };
+          errors(key_path, "'" + where + "' is " + v.dump() + ", expected a value in [" +
+                               (k->min ? fmt(*k->min) : "-inf") + ", " + (k->max ? fmt(*k->max) : "inf") + "]",
+                 ErrorAt::kValue);
+        }
+      };
+      if (value.is_array())
+        for (std::size_t i = 0; i < value.size(); ++i) check_range(key_path + "[" + std::to_string(i) + "]", value[i]);
+      else if (value.is_object())
+        for (const auto& [name, v] : value.items()) check_range(key_path + "." + name, v);
+      else
+        check_range(key_path, value);
     }
     if (k->type == ValueType::kTableList && k->element) {
       for (std::size_t i = 0; i < value.size(); ++i)

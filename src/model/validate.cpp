@@ -62,6 +62,14 @@ void validate_structure(const onnx::ModelProto& proto, const std::string& path) 
   if (!proto.has_graph()) throw InputError(file_error(path, "not a usable ONNX model: it has no graph"));
   if (proto.opset_import_size() == 0)
     throw InputError(file_error(path, "not a usable ONNX model: it imports no opset"));
+  // The default domain's versions are counted from 1 and grow by about two a
+  // year (23 in 2025): far beyond that is a corrupt or hostile file, which
+  // no stage can interpret.
+  constexpr std::int64_t kBeyondAnyOnnxRelease = 40;
+  for (const auto& o : proto.opset_import())
+    if ((o.domain().empty() || o.domain() == "ai.onnx") && (o.version() < 1 || o.version() > kBeyondAnyOnnxRelease))
+      throw InputError(file_error(path, "not a usable ONNX model: it imports ai.onnx opset " +
+                                            std::to_string(o.version()) + ", which no ONNX release defines"));
   if (proto.graph().output_size() == 0)
     throw InputError(file_error(path, "not a usable ONNX model: the graph has no outputs (truncated file?)"));
   check_graph(proto.graph(), path, {});

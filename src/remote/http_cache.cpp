@@ -1,13 +1,12 @@
 #include "remote/http_cache.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <filesystem>
 
+#include "base/atomic_file.h"
 #include "remote/action_message.h"
 #include "remote/sha256.h"
 #include "store/digest.h"
@@ -22,20 +21,6 @@ constexpr int kAttempts = 4;
 constexpr std::size_t kQueueCapacity = 8;  // entries waiting; the builder waits beyond that
 constexpr int kUploadThreads = 2;
 constexpr std::size_t kMaxEntryBytes = 16u << 20;  // an action entry is a few KiB; a bigger answer is garbage
-
-// Downloads in progress are "<sha256>.<pid>.<n>.part": a file whose writer is
-// gone is left over from a killed build, and removed by the next one.
-void sweep_incoming(const fs::path& dir) {
-  std::error_code ec;
-  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (!name.ends_with(".part")) continue;
-    const auto first = name.find('.'), second = name.find('.', first + 1);
-    if (first == std::string::npos || second == std::string::npos) continue;
-    const pid_t pid = static_cast<pid_t>(std::atol(name.substr(first + 1, second - first - 1).c_str()));
-    if (pid > 0 && pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH) fs::remove(it->path(), ec);
-  }
-}
 
 }  // namespace
 
@@ -109,8 +94,9 @@ HttpCache::Blob HttpCache::download(HttpClient& http, const RemoteBlob& blob, co
   std::error_code ec;
   fs::create_directories(dir, ec);
   static std::atomic<unsigned> counter{0};
+  // A temporary name carrying the pid: a killed build's leftovers are swept.
   const fs::path part =
-      dir / (blob.sha256 + "." + std::to_string(::getpid()) + "." + std::to_string(counter++) + ".part");
+      dir / (blob.sha256 + std::string(kTempMarker) + std::to_string(::getpid()) + "." + std::to_string(counter++));
   bool verified = false;
   const HttpResult r = with_retries(http, [&](HttpClient& h) {
     const int fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -164,6 +150,7 @@ HttpCache::Blob HttpCache::download(HttpClient& http, const RemoteBlob& blob, co
 
 bool HttpCache::fetch(const store::Digest& key, store::LocalCache& local) {
   if (off()) return false;
+  std::call_once(swept_, [&] { sweep_abandoned_temps(local.incoming_dir()); });
   auto http = take_client();
   std::string body;
   const HttpResult r = with_retries(*http, [&](HttpClient& h) {
@@ -296,7 +283,6 @@ void HttpCache::upload(const store::ActionEntry& entry, store::LocalCache& local
   if (settings_.mode == RemoteMode::kReadOnly || off()) return;
   std::unique_lock<std::mutex> lock(mu_);
   if (workers_.empty()) {
-    sweep_incoming(local.incoming_dir());
     for (int i = 0; i < kUploadThreads; ++i) workers_.emplace_back([this] { upload_worker(); });
   }
   // Bounded: a builder far ahead of the uploads waits here.

@@ -81,6 +81,7 @@ class HttpCache : public store::RemoteCache {
   RemoteSettings settings_;
   Warn warn_;
   std::atomic<bool> off_{false};
+  std::once_flag swept_;  // the incoming folder's leftovers, once per run
 
   mutable std::mutex mu_;  // guards everything below
   RemoteStats stats_;

@@ -48,6 +48,49 @@ void link_or_copy(const fs::path& from, const fs::path& to) {
   copy_file_atomic(from, to);
 }
 
+// What winml-make writes into the store is a regular file; anything else
+// there (a directory, FIFO, device or symlink put in its place) would block or
+// fail every restore, so it counts as corrupt.
+bool is_plain_file(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(fs::symlink_status(p, ec));
+}
+
+void remove_anything(const fs::path& p) {
+  std::error_code ec;
+  fs::remove_all(p, ec);
+}
+
+// Problems in one of ac/ or cas/ that no entry parser sees: leftovers of
+// killed writers and things that are not regular files. Removes them and
+// returns one line for each.
+std::vector<std::string> sweep_store(const fs::path& dir) {
+  std::vector<std::string> problems;
+  std::error_code ec;
+  auto check = [&](const fs::path& p) {
+    if (is_temp_name(p)) {
+      if (is_abandoned_temp(p)) {
+        remove_anything(p);
+        problems.push_back("removed leftover temporary " + p.string() + " (its writer is gone)");
+      }
+    } else if (!is_plain_file(p)) {
+      remove_anything(p);
+      problems.push_back("removed " + p.string() + ": not a regular file");
+    }
+  };
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const fs::path shard = it->path();
+    const bool shard_dir = fs::is_directory(fs::symlink_status(shard, ec)) && shard.filename().string().size() == 2;
+    if (!shard_dir) {
+      check(shard);
+      continue;
+    }
+    for (auto in = fs::directory_iterator(shard, ec); !ec && in != fs::directory_iterator(); in.increment(ec))
+      check(in->path());
+  }
+  return problems;
+}
+
 std::vector<fs::path> files_under(const fs::path& dir) {
   std::vector<fs::path> out;
   std::error_code ec;
@@ -132,9 +175,9 @@ std::optional<ActionEntry> LocalCache::lookup(const Digest& key) {
   const fs::path file = entry_path(key);
   std::error_code ec;
   if (!fs::exists(file, ec)) return std::nullopt;
-  auto e = read_entry(file);
+  auto e = is_plain_file(file) ? read_entry(file) : std::nullopt;
   if (!e || e->key != key) {
-    remove_quietly(file);
+    remove_anything(file);
     return std::nullopt;
   }
   // The entry's mtime is its last use, for gc.
@@ -147,8 +190,12 @@ bool LocalCache::restore(const ActionEntry& entry, const fs::path& dir, std::str
     const fs::path blob = blob_path(o.digest);
     const fs::path dest = dir / o.name;
     std::error_code ec;
-    bool ok = fs::exists(blob, ec);
+    bool ok = is_plain_file(blob);
     std::string why = "blob " + o.digest.hex() + " of " + o.name + " is missing";
+    if (!ok && fs::exists(fs::symlink_status(blob, ec))) {
+      why = "blob " + o.digest.hex() + " of " + o.name + " is not a regular file";
+      remove_anything(blob);
+    }
     if (ok) {
       // Link or copy first, then hash the result: what is verified is what will be used.
       link_or_copy(blob, dest);
@@ -171,18 +218,15 @@ bool LocalCache::restore(const ActionEntry& entry, const fs::path& dir, std::str
 void LocalCache::store(const ActionEntry& entry, const fs::path& dir) {
   for (const auto& o : entry.outputs) {
     const fs::path blob = blob_path(o.digest);
-    std::error_code ec;
-    if (fs::exists(blob, ec)) continue;  // content-addressed: already there
+    if (is_plain_file(blob)) continue;  // content-addressed: already there
+    remove_anything(blob);              // whatever else sits in its place
     link_or_copy(dir / o.name, blob);
     ::chmod(blob.c_str(), 0444);
   }
   put_entry(entry);
 }
 
-bool LocalCache::has_blob(const Digest& d) const {
-  std::error_code ec;
-  return fs::is_regular_file(blob_path(d), ec);
-}
+bool LocalCache::has_blob(const Digest& d) const { return is_plain_file(blob_path(d)); }
 
 void LocalCache::adopt_blob(const Digest& d, const fs::path& verified_file) {
   const fs::path blob = blob_path(d);
@@ -206,6 +250,10 @@ CacheStats LocalCache::stats() const {
 CacheVerifyReport LocalCache::verify() {
   CacheVerifyReport r;
   std::error_code ec;
+  for (const char* store : {"cas", "ac"})
+    for (auto& p : sweep_store(root_ / store)) r.problems.push_back(std::move(p));
+  for (const auto& p : sweep_abandoned_temps(incoming_dir()))
+    r.problems.push_back("removed leftover temporary " + p.string() + " (its writer is gone)");
   for (const auto& f : files_under(root_ / "cas")) {
     ++r.blobs_checked;
     auto want = Digest::from_hex(f.filename().string());
@@ -224,7 +272,7 @@ CacheVerifyReport LocalCache::verify() {
     if (!e || e->key.hex() != f.filename().string()) why = "is unreadable or torn";
     else
       for (const auto& o : e->outputs)
-        if (!fs::exists(blob_path(o.digest), ec)) why = "needs missing blob " + o.digest.hex() + " (" + o.name + ")";
+        if (!is_plain_file(blob_path(o.digest))) why = "needs missing blob " + o.digest.hex() + " (" + o.name + ")";
     if (!why.empty()) {
       r.problems.push_back("removed entry " + f.string() + ": " + why);
       remove_quietly(f);

@@ -15,6 +15,7 @@
 #include <mutex>
 
 #include "base/error.h"
+#include "base/regular_file.h"
 
 // On x86-64, route XXH3 through libxxhash's run-time dispatch so the widest
 // vector unit present (AVX2/AVX-512) is used: about twice the SSE2 baseline.
@@ -145,15 +146,14 @@ bool hash_mapped(int fd, std::uint64_t size, Hasher& h, std::uint64_t* bytes_has
 
 Digest hash_file(const std::filesystem::path& path, std::uint64_t* bytes_hashed,
                  std::atomic<std::uint64_t>* progress) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw InputError(file_error(path.string(), std::string("cannot read: ") + std::strerror(errno)));
+  struct stat st {};
+  const int fd = open_regular_file(path, &st);
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
   Hasher h;
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (1 << 20)) {
+  if (st.st_size >= (1 << 20)) {
     try {
       if (hash_mapped(fd, static_cast<std::uint64_t>(st.st_size), h, bytes_hashed, progress)) return h.finish();
     } catch (const InputError& e) {

@@ -12,6 +12,7 @@
 #include "base/atomic_file.h"
 #include "base/copy_file.h"
 #include "base/error.h"
+#include "base/regular_file.h"
 #include "base/mapped_file.h"
 
 namespace winml::store {
@@ -82,10 +83,8 @@ Digest RealDisk::hash(const fs::path& path, std::uint64_t* bytes_hashed, std::at
 
 std::string RealDisk::read(const fs::path& path) const {
   // One fstat and one read: state files are read on every build.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw InputError(file_error(path.string(), std::string("cannot read: ") + std::strerror(errno)));
   struct ::stat st {};
-  ::fstat(fd, &st);
+  const int fd = open_regular_file(path, &st);
   std::string out(static_cast<std::size_t>(st.st_size), '\0');
   std::size_t got = 0;
   for (;;) {

@@ -23,7 +23,7 @@ std::shared_ptr<const Section<BuildConfig>> build_schema() {
     th.min = 1, th.max = 2047;
     auto& j = s->key("jobs", &BuildConfig::jobs, ValueType::kInt,
                      "Models built in parallel; 0 means one per CPU core (like -j).");
-    j.min = 0;
+    j.min = 0, j.max = 1024;
     s->key("keep_going", &BuildConfig::keep_going, ValueType::kBool,
            "Keep building other models after one fails (like -k).");
     s->key("cache", &BuildConfig::cache, ValueType::kBool,

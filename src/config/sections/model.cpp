@@ -20,10 +20,12 @@ std::shared_ptr<const Section<ModelConfig>> model_schema() {
            "An existing ONNX model (relative to the project) imported as export.onnx, with its sidecars. "
            "Leave empty to produce the model with [export].")
         .alternative = "other.onnx";
-    s->key("dims", &ModelConfig::dims, ValueType::kIntTable,
+    auto& dims = s->key("dims", &ModelConfig::dims, ValueType::kIntTable,
            "Values for symbolic dimensions (e.g. { batch = 1, sequence = 128 }) used by calibration, "
-           "validation and shape inference; unnamed dimensions default to 1.")
-        .alternative = json{{"batch", 1}};
+           "validation and shape inference; unnamed dimensions default to 1.");
+    dims.alternative = json{{"batch", 1}};
+    // Bounded so that a typo cannot ask calibration for terabytes.
+    dims.min = 1, dims.max = 1 << 20;
     return s;
   }();
   return s;
@@ -35,9 +37,16 @@ std::shared_ptr<const Section<InputTensorSpec>> input_tensor_schema() {
     s->key("name", &InputTensorSpec::name, ValueType::kString, "Input name as in the model.").alternative = "image";
     auto& d = s->key("dtype", &InputTensorSpec::dtype, ValueType::kString, "Element type.");
     d.choices = {"float32", "float16", "float64", "int8", "uint8", "int16", "uint16", "int32", "int64", "bool"};
-    s->key("shape", &InputTensorSpec::shape, ValueType::kShape,
-           "Dimensions: integers, or names resolved from [model] dims (else 1).")
-        .alternative = json::array({1, 3, 64, 64});
+    auto& shape = s->key("shape", &InputTensorSpec::shape, ValueType::kShape,
+                         "Dimensions: integers, or names resolved from [model] dims (else 1).");
+    shape.alternative = json::array({1, 3, 64, 64});
+    shape.min = 1, shape.max = 1 << 20;
+    shape.validator = [](const json& v) -> std::string {
+      double elements = 1;
+      for (const auto& d : v)
+        if (d.is_number_integer()) elements *= d.get<double>();
+      return elements > double(1u << 30) ? "has more than 2^30 elements per sample" : "";
+    };
     return s;
   }();
   return s;

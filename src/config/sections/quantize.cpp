@@ -2,6 +2,14 @@
 
 namespace winml::config {
 
+std::string value_range_problem(const QuantizeConfig& q) {
+  if (q.value_range.size() != 2) return "";
+  const double a = q.value_range[0], b = q.value_range[1];
+  if (q.distribution == "normal")
+    return b > 0 ? "" : "is [mean, stddev] for normal samples: the standard deviation must be positive";
+  return a < b ? "" : "is [low, high] for uniform samples: low must be below high";
+}
+
 std::shared_ptr<const Section<QuantizeConfig>> quantize_schema() {
   static auto s = [] {
     const std::vector<std::string> types = {"uint8", "int8", "uint16", "int16"};
@@ -61,14 +69,14 @@ std::shared_ptr<const Section<QuantizeConfig>> quantize_schema() {
     auto& nb = s->optional_key("num_bins", &QuantizeConfig::num_bins, ValueType::kInt,
                                "Histogram bins for the percentile and entropy methods.");
     nb.default_doc = "2048 for percentile, 128 for entropy";
-    nb.min = 8;
+    nb.min = 8, nb.max = 1 << 16;
     nb.resolve = [](json& q) {
       if (q.value("num_bins", json()).is_null())
         q["num_bins"] = q.value("calibration_method", "minmax") == "entropy" ? 128 : 2048;
     };
     auto& n = s->key("samples", &QuantizeConfig::samples, ValueType::kInt,
                      "Number of calibration samples (from calibration_data, or generated).");
-    n.min = 1;
+    n.min = 1, n.max = 100000;
     s->key("calibration_data", &QuantizeConfig::calibration_data, ValueType::kString,
            "Directory with one subdirectory per sample, each holding <input>.npy or <input>.pb for every model "
            "input ('/' in a name written as '_'). Empty: generate samples from input_tensors.")
