@@ -5,14 +5,50 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <signal.h>
+
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <optional>
+#include <thread>
 
 #include "base/error.h"
 
 namespace winml {
+
+namespace {
+
+// Waits for `pid`; once *cancel turns true, sends SIGTERM, and SIGKILL when
+// the command is still running after the grace period. False if waitpid fails.
+bool wait_for_child(pid_t pid, const std::atomic<bool>* cancel, int& status) {
+  using Clock = std::chrono::steady_clock;
+  constexpr auto kGrace = std::chrono::seconds(5);
+  std::optional<Clock::time_point> terminated_at;
+  for (;;) {
+    const pid_t done = waitpid(pid, &status, cancel ? WNOHANG : 0);
+    if (done == pid) return true;
+    if (done < 0 && errno != EINTR) return false;
+    if (!cancel || !cancel->load()) {
+      if (cancel) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      continue;
+    }
+    if (!terminated_at) {
+      ::kill(pid, SIGTERM);
+      terminated_at = Clock::now();
+    } else if (Clock::now() - *terminated_at > kGrace) {
+      ::kill(pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return false;
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+}  // namespace
 
 ProcessResult run_process(const ProcessSpec& spec) {
   ProcessResult r;
@@ -49,11 +85,9 @@ ProcessResult run_process(const ProcessSpec& spec) {
   }
   r.started = true;
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      r.error = std::string("waitpid failed: ") + std::strerror(errno);
-      return r;
-    }
+  if (!wait_for_child(pid, spec.cancel, status)) {
+    r.error = std::string("waitpid failed: ") + std::strerror(errno);
+    return r;
   }
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;

@@ -3,6 +3,7 @@
 // captured to a log file.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -15,6 +16,12 @@ struct ProcessSpec {
   std::filesystem::path cwd;                // empty: inherit
   std::map<std::string, std::string> env;   // the child's entire environment
   std::filesystem::path log_file;           // stdout and stderr, appended; empty: inherit
+  // When it turns true the command is asked to stop (SIGTERM, then SIGKILL
+  // after a grace period). The command shares the caller's process group, so
+  // a terminal's Ctrl-C reaches it too; but a shell that was between two
+  // commands when that signal came goes on with the next one, so the caller
+  // cannot rely on the group signal alone.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct ProcessResult {

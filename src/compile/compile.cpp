@@ -82,6 +82,7 @@ nlohmann::json compile_model(const fs::path& input, const fs::path& output, cons
     eo.device = options.device;
     eo.cwd = options.project_dir;
     eo.log_file = options.log_file;
+    eo.cancel = options.cancel;
     metrics = compile_external(input, output, target, eo);
     for (const auto& b : metrics["blobs"])
       say(options, "compile: blob " + b["file"].get<std::string>() + " (" +

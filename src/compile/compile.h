@@ -10,6 +10,7 @@
 // An input that is already an EPContext model is refused (InputError).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -39,6 +40,7 @@ struct CompileOptions {
   std::string command_setting = "[compile] command";
   std::function<void(const std::string&)> log;  // progress and notes, one line each
   int threads = 0;  // validation
+  const std::atomic<bool>* cancel = nullptr;  // stops a vendor compiler
 };
 
 // Compiles `input` to `output` (sidecars next to it), writing directly: the

@@ -95,6 +95,7 @@ nlohmann::json compile_external(const fs::path& input, const fs::path& out, cons
   spec.cwd = options.cwd;
   spec.env = options.env;
   spec.log_file = options.log_file;
+  spec.cancel = options.cancel;
   if (!options.log_file.empty()) {
     fs::create_directories(options.log_file.parent_path());
     std::ofstream(options.log_file, std::ios::app) << "$ " << quote_command(spec.argv) << "\n";

@@ -13,6 +13,7 @@
 // discarded (and listed in the metrics).
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -32,6 +33,7 @@ struct ExternalOptions {
   std::filesystem::path cwd;                 // where the tool runs (the project directory)
   std::filesystem::path log_file;            // the tool's stdout and stderr (appended)
   std::string config_origin = "[compile] command";  // names the setting in messages
+  const std::atomic<bool>* cancel = nullptr;        // stops the tool (see ProcessSpec)
 };
 
 nlohmann::json compile_external(const std::filesystem::path& input, const std::filesystem::path& out,

@@ -99,7 +99,7 @@ ExportPlan plan_export(const config::ExportConfig& cfg, const fs::path& project_
 }
 
 void run_export(const ExportPlan& plan, const fs::path& project_dir, const fs::path& output, const fs::path& log_file,
-                const model::SaveOptions& save) {
+                const model::SaveOptions& save, const std::atomic<bool>* cancel) {
   fs::create_directories(output.parent_path());
   // A fresh directory per run: nothing a previous (killed) run left can be
   // mistaken for this run's output.
@@ -130,6 +130,7 @@ void run_export(const ExportPlan& plan, const fs::path& project_dir, const fs::p
   spec.cwd = project_dir;
   spec.env = plan.env;
   spec.log_file = log_file;
+  spec.cancel = cancel;
   fs::remove(log_file);
   write_file_atomic(log_file, "$ " + quote_command(spec.argv) + "\n");
   ProcessResult r = run_process(spec);

@@ -5,6 +5,7 @@
 // (resolved from `inputs` globs) and the values of declared env variables.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -42,9 +43,11 @@ ExportPlan plan_export(const config::ExportConfig& cfg, const std::filesystem::p
 // `output`; its stdout/stderr go to `log_file`. The result must load as an
 // ONNX model; it is then saved in place the way every stage saves (`save`:
 // deterministic bytes, weights in `output`.data at the external-data
-// threshold, whatever layout the exporter chose). BuildError with the
+// threshold, whatever layout the exporter chose); `cancel` stops the command
+// (see ProcessSpec). BuildError with the
 // command, exit code and the log's last lines on failure.
 void run_export(const ExportPlan& plan, const std::filesystem::path& project_dir, const std::filesystem::path& output,
-                const std::filesystem::path& log_file, const model::SaveOptions& save = {});
+                const std::filesystem::path& log_file, const model::SaveOptions& save = {},
+                const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace winml::exporting

@@ -34,6 +34,7 @@ StageResult CompileStage::run(const StageContext& ctx) {
   o.external_data_threshold = ctx.save_options().external_data_threshold;
   o.project_dir = ctx.project_dir;
   o.log_file = ctx.log_file;
+  o.cancel = ctx.cancel;
   o.config_origin = ctx.config_file;
   o.log = ctx.start_log();
   ctx.check_cancel();

@@ -55,7 +55,7 @@ Declarations ExportStage::declare(const config::TargetConfig& config) const {
 StageResult ExportStage::run(const StageContext& ctx) {
   exporting::ExportPlan plan =
       exporting::plan_export(ctx.config.export_, ctx.project_dir, ctx.config_file, ctx.environment);
-  exporting::run_export(plan, ctx.project_dir, ctx.output, ctx.log_file, ctx.save_options());
+  exporting::run_export(plan, ctx.project_dir, ctx.output, ctx.log_file, ctx.save_options(), ctx.cancel);
   StageResult r;
   if (!ctx.config.export_.torchvision.empty()) r.metrics["torchvision"] = ctx.config.export_.torchvision;
   else r.metrics["command"] = ctx.config.export_.command;

@@ -77,6 +77,25 @@ TEST(Robustness, InterruptStopsTheRunningStageAndRecordsNothingHalfDone) {
   EXPECT_EQ(test::statuses(again)["net/export"], "completed");
 }
 
+TEST(Robustness, InterruptStopsACommandThatIgnoresTheTerminalsSignal) {
+  // A shell between two commands when Ctrl-C came, or a tool that ignores
+  // SIGINT, goes on running: winml-make must stop it itself.
+  Project p;
+  p.write_model("net.onnx", 1);
+  p.write_config("[model]\nname = \"net\"\n[export]\ncommand = [\"sh\", \"-c\", "
+                 "\"head -c 40 net.onnx > {output}; trap '' INT; exec sleep 30\"]\ninputs = [\"net.onnx\"]\n");
+  test::Background run({"--no-cache"}, p.root(), env_of(p));
+  ASSERT_TRUE(test::wait_until([&] { return any_file_named(p.root() / "build" / ".winml-make" / "staging", "export.onnx"); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // past the trap
+  auto start = std::chrono::steady_clock::now();
+  run.signal_group(SIGINT);
+  auto r = run.wait();
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code, 130) << r.out << r.err;
+  EXPECT_LT(took, 10.0);
+  EXPECT_FALSE(fs::exists(p.out("net", "export.onnx")));
+}
+
 TEST(Robustness, KillNineMidStageThenRebuildEqualsACleanBuild) {
   Project p, clean;
   for (Project* x : {&p, &clean}) {
