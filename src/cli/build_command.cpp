@@ -28,7 +28,7 @@ struct BuildFlags {
   std::vector<std::string> targets;
   int jobs = 0;
   bool keep_going = false, dry_run = false, explain = false, json = false, rebuild = false, no_cache = false;
-  bool cached_only = false;
+  bool cached_only = false, no_remote_cache = false;
   std::string remote_cache, shard;
   double lock_timeout = -1;
 };
@@ -102,7 +102,10 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   o.explain = f.explain;
   o.cached_only = f.cached_only;
   o.cancel = &cancel;
-  const auto remote_settings = remote::resolve_remote_settings(f.remote_cache, plan.build.remote_cache);
+  // --no-remote-cache wins over every way of naming a server (a developer's
+  // machine with the CI's variables exported, an offline build).
+  const auto remote_settings = f.no_remote_cache ? std::nullopt
+                                                 : remote::resolve_remote_settings(f.remote_cache, plan.build.remote_cache);
   std::optional<store::LocalCache> cache;
   if (!f.no_cache && plan.build.cache && !f.dry_run) {
     cache.emplace(cache_dir(ctx.cache_dir));
@@ -172,6 +175,8 @@ Command add_build_command(CLI::App& app) {
       app.add_option("--remote-cache", f->remote_cache,
                      "URL of a shared cache speaking Bazel's HTTP cache protocol (default: $WINML_MAKE_REMOTE_CACHE, "
                      "else [build] remote_cache)"),
+      app.add_flag("--no-remote-cache", f->no_remote_cache,
+                   "Use no shared cache, whatever --remote-cache, $WINML_MAKE_REMOTE_CACHE or [build] remote_cache say"),
       app.add_flag("--cached-only", f->cached_only,
                    "Fail, naming the stage, when a stage would have to run instead of coming from a cache"),
       app.add_option("--shard", f->shard, "Build only shard I of N (I/N): the models a stable hash of the name puts there"),

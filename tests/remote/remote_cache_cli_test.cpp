@@ -131,6 +131,17 @@ TEST(RemoteCache, ReadOnlyModeWritesNothing) {
   EXPECT_TRUE(files_in(server.root() / "ac").empty());
 }
 
+TEST(RemoteCache, NoRemoteCacheOverridesTheVariableAndTheFile) {
+  REQUIRE_NGINX();
+  NginxServer server;
+  Project a;
+  small_project(a, "[build]\nremote_cache = \"" + server.url() + "\"\n");
+  auto r = a.build({"--no-remote-cache"}, 0, remote_env(server.url()));
+  EXPECT_EQ(test::stages_with(r, "net", "completed").size(), 6u);
+  EXPECT_FALSE(r.contains("remote_cache")) << r.dump();
+  EXPECT_EQ(server.access_log(), "");
+}
+
 TEST(RemoteCache, CachedOnlyFailsNamingTheStageThatWouldRun) {
   REQUIRE_NGINX();
   NginxServer server;
