@@ -127,7 +127,12 @@ store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& regis
   h.update_field(WINML_VERSION);
   h.update_field(registry.fingerprint());
   // This very binary: a rebuilt winml-make never trusts another's plan.
-  if (auto self = stats.digest(std::string("/proc/self/exe"))) h.update_digest(*self);
+  // Named by its real path: "/proc/self/exe" is one stat-cache entry for
+  // whichever binary runs (two builds of the tool would re-hash each other),
+  // and under valgrind its stat describes valgrind while its bytes are ours.
+  std::error_code ec;
+  const fs::path self_path = fs::read_symlink("/proc/self/exe", ec);
+  if (auto self = stats.digest(ec ? std::string("/proc/self/exe") : self_path.string())) h.update_digest(*self);
   h.update_field(source.project_dir.string());
   h.update_field(source.config_file.string());
   h.update_field(source.output_dir_override.string());
