@@ -110,6 +110,8 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   if (!f.no_cache && plan.build.cache && !f.dry_run) {
     cache.emplace(cache_dir(ctx.cache_dir));
     o.cache = &*cache;
+    // A killed build may have been writing into the cache too.
+    if (session.after_crash()) cache->sweep_leftovers();
   }
 
   std::ostream& log = f.json ? std::cerr : std::cout;

@@ -36,12 +36,21 @@ Command add_status_command(CLI::App& app) {
                                    {session.options().source.project_dir, plan.output_dir, session.state_dir()},
                                    session.state(), session.ingredients(), runner);
             auto results = builder.build(o);
+            // Whether each model's reports describe its stage records; the
+            // text shows it only where every stage is up to date (a build
+            // rewrites the reports of a model it runs anything for).
+            std::map<std::string, bool> reports;
+            const auto by_target = plan.graph.nodes_by_target();
+            for (std::size_t ti = 0; ti < plan.graph.targets.size(); ++ti)
+              if (o.targets.empty() || o.targets.count(plan.graph.targets[ti]))
+                reports[plan.graph.targets[ti]] = session.reports_current(ti);
             if (opts->json) {
-              std::cout << run_report(plan.graph, results, "ok", true, 0, plan.output_dir.string()).dump(2) << "\n";
+              auto report = run_report(plan.graph, results, "ok", true, 0, plan.output_dir.string());
+              for (auto& t : report["targets"]) t["reports"] = reports[t["model"].get<std::string>()] ? "up-to-date" : "stale";
+              std::cout << report.dump(2) << "\n";
               return 0;
             }
-            std::size_t stale = 0;
-            const auto by_target = plan.graph.nodes_by_target();
+            std::size_t stale = 0, stale_reports = 0;
             for (std::size_t ti = 0; ti < plan.graph.targets.size(); ++ti) {
               const std::string& t = plan.graph.targets[ti];
               if (!o.targets.empty() && !o.targets.count(t)) continue;
@@ -62,9 +71,19 @@ Command add_status_command(CLI::App& app) {
                 for (const auto& e : r.explanation)
                   if (e != r.reason) std::cout << "            " << e << "\n";
               }
+              bool stages_current = true;
+              for (std::size_t i : by_target[ti])
+                if (results[i].status != graph::Status::kUpToDate && results[i].status != graph::Status::kSkipped)
+                  stages_current = false;
+              if (stages_current && !reports[t]) {
+                std::cout << "  reports   stale: build_manifest.json and winml_build_config.json do not describe "
+                             "the artifacts (a build rewrites them)\n";
+                ++stale_reports;
+              }
             }
-            std::cout << (stale ? std::to_string(stale) + " stale stage(s); run winml-make to rebuild them\n"
-                                : "everything is up to date\n");
+            if (stale) std::cout << stale << " stale stage(s); run winml-make to rebuild them\n";
+            else if (stale_reports) std::cout << "stale reports; run winml-make to rewrite them\n";
+            else std::cout << "everything is up to date\n";
             return 0;
           }};
 }

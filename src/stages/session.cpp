@@ -32,10 +32,27 @@ void remove_temp_files(const ConfinedDir& owned, const fs::path& dir, int depth)
   }
 }
 
-// True when the report files are what the record says this tool wrote.
-bool reports_intact(store::BuildState& state, const std::string& record_id, const std::string& dir) {
+// The node records a model's reports describe: a build killed after its
+// stages were recorded but before its reports were written leaves reports
+// of the build before, which the next build must notice although every
+// stage is then up to date.
+store::Digest described_records(store::BuildState& state, const graph::Graph& g, const std::vector<std::size_t>& nodes) {
+  store::Hasher h;
+  for (std::size_t i : nodes) {
+    h.update_field(g.nodes[i].id());
+    auto rec = state.find(g.nodes[i].id());
+    if (rec) h.update_digest(rec->key);
+    else h.update_field("none");
+  }
+  return h.finish();
+}
+
+// True when the report files are what the record says this tool wrote, and
+// describe the node records as they are now.
+bool reports_intact(store::BuildState& state, const std::string& record_id, const std::string& dir,
+                    const store::Digest& described) {
   auto rec = state.find(record_id);
-  if (!rec || rec->outputs.empty()) return false;
+  if (!rec || rec->outputs.empty() || rec->key != described) return false;
   for (const auto& out : rec->outputs) {
     auto d = state.stat_cache().digest(dir + out.name);
     if (!d || *d != out.digest) return false;
@@ -47,7 +64,15 @@ bool reports_intact(store::BuildState& state, const std::string& record_id, cons
 void Session::sweep_after_crash(const fs::path& output_dir) {
   const fs::path marker = output_dir / kStateDir / kRunningMarker;
   std::error_code ec;
-  if (fs::exists(marker, ec)) remove_temp_files(ConfinedDir(output_dir), output_dir, 1);
+  if (fs::exists(marker, ec)) {
+    const ConfinedDir owned(output_dir);
+    remove_temp_files(owned, output_dir, 1);
+    // The state folder's own temporaries (plan, state, journal, logs), and
+    // staging areas: under the lock, every one there is a dead build's.
+    remove_temp_files(owned, output_dir / kStateDir, 1);
+    owned.remove_tree(output_dir / kStateDir / "staging");
+    after_crash_ = true;
+  }
   fs::create_directories(marker.parent_path(), ec);
   // An empty file, not made durable: after a power loss without it, the
   // worst case is a temporary file left for a later sweep, while two fsyncs
@@ -128,6 +153,13 @@ const config::TargetConfig& Session::target(const std::string& name) {
   throw BuildError("model '" + name + "' is not in the configuration any more");
 }
 
+bool Session::reports_current(std::size_t target_index) {
+  const auto& g = plan_->graph;
+  const std::string& t = g.targets[target_index];
+  return reports_intact(*state_, t + "/" + kReportsRecord, plan_->output_dir.native() + "/" + t + "/",
+                        described_records(*state_, g, g.nodes_by_target()[target_index]));
+}
+
 void Session::finish(const std::vector<graph::NodeResult>& results, const std::set<std::string>& selected,
                      bool interrupted) {
   const auto& g = plan_->graph;
@@ -140,11 +172,14 @@ void Session::finish(const std::vector<graph::NodeResult>& results, const std::s
     for (std::size_t i : by_target[ti])
       if (results[i].status != graph::Status::kUpToDate && results[i].status != graph::Status::kSkipped) touched = true;
     const std::string record_id = t + "/" + kReportsRecord;
-    // Untouched models keep their reports unless those were deleted or changed.
-    if (!touched && reports_intact(*state_, record_id, plan_->output_dir.native() + "/" + t + "/")) continue;
+    const store::Digest described = described_records(*state_, g, by_target[ti]);
+    // Untouched models keep their reports unless those were deleted or
+    // changed, or describe other stage records than the state holds.
+    if (!touched && reports_intact(*state_, record_id, plan_->output_dir.native() + "/" + t + "/", described)) continue;
     const fs::path dir = target_dir(t);
     owned.require(dir / kManifestFile, "write");
     store::NodeRecord record;
+    record.key = described;
     const std::int64_t stamp = store::real_disk().now_ns();
     record.outputs = write_target_reports(*plan_, target(t), by_target[ti], results, dir, interrupted);
     record.finished_ns = store::real_disk().now_ns();

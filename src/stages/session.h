@@ -48,11 +48,20 @@ class Session {
   fs::path state_dir() const { return plan_->output_dir / kStateDir; }
   fs::path target_dir(const std::string& target) const { return plan_->output_dir / target; }
   const SessionOptions& options() const { return options_; }
+  // The previous build into this output directory was killed (its running
+  // marker was still there); its temporaries here are already swept.
+  bool after_crash() const { return after_crash_; }
 
   // The parsed configuration, loaded on first use (a reused plan needs it
   // only when a node runs or a manifest is written). Thread-safe.
   const config::ProjectConfig& project();
   const config::TargetConfig& target(const std::string& name);
+
+  // True when the model's build_manifest.json and winml_build_config.json
+  // are what this tool wrote and describe its stage records as they are now
+  // (false after they were deleted or edited, or after a build was killed
+  // between recording its stages and writing its reports).
+  bool reports_current(std::size_t target_index);
 
   // Writes manifests and build configs of the targets this build touched
   // (or that lack them), then saves the state. `elapsed` per target.
@@ -70,6 +79,7 @@ class Session {
   const StageRegistry& registry_;
   std::optional<Plan> plan_;
   bool plan_reused_ = false;
+  bool after_crash_ = false;
   fs::path loaded_dir_;
   std::unique_ptr<store::DirectoryLock> lock_;
   std::unique_ptr<store::BuildState> state_;

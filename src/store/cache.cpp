@@ -247,13 +247,19 @@ CacheStats LocalCache::stats() const {
   return s;
 }
 
+std::vector<std::string> LocalCache::sweep_leftovers() {
+  std::vector<std::string> problems;
+  for (const char* store : {"cas", "ac"})
+    for (auto& p : sweep_store(root_ / store)) problems.push_back(std::move(p));
+  for (const auto& p : sweep_abandoned_temps(incoming_dir()))
+    problems.push_back("removed leftover temporary " + p.string() + " (its writer is gone)");
+  return problems;
+}
+
 CacheVerifyReport LocalCache::verify() {
   CacheVerifyReport r;
   std::error_code ec;
-  for (const char* store : {"cas", "ac"})
-    for (auto& p : sweep_store(root_ / store)) r.problems.push_back(std::move(p));
-  for (const auto& p : sweep_abandoned_temps(incoming_dir()))
-    r.problems.push_back("removed leftover temporary " + p.string() + " (its writer is gone)");
+  r.problems = sweep_leftovers();
   for (const auto& f : files_under(root_ / "cas")) {
     ++r.blobs_checked;
     auto want = Digest::from_hex(f.filename().string());

@@ -80,6 +80,10 @@ class LocalCache {
   std::filesystem::path incoming_dir() const;
 
   CacheStats stats() const;
+  // Removes what killed writers left (temporaries whose process is gone) and
+  // anything in the store that is not a regular file; one line for each.
+  // Cheap enough after a crash, not on every build: it lists every folder.
+  std::vector<std::string> sweep_leftovers();
   // Re-hashes every blob and checks every entry; removes what is corrupt.
   CacheVerifyReport verify();
   // Removes least recently used entries (and blobs no entry needs) until the

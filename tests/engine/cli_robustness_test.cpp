@@ -168,3 +168,29 @@ TEST(Robustness, CorruptOutputIsRebuiltNotTrusted) {
   EXPECT_EQ(s["net/quantize"], "up-to-date");
   EXPECT_NE(test::read_text(p.out("net", "optimized.onnx")), bytes);
 }
+
+TEST(Robustness, DeletedOrGarbledReportsAreShownStaleAndRewritten) {
+  Project p;
+  p.write_model("net.onnx", 1);
+  p.write_config("[model]\nsource = \"net.onnx\"\n");
+  p.build();
+  const std::string config = test::read_text(p.out("net", "winml_build_config.json"));
+  const std::string manifest = test::read_text(p.out("net", "build_manifest.json"));
+  auto reports_status = [&] { return nlohmann::json::parse(p.run({"status", "--json"}).out)["targets"][0]["reports"]; };
+  EXPECT_EQ(reports_status(), "up-to-date");
+
+  fs::remove(p.out("net", "winml_build_config.json"));
+  test::write_text(p.out("net", "build_manifest.json"), manifest.substr(0, manifest.size() / 2));
+  EXPECT_EQ(reports_status(), "stale");
+  auto text = p.run({"status"});
+  EXPECT_NE(text.out.find("reports   stale"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("stale reports; run winml-make to rewrite them"), std::string::npos) << text.out;
+
+  auto r = p.build();
+  for (const auto& [stage, status] : test::statuses(r)) EXPECT_EQ(status, "up-to-date") << stage;
+  EXPECT_EQ(test::read_text(p.out("net", "winml_build_config.json")), config);
+  auto rewritten = nlohmann::json::parse(test::read_text(p.out("net", "build_manifest.json")));
+  EXPECT_EQ(rewritten["cache_key"], nlohmann::json::parse(manifest)["cache_key"]);
+  EXPECT_EQ(reports_status(), "up-to-date");
+  EXPECT_NE(p.run({"status"}).out.find("everything is up to date"), std::string::npos);
+}
