@@ -5,3 +5,5 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"
+# The fuzz targets, a bounded and repeatable run (scripts/fuzz.sh for longer ones).
+bash scripts/fuzz.sh --ci

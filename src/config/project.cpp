@@ -143,7 +143,7 @@ ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
     TargetConfig t;
     t.build = project.build;
     t.model = model_schema()->read(known);
-    auto section = [&](const char* name) { return merged(root.value(name, json()), entry.value(name, json())); };
+    auto section = [&, &entry = entry](const char* name) { return merged(root.value(name, json()), entry.value(name, json())); };
     t.export_ = export_schema()->read(section("export"));
     t.optimize = optimize_schema()->read(section("optimize"));
     t.quantize = quantize_schema()->read(section("quantize"));

@@ -185,6 +185,16 @@ TEST(RefBlob, InconsistentMetadataIsRefusedNotFollowed) {
   e = error_of([&] { rb::decode_meta(rb::encode_meta(m), 0, "b"); });
   EXPECT_NE(e.find("does not fit its arena buffer"), std::string::npos) << e;
 
+  // Sizes that overflow 64 bits (found by fuzz_ref_blob): refused, not wrapped.
+  m.values[1].shape = runtime::Shape{std::int64_t{1} << 40, std::int64_t{1} << 40};
+  e = error_of([&] { rb::decode_meta(rb::encode_meta(m), 0, "b"); });
+  EXPECT_NE(e.find("has a shape of more than 2^64 bytes"), std::string::npos) << e;
+  m.values[1].shape = runtime::Shape{16};
+  m.constants.push_back({1, onnx::TensorProto::FLOAT, {std::int64_t{1} << 62, 8}, 0, 0});
+  e = error_of([&] { rb::decode_meta(rb::encode_meta(m), 64, "b"); });
+  EXPECT_NE(e.find("has 0 bytes for shape"), std::string::npos) << e;
+  m.constants.clear();
+
   std::string truncated = rb::encode_meta(m).substr(0, 30);
   e = error_of([&] { rb::decode_meta(truncated, 0, "b"); });
   EXPECT_NE(e.find("b: ref blob metadata is corrupt"), std::string::npos) << e;

@@ -1,5 +1,7 @@
 #include "runtime/ref_blob/plan_codec.h"
 
+#include <algorithm>
+
 #include "runtime/ref_blob/byte_stream.h"
 
 namespace winml::runtime::ref_blob {
@@ -96,6 +98,8 @@ Meta decode_meta(std::string_view bytes, std::uint64_t data_bytes, const std::st
     if (has_shape) {
       for (auto d : shape)
         if (d < 0) r.fail("value '" + v.name + "' has a negative dimension");
+      if (!checked_byte_size(shape, std::max<std::size_t>(dtype_size(v.dtype), 1)))
+        r.fail("value '" + v.name + "' has a shape of more than 2^64 bytes");
       v.shape = std::move(shape);
     }
     v.buffer = r.i32();
@@ -124,7 +128,7 @@ Meta decode_meta(std::string_view bytes, std::uint64_t data_bytes, const std::st
       if (d < 0) r.fail("a constant has a negative dimension");
     std::size_t element = dtype_size(c.dtype);
     if (element == 0) r.fail("constant '" + m.values[c.value].name + "' has an unsupported element type");
-    if (c.bytes != static_cast<std::uint64_t>(shape_size(c.shape)) * element)
+    if (checked_byte_size(c.shape, element) != c.bytes)
       r.fail("constant '" + m.values[c.value].name + "' has " + std::to_string(c.bytes) + " bytes for shape " +
              shape_string(c.shape));
     if (!fits(c.offset, c.bytes, data_bytes))
@@ -140,8 +144,7 @@ Meta decode_meta(std::string_view bytes, std::uint64_t data_bytes, const std::st
     p.isa = r.string();
     p.offset = r.u64();
     p.bytes = r.u64();
-    if (p.k < 0 || p.extent < 0 || p.kc < 0 ||
-        p.bytes != static_cast<std::uint64_t>(p.k) * static_cast<std::uint64_t>(p.extent) * sizeof(float))
+    if (p.k < 0 || p.extent < 0 || p.kc < 0 || checked_byte_size({p.k, p.extent}, sizeof(float)) != p.bytes)
       r.fail("packed weights have an inconsistent size");
     if (!fits(p.offset, p.bytes, data_bytes)) r.fail("packed weights lie outside the data section");
   }
@@ -161,8 +164,8 @@ Meta decode_meta(std::string_view bytes, std::uint64_t data_bytes, const std::st
     if (v.buffer < 0) continue;
     if (v.buffer >= static_cast<int>(m.buffers.size()) || !v.shape)
       r.fail("value '" + v.name + "' has an invalid arena buffer");
-    std::uint64_t need = static_cast<std::uint64_t>(shape_size(*v.shape)) * dtype_size(v.dtype);
-    if (need > static_cast<std::uint64_t>(m.buffers[static_cast<std::size_t>(v.buffer)].bytes))
+    const auto need = checked_byte_size(*v.shape, dtype_size(v.dtype));
+    if (!need || *need > static_cast<std::uint64_t>(m.buffers[static_cast<std::size_t>(v.buffer)].bytes))
       r.fail("value '" + v.name + "' does not fit its arena buffer");
   }
 
