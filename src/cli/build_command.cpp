@@ -19,6 +19,7 @@
 #include "stages/registry.h"
 #include "stages/stage_runner.h"
 #include "store/cache.h"
+#include "store/lock.h"
 
 namespace winml::cli {
 
@@ -107,9 +108,18 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   const auto remote_settings = f.no_remote_cache ? std::nullopt
                                                  : remote::resolve_remote_settings(f.remote_cache, plan.build.remote_cache);
   std::optional<store::LocalCache> cache;
+  std::unique_ptr<store::DirectoryLock> cache_lock;
   if (!f.no_cache && plan.build.cache && !f.dry_run) {
     cache.emplace(cache_dir(ctx.cache_dir));
     o.cache = &*cache;
+    cache_lock = store::DirectoryLock::acquire(
+        cache->lock_file(),
+        [&](const std::string& holder) {
+          std::cerr << "winml-make: waiting for " << holder << " ('cache gc' or 'cache verify') to finish with "
+                    << cache->root().string() << "\n";
+        },
+        -1, &cancel, store::LockMode::kShared);
+    if (!cache_lock) return static_cast<int>(kExitInterrupted);
     // A killed build may have been writing into the cache too.
     if (session.after_crash()) cache->sweep_leftovers();
   }

@@ -2,10 +2,13 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "base/error.h"
 #include "base/text.h"
 #include "cli/context.h"
+#include "cli/interrupt.h"
 #include "cli/project_options.h"
 #include "store/cache.h"
+#include "store/lock.h"
 
 namespace winml::cli {
 
@@ -30,6 +33,19 @@ Command add_cache_command(CLI::App& app) {
               auto s = cache.stats();
               std::cout << s.entries << " entries, " << s.blobs << " blobs, " << human_bytes(s.bytes) << "\n";
               return 0;
+            }
+            // gc and verify remove files: never while a build stores or restores.
+            std::unique_ptr<store::DirectoryLock> lock;
+            if (verify->parsed() || gc->parsed()) {
+              const std::atomic<bool>& cancel = install_interrupt_handler();
+              lock = store::DirectoryLock::acquire(
+                  cache.lock_file(),
+                  [&](const std::string&) {
+                    std::cerr << "winml-make: waiting for the builds that use " << cache.root().string()
+                              << " to finish\n";
+                  },
+                  -1, &cancel, store::LockMode::kExclusive);
+              if (!lock) return static_cast<int>(kExitInterrupted);
             }
             if (verify->parsed()) {
               auto r = cache.verify();

@@ -90,6 +90,11 @@ class LocalCache {
   // cache is at most `max_bytes`.
   CacheGcReport gc(std::uint64_t max_bytes);
 
+  // The lock builds hold shared while they use the cache and `cache gc` and
+  // `cache verify` hold exclusive: removing blobs and entries never races a
+  // build that is storing or restoring them.
+  std::filesystem::path lock_file() const { return root_ / "lock"; }
+
   std::filesystem::path blob_path(const Digest& d) const;
   std::filesystem::path entry_path(const Digest& key) const;
 

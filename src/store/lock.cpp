@@ -33,14 +33,16 @@ std::string holder_of(int fd) {
 
 std::unique_ptr<DirectoryLock> DirectoryLock::acquire(const fs::path& lock_file,
                                                       const std::function<void(const std::string&)>& on_wait,
-                                                      double timeout_seconds, const std::atomic<bool>* cancel) {
+                                                      double timeout_seconds, const std::atomic<bool>* cancel,
+                                                      LockMode mode) {
   fs::create_directories(lock_file.parent_path());
   int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) throw BuildError(file_error(lock_file.string(), std::string("cannot open lock: ") + std::strerror(errno)));
   const auto start = std::chrono::steady_clock::now();
   bool told = false;
   // Polling rather than a blocking flock: the wait stays interruptible and can time out.
-  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+  const int operation = mode == LockMode::kShared ? LOCK_SH : LOCK_EX;
+  while (::flock(fd, operation | LOCK_NB) != 0) {
     if (errno != EWOULDBLOCK && errno != EINTR) {
       int e = errno;
       ::close(fd);
@@ -62,8 +64,10 @@ std::unique_ptr<DirectoryLock> DirectoryLock::acquire(const fs::path& lock_file,
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  std::string me = "pid " + std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd, 0) == 0) (void)::pwrite(fd, me.data(), me.size(), 0);
+  if (mode == LockMode::kExclusive) {
+    std::string me = "pid " + std::to_string(::getpid()) + "\n";
+    if (::ftruncate(fd, 0) == 0) (void)::pwrite(fd, me.data(), me.size(), 0);
+  }
   return std::unique_ptr<DirectoryLock>(new DirectoryLock(fd));
 }
 

@@ -1,5 +1,6 @@
 // An exclusive lock on an output directory, so that two winml-make processes
-// never build into the same place at once. It is an flock(2) on a file, so
+// never build into the same place at once; and the cache's lock, shared by
+// the builds using it and exclusive for `cache gc` and `cache verify`. It is an flock(2) on a file, so
 // the kernel releases it when its holder dies, even by SIGKILL: there are no
 // stale locks to clean up.
 #pragma once
@@ -11,6 +12,11 @@
 #include <string>
 
 namespace winml::store {
+
+enum class LockMode {
+  kExclusive,  // one holder, who writes "pid N" into the file for the waiters' messages
+  kShared,     // any number of holders at once, none while an exclusive one holds it
+};
 
 class DirectoryLock {
  public:
@@ -25,7 +31,8 @@ class DirectoryLock {
   static std::unique_ptr<DirectoryLock> acquire(const std::filesystem::path& lock_file,
                                                 const std::function<void(const std::string&)>& on_wait,
                                                 double timeout_seconds = -1,
-                                                const std::atomic<bool>* cancel = nullptr);
+                                                const std::atomic<bool>* cancel = nullptr,
+                                                LockMode mode = LockMode::kExclusive);
 
   // True when another process holds the lock right now (for read-only commands).
   static bool is_held(const std::filesystem::path& lock_file);

@@ -2,11 +2,13 @@
 // ends with exactly what a clean build produces.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <thread>
 
 #include "engine/project.h"
+#include "store/lock.h"
 
 using namespace winml;
 using test::Project;
@@ -193,4 +195,39 @@ TEST(Robustness, DeletedOrGarbledReportsAreShownStaleAndRewritten) {
   EXPECT_EQ(rewritten["cache_key"], nlohmann::json::parse(manifest)["cache_key"]);
   EXPECT_EQ(reports_status(), "up-to-date");
   EXPECT_NE(p.run({"status"}).out.find("everything is up to date"), std::string::npos);
+}
+
+TEST(Robustness, CacheGcWaitsForTheBuildsUsingTheCacheAndABuildWaitsForGc) {
+  Project p;
+  p.write_model("net.onnx", 1);
+  p.write_config(slow_export_config("1"));
+  p.write("slow", "");
+  {
+    test::Background build({}, p.root(), env_of(p));
+    ASSERT_TRUE(test::wait_until([&] { return any_file_named(p.root() / "build" / ".winml-make" / "staging", "export.onnx"); }));
+    test::Background gc({"cache", "gc", "--max-size", "0"}, p.root(), env_of(p));
+    auto b = build.wait();
+    auto g = gc.wait();
+    EXPECT_EQ(b.exit_code, 0) << b.err;
+    EXPECT_EQ(g.exit_code, 0) << g.err;
+    EXPECT_NE(g.err.find("waiting for the builds that use " + p.cache_dir().string()), std::string::npos) << g.err;
+    // It ran after the build had stored all six stages, and removed them.
+    EXPECT_NE(g.out.find("removed 6 entries"), std::string::npos) << g.out;
+  }
+  fs::remove(p.root() / "slow");
+  {
+    // While gc or verify holds the cache, a build waits, saying for whom.
+    auto held = store::DirectoryLock::acquire(p.cache_dir() / "lock", nullptr);
+    test::Background build({"--rebuild"}, p.root(), env_of(p));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    held.reset();
+    auto b = build.wait();
+    EXPECT_EQ(b.exit_code, 0) << b.err;
+    EXPECT_NE(b.err.find("waiting for pid " + std::to_string(::getpid()) + " ('cache gc' or 'cache verify')"),
+              std::string::npos)
+        << b.err;
+  }
+  auto verify = p.run({"cache", "verify"});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out;
+  for (const auto& [stage, status] : test::statuses(p.build())) EXPECT_EQ(status, "up-to-date") << stage;
 }
