@@ -112,14 +112,20 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   if (!f.no_cache && plan.build.cache && !f.dry_run) {
     cache.emplace(cache_dir(ctx.cache_dir));
     o.cache = &*cache;
-    cache_lock = store::DirectoryLock::acquire(
-        cache->lock_file(),
-        [&](const std::string& holder) {
-          std::cerr << "winml-make: waiting for " << holder << " ('cache gc' or 'cache verify') to finish with "
-                    << cache->root().string() << "\n";
-        },
-        -1, &cancel, store::LockMode::kShared);
-    if (!cache_lock) return static_cast<int>(kExitInterrupted);
+    try {
+      cache_lock = store::DirectoryLock::acquire(
+          cache->lock_file(),
+          [&](const std::string& holder) {
+            std::cerr << "winml-make: waiting for " << holder << " ('cache gc' or 'cache verify') to finish with "
+                      << cache->root().string() << "\n";
+          },
+          -1, &cancel, store::LockMode::kShared);
+      if (!cache_lock) return static_cast<int>(kExitInterrupted);
+    } catch (const BuildError& e) {
+      // A cache this user cannot write (a shared read-only mirror) is still
+      // worth reading; nothing can tidy it from here either.
+      std::cerr << "winml-make: warning: " << e.what() << "; using the cache without its lock\n";
+    }
     // A killed build may have been writing into the cache too.
     if (session.after_crash()) cache->sweep_leftovers();
   }
