@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "base/rules.h"
+#include "base/text.h"
 #include "cli/context.h"
 
 using namespace winml;
@@ -57,7 +58,20 @@ int main(int argc, char** argv) {
         }
         return c.run(ctx);
       }
-    return build.run(ctx);
+    try {
+      return build.run(ctx);
+    } catch (const InputError& e) {
+      // "winml-make statsu": the word was meant as a subcommand, not a model.
+      const CLI::Option* targets = app.get_option_no_throw("targets");
+      if (!targets || targets->count() == 0) throw;
+      std::vector<std::string> names;
+      for (const auto& c : commands) names.push_back(c.app->get_name());
+      const std::string word = targets->results().front();
+      const std::string meant = nearest_match(word, names);
+      if (meant.empty()) throw;
+      throw InputError(std::string(e.what()) + "\n'" + word + "' is no subcommand either: did you mean 'winml-make " +
+                       meant + "'?");
+    }
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::cerr << "winml-make: error: " << e.what() << "\nRun 'winml-make --help' for usage.\n";

@@ -339,3 +339,17 @@ TEST(BuildCli, BuildOptionsGivenToAnotherSubcommandAreRefused) {
   EXPECT_EQ(p.run({"status", "--cache-dir", (p.root() / "c").string()}).exit_code, 0);
   EXPECT_EQ(p.run({"cache", "stats", "--cache-dir", (p.root() / "c").string()}).exit_code, 0);
 }
+
+TEST(BuildCli, AMistypedSubcommandOrModelIsSuggested) {
+  Project p;
+  p.write_model("net.onnx", 1);
+  p.write_config("[model]\nsource = \"net.onnx\"\n");
+  auto sub = p.run({"statsu"});
+  EXPECT_EQ(sub.exit_code, 2);
+  EXPECT_NE(sub.err.find("no model named 'statsu'"), std::string::npos) << sub.err;
+  EXPECT_NE(sub.err.find("did you mean 'winml-make status'?"), std::string::npos) << sub.err;
+  auto model = p.run({"nett"});
+  EXPECT_EQ(model.exit_code, 2);
+  EXPECT_NE(model.err.find("did you mean 'net'?"), std::string::npos) << model.err;
+  EXPECT_EQ(model.err.find("winml-make status"), std::string::npos) << model.err;
+}
