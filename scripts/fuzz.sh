@@ -20,7 +20,7 @@ if [ "${1:-}" = --ci ]; then ci=1; shift; fi
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_config fuzz_model fuzz_ref_blob fuzz_records)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_config fuzz_model fuzz_tensor_file fuzz_ref_blob fuzz_records)
 root=$PWD
 out=$root/build-fuzz
 
@@ -29,15 +29,16 @@ cmake --build "$out" -j"$(nproc)" --target "${targets[@]}"
 
 seeds=$out/seeds
 rm -rf "$seeds"
-mkdir -p "$seeds"/{fuzz_config,fuzz_model,fuzz_ref_blob,fuzz_records}
+mkdir -p "$seeds"/{fuzz_config,fuzz_model,fuzz_tensor_file,fuzz_ref_blob,fuzz_records}
 
 # Configs: every TOML file the repository ships.
 i=0
 while IFS= read -r f; do cp "$f" "$seeds/fuzz_config/$((i++)).toml"; done < <(
   find examples -name '*.toml'; echo winml.toml.example; find rules -name '*.toml')
 
-# Models: "<4-byte length><model><model.onnx.data>", as fuzz_model.cpp reads.
-/usr/bin/python3 - "$seeds/fuzz_model" <<'EOF'
+# Models: "<4-byte length><model><model.onnx.data>", as fuzz_model.cpp reads;
+# calibration samples: "<0>.npy" or "<1>.pb", as fuzz_tensor_file.cpp reads.
+/usr/bin/python3 - "$seeds/fuzz_model" "$seeds/fuzz_tensor_file" <<'EOF'
 import glob, os, struct, sys, tempfile
 import numpy as np
 import onnx
@@ -64,6 +65,13 @@ for n, shape in enumerate([(4, 3), (16, 16), (2, 3, 5)]):
                         location="model.onnx.data", size_threshold=0)
         add(f"external{n}", open(os.path.join(d, "model.onnx"), "rb").read(),
             open(os.path.join(d, "model.onnx.data"), "rb").read())
+samples = sys.argv[2]
+for n, (dtype, shape) in enumerate([(np.float32, (1, 3, 4, 4)), (np.int64, (2, 5)), (np.uint8, ()), (np.float16, (7,))]):
+    a = (np.arange(int(np.prod(shape))) % 7).astype(dtype).reshape(shape)
+    with tempfile.TemporaryDirectory() as d:
+        np.save(os.path.join(d, "x.npy"), a)
+        open(os.path.join(samples, f"npy{n}"), "wb").write(b"\0" + open(os.path.join(d, "x.npy"), "rb").read())
+    open(os.path.join(samples, f"pb{n}"), "wb").write(b"\1" + numpy_helper.from_array(a, "x").SerializeToString())
 EOF
 
 # A real build: its ref blob, state files and cache entries.
@@ -102,6 +110,7 @@ for t in "${targets[@]}"; do
     case $t in
       fuzz_config) n=5000 ;;
       fuzz_model) n=40000 ;;
+      fuzz_tensor_file) n=40000 ;;
       fuzz_ref_blob) n=40000 ;;
       *) n=60000 ;;
     esac

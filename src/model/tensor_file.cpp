@@ -1,9 +1,11 @@
 #include "model/tensor_file.h"
 
+#include <charconv>
 #include <cstring>
 #include <map>
 
 #include "base/atomic_file.h"
+#include "base/checked_size.h"
 #include "base/error.h"
 #include "model/tensor_data.h"
 
@@ -70,10 +72,18 @@ TensorFile read_npy(const fs::path& path) {
     std::size_t end = shape.find_first_of(",)", i);
     std::string num = shape.substr(i, end - i);
     num.erase(0, num.find_first_not_of(' '));
-    if (!num.empty()) t.shape.push_back(std::stoll(num));
+    if (!num.empty()) {
+      std::int64_t d = 0;
+      auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), d);
+      if (ec != std::errc() || p != num.data() + num.size() || d < 0) throw bad("has a bad shape '" + shape + "'");
+      t.shape.push_back(d);
+    }
+    if (end == std::string::npos) break;
     i = end + 1;
   }
-  std::size_t expected = static_cast<std::size_t>(t.element_count()) * element_size(t.dtype);
+  const auto size = checked_byte_size(t.shape, element_size(t.dtype));
+  if (!size) throw bad("has a shape of more than 2^64 bytes");
+  const std::size_t expected = *size;
   std::size_t data_at = offset + header_len;
   if (bytes.size() - data_at != expected)
     throw bad("holds " + std::to_string(bytes.size() - data_at) + " data bytes, its shape needs " + std::to_string(expected));
@@ -122,8 +132,10 @@ TensorFile read_tensor_pb(const fs::path& path) {
     throw InputError(file_error(path.string(), "tensor files with external data are not supported"));
   if (element_size(p.data_type()) == 0)
     throw InputError(file_error(path.string(), "unsupported element type " + data_type_name(p.data_type())));
+  const auto size = checked_byte_size(p.dims(), element_size(p.data_type()));
+  if (!size) throw InputError(file_error(path.string(), "has a negative dimension or a shape of more than 2^64 bytes"));
   TensorFile t = from_proto(p);
-  if (t.data.size() != static_cast<std::size_t>(t.element_count()) * element_size(t.dtype))
+  if (t.data.size() != *size)
     throw InputError(file_error(path.string(), "tensor data does not match its shape"));
   return t;
 }

@@ -1,7 +1,9 @@
 #include "model/validate.h"
 
+#include <algorithm>
 #include <unordered_set>
 
+#include "base/checked_size.h"
 #include "base/error.h"
 #include "model/tensor_data.h"
 
@@ -12,10 +14,12 @@ namespace {
 void check_tensor(const onnx::TensorProto& t, const std::string& path) {
   for (auto d : t.dims())
     if (d < 0) throw InputError(file_error(path, "tensor '" + t.name() + "' has a negative dimension"));
-  if (t.data_location() == onnx::TensorProto::EXTERNAL || !t.has_raw_data()) return;
-  std::size_t es = element_size(t.data_type());
-  if (es == 0) return;
-  std::uint64_t expected = static_cast<std::uint64_t>(element_count(t)) * es;
+  // Every later size computation multiplies these dimensions.
+  const std::size_t es = element_size(t.data_type());
+  const auto bytes = checked_byte_size(t.dims(), std::max<std::size_t>(es, 1));
+  if (!bytes) throw InputError(file_error(path, "tensor '" + t.name() + "' has a shape of more than 2^64 bytes"));
+  if (t.data_location() == onnx::TensorProto::EXTERNAL || !t.has_raw_data() || es == 0) return;
+  const std::uint64_t expected = *bytes;
   if (t.raw_data().size() != expected)
     throw InputError(file_error(path, "tensor '" + t.name() + "' holds " + std::to_string(t.raw_data().size()) +
                                           " bytes but its shape and type need " + std::to_string(expected) +

@@ -26,13 +26,6 @@ std::int64_t shape_size(const Shape& s) {
   return n;
 }
 
-std::optional<std::uint64_t> checked_byte_size(const Shape& s, std::uint64_t element) {
-  std::uint64_t n = element;
-  for (auto d : s)
-    if (d < 0 || __builtin_mul_overflow(n, static_cast<std::uint64_t>(d), &n)) return std::nullopt;
-  return n;
-}
-
 std::string shape_string(const Shape& s) {
   std::string r = "[";
   for (std::size_t i = 0; i < s.size(); ++i) r += (i ? "," : "") + std::to_string(s[i]);

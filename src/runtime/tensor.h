@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,9 +25,6 @@ using Shape = std::vector<std::int64_t>;
 std::size_t dtype_size(DataType t);  // 0 for STRING/UNDEFINED
 std::string dtype_name(DataType t);  // "float32", "int64", ...
 std::int64_t shape_size(const Shape& s);
-// Bytes of a tensor of `s` with `element`-byte elements; nullopt for a
-// negative dimension or a size beyond 64 bits (shapes read from files).
-std::optional<std::uint64_t> checked_byte_size(const Shape& s, std::uint64_t element);
 std::string shape_string(const Shape& s);  // "[1,3,224,224]"
 
 class Tensor {

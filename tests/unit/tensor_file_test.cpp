@@ -47,6 +47,52 @@ TEST(TensorFile, MalformedFilesAreInputErrors) {
   EXPECT_THROW(model::read_tensor_pb(dir / "x.pb"), InputError);
 }
 
+// Found by fuzzing: shapes whose size overflows, or that are not numbers,
+// were multiplied (or thrown as std::invalid_argument) before any check.
+TEST(TensorFile, HugeOrGarbledShapesAreInputErrors) {
+  test::TempDir dir;
+  auto npy_with_shape = [&](const std::string& shape) {
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+    header.resize(118, ' ');
+    header += '\n';
+    std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + char(header.size() & 0xff) + char(header.size() >> 8) + header;
+    test::write_text(dir / "x.npy", bytes + std::string(16, '\0'));
+    try {
+      model::read_npy(dir / "x.npy");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(npy_with_shape("(2, 2)").find("no error"), std::string::npos);  // the well-formed case reads
+  EXPECT_NE(npy_with_shape("(4294967296, 4294967296)").find("more than 2^64 bytes"), std::string::npos);
+  EXPECT_NE(npy_with_shape("(2, x)").find("bad shape"), std::string::npos);
+  EXPECT_NE(npy_with_shape("(99999999999999999999999,)").find("bad shape"), std::string::npos);
+
+  onnx::TensorProto t;
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  t.add_dims(std::int64_t{1} << 40);
+  t.add_dims(std::int64_t{1} << 40);
+  test::write_text(dir / "x.pb", t.SerializeAsString());
+  EXPECT_THROW(model::read_tensor_pb(dir / "x.pb"), InputError);
+
+  // The same in a model's initializer: refused when the model loads.
+  model::Model m;
+  m.proto = test::linear_model(8, 4);
+  auto* w = m.proto.mutable_graph()->mutable_initializer(0);
+  w->clear_raw_data();
+  w->clear_dims();
+  w->add_dims(std::int64_t{1} << 40);
+  w->add_dims(std::int64_t{1} << 40);
+  test::write_text(dir / "m.onnx", m.proto.SerializeAsString());
+  try {
+    model::load_model(dir / "m.onnx");
+    ADD_FAILURE() << "loaded";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("has a shape of more than 2^64 bytes"), std::string::npos) << e.what();
+  }
+}
+
 TEST(OrtOracle, RunsASmallModel) {
   test::TempDir dir;
   model::Model m;

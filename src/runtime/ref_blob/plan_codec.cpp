@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/checked_size.h"
 #include "runtime/ref_blob/byte_stream.h"
 
 namespace winml::runtime::ref_blob {
@@ -144,7 +145,7 @@ Meta decode_meta(std::string_view bytes, std::uint64_t data_bytes, const std::st
     p.isa = r.string();
     p.offset = r.u64();
     p.bytes = r.u64();
-    if (p.k < 0 || p.extent < 0 || p.kc < 0 || checked_byte_size({p.k, p.extent}, sizeof(float)) != p.bytes)
+    if (p.k < 0 || p.extent < 0 || p.kc < 0 || checked_byte_size(std::initializer_list<std::int64_t>{p.k, p.extent}, sizeof(float)) != p.bytes)
       r.fail("packed weights have an inconsistent size");
     if (!fits(p.offset, p.bytes, data_bytes)) r.fail("packed weights lie outside the data section");
   }
