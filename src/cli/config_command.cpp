@@ -30,7 +30,7 @@ Command add_config_command(CLI::App& app) {
               std::cout << config::reference_markdown();
               return 0;
             }
-            auto project = config::load_project(ctx.project_dir(), ctx.config_file());
+            auto project = config::load_project(ctx.project_dir(), ctx.config_file(), ctx.defines);
             nlohmann::json out = nlohmann::json::object();
             for (const auto& t : project.targets)
               if (opts->targets.empty() ||

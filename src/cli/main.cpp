@@ -19,6 +19,24 @@ int main(int argc, char** argv) {
                                            "winml_build_config.json to replay)");
   // Global, so `winml-make -o DIR status` and `winml-make status -o DIR` mean the same.
   app.add_option("-o,--output-dir", ctx.output_dir, "Output directory (default: [build] output_dir)");
+  // Settings on the command line, global like -o: a build and its status
+  // must agree on them.
+  app.add_option("-D,--define", ctx.defines,
+                 "Set a config key for this run, as if in the file (SECTION.KEY=VALUE; VALUE is a JSON literal or a "
+                 "bare string; repeatable)")
+      ->allow_extra_args(false);
+  // Shorthands, applied after every -D.
+  const std::vector<std::pair<const char*, const char*>> shorthands = {
+      {"--no-quant", "quantize.enabled=false"},
+      {"--no-compile", "compile.enabled=false"},
+      {"--no-validate", "compile.validate=false"}};
+  std::vector<bool> shorthand_given(shorthands.size(), false);
+  app.add_flag_callback("--no-quant", [&] { shorthand_given[0] = true; },
+                        "Skip the quantize stage (same as -D quantize.enabled=false)");
+  app.add_flag_callback("--no-compile", [&] { shorthand_given[1] = true; },
+                        "Skip the compile stage (same as -D compile.enabled=false)");
+  app.add_flag_callback("--no-validate", [&] { shorthand_given[2] = true; },
+                        "Do not run the compiled model to validate it (same as -D compile.validate=false)");
   app.add_option("--cache-dir", ctx.cache_dir,
                  "Content-addressed cache directory (default: $WINML_MAKE_CACHE_DIR, else $XDG_CACHE_HOME/winml-make, "
                  "else ~/.cache/winml-make)");
@@ -42,6 +60,8 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+    for (std::size_t i = 0; i < shorthands.size(); ++i)
+      if (shorthand_given[i]) ctx.defines.push_back(shorthands[i].second);
     rules::set_active(rules::Rules::for_project(ctx.project_dir()));
     for (const auto& c : commands)
       if (c.app->parsed()) {

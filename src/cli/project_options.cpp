@@ -21,6 +21,7 @@ stages::SessionOptions session_options(const Context& ctx, bool write, const std
                                 "no such file: run winml-make in a project directory (one with winml.toml), or pass "
                                 "-C DIR or -c CONFIG"));
   if (!output_dir.empty()) o.source.output_dir_override = fs::absolute(output_dir).lexically_normal();
+  o.source.defines = ctx.defines;
   o.write = write;
   o.cancel = cancel;
   o.on_lock_wait = [](const fs::path& lock_file, const std::string& holder) {

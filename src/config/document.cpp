@@ -33,6 +33,7 @@ unsigned key_column(const std::string& line, const std::string& key) {
 std::string Document::where(const std::string& key_path, bool at_key) const {
   std::string p = key_path;
   while (!p.empty()) {
+    if (auto it = overridden.find(p); it != overridden.end()) return it->second;
     if (auto it = locations.find(p); it != locations.end()) {
       unsigned column = it->second.column;
       std::string key = p.substr(p.find_last_of('.') == std::string::npos ? 0 : p.find_last_of('.') + 1);

@@ -19,6 +19,9 @@ struct Document {
   // Dotted key path ("quantize.input_tensors[0].shape") -> where its value is.
   std::map<std::string, Location> locations;
   std::vector<std::string> lines;  // the file's text, to point at keys rather than values
+  // Key paths set on the command line -> the argument ("-D quantize.samples=8"),
+  // which messages name instead of a line of the file.
+  std::map<std::string, std::string> overridden;
 
   // "file:line:column" of `key_path` (the key itself where it can be found on
   // the line, else its value), else its closest parent's, else "file".

@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "base/text.h"
 #include "config/model_name.h"
+#include "config/overrides.h"
 
 namespace winml::config {
 
@@ -169,7 +170,8 @@ ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
   return project;
 }
 
-ProjectConfig load_project(const fs::path& project_dir, const fs::path& config_file) {
+ProjectConfig load_project(const fs::path& project_dir, const fs::path& config_file,
+                           const std::vector<std::string>& defines) {
   fs::path file = config_file.empty() ? project_dir / kProjectFile : config_file;
   if (!fs::exists(file)) {
     if (config_file.empty())
@@ -177,7 +179,9 @@ ProjectConfig load_project(const fs::path& project_dir, const fs::path& config_f
                                                  "winml.toml), or pass -C DIR or -c CONFIG"));
     throw InputError(file_error(file.string(), "no such file"));
   }
-  return load_project(load_document(file), project_dir);
+  Document doc = load_document(file);
+  apply_overrides(doc, defines);
+  return load_project(doc, project_dir);
 }
 
 json section_json(const TargetConfig& t, const std::string& section) {

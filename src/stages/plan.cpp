@@ -136,6 +136,8 @@ store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& regis
   h.update_field(source.project_dir.string());
   h.update_field(source.config_file.string());
   h.update_field(source.output_dir_override.string());
+  h.update_field(std::to_string(source.defines.size()));
+  for (const auto& d : source.defines) h.update_field(d);
   auto config_digest = stats.digest(source.config_file);
   h.update_field(config_digest ? config_digest->hex() : "missing");
   // Rule overlays change validation and resolved defaults.

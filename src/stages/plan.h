@@ -41,6 +41,7 @@ struct PlanSource {
   fs::path project_dir;          // absolute
   fs::path config_file;          // absolute; the project's winml.toml when -c is not given
   fs::path output_dir_override;  // -o, absolute or empty
+  std::vector<std::string> defines;  // -D SECTION.KEY=VALUE, in order
 };
 
 store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& registry, store::StatCache& stats,

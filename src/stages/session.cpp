@@ -143,7 +143,8 @@ bool Session::open() {
 
 const config::ProjectConfig& Session::project() {
   std::lock_guard lock(project_mu_);
-  if (!project_) project_ = config::load_project(options_.source.project_dir, options_.source.config_file);
+  if (!project_)
+    project_ = config::load_project(options_.source.project_dir, options_.source.config_file, options_.source.defines);
   return *project_;
 }
 

@@ -353,3 +353,35 @@ TEST(BuildCli, AMistypedSubcommandOrModelIsSuggested) {
   EXPECT_NE(model.err.find("did you mean 'net'?"), std::string::npos) << model.err;
   EXPECT_EQ(model.err.find("winml-make status"), std::string::npos) << model.err;
 }
+
+TEST(BuildCli, DefinesSetKeysExactlyAsTheFileWould) {
+  // -D quantize.samples=4 == samples = 4 in the file: same bytes, same
+  // recorded config; the per-model value is overridden too.
+  const std::string file = "[[model]]\nname = \"net\"\nsource = \"net.onnx\"\n[model.quantize]\nsamples = 2\n";
+  Project with_define, in_file;
+  for (Project* p : {&with_define, &in_file}) p->write_model("net.onnx", 3, 32, 16);
+  with_define.write_config(file);
+  in_file.write_config("[[model]]\nname = \"net\"\nsource = \"net.onnx\"\n[model.quantize]\nsamples = 4\n");
+  with_define.build({"-D", "quantize.samples=4", "--no-cache"});
+  in_file.build({"--no-cache"});
+  EXPECT_EQ(test::artifacts(with_define.root() / "build"), test::artifacts(in_file.root() / "build"));
+  auto recorded = nlohmann::json::parse(test::read_text(with_define.out("net", "winml_build_config.json")));
+  EXPECT_EQ(recorded["quantize"]["samples"], 4);
+
+  // status agrees only when given the same settings; without them the key differs.
+  auto same = nlohmann::json::parse(with_define.run({"status", "--json", "-D", "quantize.samples=4"}).out);
+  for (const auto& [stage, status] : test::statuses(same)) EXPECT_EQ(status, "up-to-date") << stage;
+  auto plain = with_define.build({"--no-cache"});
+  EXPECT_EQ(test::statuses(plain)["net/quantize"], "completed");
+
+  // Shorthands, and errors that name the argument.
+  auto no_quant = with_define.build({"--no-quant", "--no-cache"});
+  EXPECT_EQ(test::statuses(no_quant)["net/quantize"], "skipped");
+  auto bad = with_define.run({"-D", "quantize.samples=abc"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("-D quantize.samples=abc: 'quantize.samples' must be an integer"), std::string::npos) << bad.err;
+  auto unknown = with_define.run({"-D", "quantize.sample=4"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("did you mean 'quantize.samples'"), std::string::npos) << unknown.err;
+  EXPECT_EQ(with_define.run({"-D", "samples"}).exit_code, 2);
+}
