@@ -31,14 +31,22 @@ const std::map<std::string, std::int32_t>& npy_types() {
 }
 
 // Value of `key` in the header dict: "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3), }".
+// The value of `key` in the header's Python dict literal, or "" when the
+// key, its colon or its value's end is missing (a damaged header).
 std::string dict_value(const std::string& header, const std::string& key) {
-  auto k = header.find("'" + key + "'");
+  const auto k = header.find("'" + key + "'");
   if (k == std::string::npos) return "";
-  auto colon = header.find(':', k);
-  auto start = header.find_first_not_of(' ', colon + 1);
-  if (header[start] == '(') return header.substr(start, header.find(')', start) - start + 1);
-  if (header[start] == '\'') return header.substr(start + 1, header.find('\'', start + 1) - start - 1);
-  return header.substr(start, header.find_first_of(",}", start) - start);
+  const auto colon = header.find(':', k);
+  if (colon == std::string::npos) return "";
+  const auto start = header.find_first_not_of(' ', colon + 1);
+  if (start == std::string::npos) return "";
+  auto until = [&](std::size_t from, const char* ends, std::size_t keep) -> std::string {
+    const auto end = header.find_first_of(ends, from);
+    return end == std::string::npos ? "" : header.substr(from - keep, end - from + keep + (keep ? 1 : 0));
+  };
+  if (header[start] == '(') return until(start + 1, ")", 1);
+  if (header[start] == '\'') return until(start + 1, "'", 0);
+  return until(start, ",}", 0);
 }
 
 }  // namespace

@@ -68,6 +68,12 @@ TEST(TensorFile, HugeOrGarbledShapesAreInputErrors) {
   EXPECT_NE(npy_with_shape("(4294967296, 4294967296)").find("more than 2^64 bytes"), std::string::npos);
   EXPECT_NE(npy_with_shape("(2, x)").find("bad shape"), std::string::npos);
   EXPECT_NE(npy_with_shape("(99999999999999999999999,)").find("bad shape"), std::string::npos);
+  // A header cut after a key (no colon, no value) read past the string's end.
+  for (const std::string cut : {"{'descr': '<f4', 'fortran_order'", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,"}) {
+    std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + char(cut.size()) + '\0' + cut;
+    test::write_text(dir / "cut.npy", bytes);
+    EXPECT_THROW(model::read_npy(dir / "cut.npy"), InputError) << cut;
+  }
 
   onnx::TensorProto t;
   t.set_data_type(onnx::TensorProto::FLOAT);
