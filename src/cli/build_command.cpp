@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "base/text.h"
+#include "cli/artifact_summary.h"
 #include "cli/build_report.h"
 #include "cli/context.h"
 #include "cli/interrupt.h"
@@ -158,6 +159,14 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   if (!f.dry_run) session.finish(results, o.targets, interrupted);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   reporter.summary(results, seconds, f.dry_run);
+  if (!f.dry_run) {
+    // Where the artifacts are, as the user would type it.
+    std::error_code ec;
+    const fs::path rel = plan.output_dir.lexically_relative(fs::current_path(ec));
+    const bool inside = !ec && !rel.empty() && *rel.begin() != "..";
+    for (const auto& line : artifact_summary(plan.graph, results, (inside ? rel : plan.output_dir).string() + "/"))
+      reporter.note(line);
+  }
   if (remote) reporter.note(remote_line(remote->stats(), remote_settings->mode == remote::RemoteMode::kReadOnly));
   // Errors also go to stderr (the progress may be on stdout): one line per
   // failed stage, its message's first line (which names the file).

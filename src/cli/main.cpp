@@ -37,6 +37,9 @@ int main(int argc, char** argv) {
                         "Skip the compile stage (same as -D compile.enabled=false)");
   app.add_flag_callback("--no-validate", [&] { shorthand_given[2] = true; },
                         "Do not run the compiled model to validate it (same as -D compile.validate=false)");
+  std::string min_sqnr;
+  app.add_option("--min-sqnr", min_sqnr,
+                 "Fail quantization below this SQNR in dB for any output (same as -D quantize.min_sqnr_db=DB)");
   app.add_option("--cache-dir", ctx.cache_dir,
                  "Content-addressed cache directory (default: $WINML_MAKE_CACHE_DIR, else $XDG_CACHE_HOME/winml-make, "
                  "else ~/.cache/winml-make)");
@@ -62,6 +65,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     for (std::size_t i = 0; i < shorthands.size(); ++i)
       if (shorthand_given[i]) ctx.defines.push_back(shorthands[i].second);
+    if (!min_sqnr.empty()) ctx.defines.push_back("quantize.min_sqnr_db=" + min_sqnr);
     rules::set_active(rules::Rules::for_project(ctx.project_dir()));
     for (const auto& c : commands)
       if (c.app->parsed()) {

@@ -75,6 +75,7 @@ struct QuantizeConfig {
   std::string calibration_method = "minmax";
   double percentile = 99.999;
   std::optional<std::int64_t> num_bins;
+  std::optional<double> min_sqnr_db;  // the stage fails when an output's SQNR is lower
   std::int64_t samples = 8;
   std::string calibration_data;
   std::string distribution = "uniform";

@@ -391,7 +391,13 @@ std::vector<NodeResult> Builder::build(const BuildOptions& o) {
         r = results[i];
       } else if (stop || cancelled) {
         r.status = Status::kNotRun;
-        r.reason = cancelled ? "interrupted" : stop_reason;
+        // -k would run this node only if it does not need the failed one.
+        bool needs_failed = false;
+        for (std::size_t d : graph_.nodes[i].deps)
+          if (results[d].status == Status::kFailed ||
+              (results[d].status == Status::kNotRun && results[d].reason == stop_reason))
+            needs_failed = true;
+        r.reason = cancelled ? "interrupted" : needs_failed ? stop_reason : stop_reason + " (use -k to keep going)";
       } else {
         lock.unlock();
         try {
@@ -406,7 +412,7 @@ std::vector<NodeResult> Builder::build(const BuildOptions& o) {
       results[i] = std::move(r);
       if (results[i].status == Status::kFailed && !o.keep_going && !stop) {
         stop = true;
-        stop_reason = "not started: " + graph_.nodes[i].id() + " failed (use -k to keep going)";
+        stop_reason = "not started: " + graph_.nodes[i].id() + " failed";
       }
       for (std::size_t d : dependants[i])
         if (selected[d] && --pending[d] == 0) ready.push_back(d);

@@ -269,6 +269,12 @@ TEST(Builder, FailureStopsWithoutKeepGoingAndContinuesWithIt) {
   EXPECT_NE(r[1].reason.find("fake failure"), std::string::npos);
   // Target b was not started after a/mid failed (jobs = 1, a first).
   EXPECT_EQ(f.runner.runs["b/pkg"], 0);
+  // -k is suggested only where it would help: not for a's own downstream.
+  EXPECT_EQ(r[2].reason, "not started: a/mid failed");
+  bool b_suggests_k = false;
+  for (std::size_t i = 3; i < r.size(); ++i)
+    if (r[i].status == graph::Status::kNotRun) b_suggests_k |= r[i].reason == "not started: a/mid failed (use -k to keep going)";
+  EXPECT_TRUE(b_suggests_k);
 
   r = f.build(opts(1, true));
   EXPECT_EQ(r[1].status, graph::Status::kFailed);

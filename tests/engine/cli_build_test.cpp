@@ -385,3 +385,32 @@ TEST(BuildCli, DefinesSetKeysExactlyAsTheFileWould) {
   EXPECT_NE(unknown.err.find("did you mean 'quantize.samples'"), std::string::npos) << unknown.err;
   EXPECT_EQ(with_define.run({"-D", "samples"}).exit_code, 2);
 }
+
+TEST(BuildCli, TheSummaryShowsTheArtifactAndItsAccuracyAndMinSqnrEnforcesIt) {
+  Project p;
+  p.write_model("net.onnx", 5, 32, 16);
+  p.write_config("[model]\nsource = \"net.onnx\"\n");
+  auto r = p.run({});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("  net: build/net/model.onnx "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("quantized 2 nodes"), std::string::npos) << r.out;  // MatMul and Add
+  EXPECT_NE(r.out.find("SQNR y "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("; validated"), std::string::npos) << r.out;
+
+  // --json carries the figures the line was made of.
+  auto report = p.build();
+  double sqnr = 0;
+  for (const auto& s : report["targets"][0]["stages"])
+    if (s["name"] == "quantize") sqnr = s["metrics"]["accuracy"][0]["sqnr_db"].get<double>();
+  ASSERT_GT(sqnr, 10.0);
+
+  // A floor above the figure fails quantize, naming the output and the figure.
+  auto strict = p.run({"--min-sqnr", std::to_string(sqnr + 10)});
+  EXPECT_EQ(strict.exit_code, 1);
+  EXPECT_NE(strict.err.find("net/quantize: output 'y' has an SQNR of"), std::string::npos) << strict.err;
+  EXPECT_EQ(strict.out.find("  net: build/net/model.onnx"), std::string::npos) << "no artifact line for a failed model";
+  // Downstream of the failure, -k would not help, so it is not suggested.
+  EXPECT_EQ(strict.out.find("use -k"), std::string::npos) << strict.out;
+  auto lenient = p.run({"--min-sqnr", std::to_string(sqnr - 10)});
+  EXPECT_EQ(lenient.exit_code, 0) << lenient.err;
+}

@@ -74,6 +74,11 @@ std::shared_ptr<const Section<QuantizeConfig>> quantize_schema() {
       if (q.value("num_bins", json()).is_null())
         q["num_bins"] = q.value("calibration_method", "minmax") == "entropy" ? 128 : 2048;
     };
+    auto& sqnr = s->optional_key("min_sqnr_db", &QuantizeConfig::min_sqnr_db, ValueType::kFloat,
+                                 "Fail the quantize stage when the quantized model's SQNR against the float model, "
+                                 "on the calibration samples, is below this for any output (or cannot be measured).");
+    sqnr.default_doc = "no limit";
+    sqnr.alternative = -50.0;  // a change of the key that no model of the tests falls below
     auto& n = s->key("samples", &QuantizeConfig::samples, ValueType::kInt,
                      "Number of calibration samples (from calibration_data, or generated).");
     n.min = 1, n.max = 100000;

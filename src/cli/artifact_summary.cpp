@@ -1,0 +1,70 @@
+#include "cli/artifact_summary.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "base/text.h"
+
+namespace winml::cli {
+
+namespace {
+
+nlohmann::json metrics_of(const graph::NodeResult& r) {
+  auto m = nlohmann::json::parse(r.metrics_json, nullptr, /*allow_exceptions=*/false);
+  return m.is_object() ? m : nlohmann::json::object();
+}
+
+std::string decibels(const nlohmann::json& v) {
+  if (!v.is_number()) return "not measured";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f dB", v.get<double>());
+  return buf;
+}
+
+std::string quantize_part(const nlohmann::json& m) {
+  const int quantized = m.value("nodes_quantized", 0), skipped = m.value("nodes_skipped", 0);
+  std::string s = "quantized " + std::to_string(quantized) + " node" + (quantized == 1 ? "" : "s");
+  if (skipped) s += " (" + std::to_string(skipped) + " skipped)";
+  const auto& accuracy = m.value("accuracy", nlohmann::json::array());
+  if (!accuracy.empty()) {
+    s += ", SQNR";
+    for (const auto& a : accuracy) s += " " + a.value("output", std::string("?")) + " " + decibels(a.value("sqnr_db", nlohmann::json()));
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> artifact_summary(const graph::Graph& graph, const std::vector<graph::NodeResult>& results,
+                                          const std::string& dir_prefix) {
+  std::vector<std::string> lines;
+  const auto by_target = graph.nodes_by_target();
+  for (std::size_t ti = 0; ti < graph.targets.size(); ++ti) {
+    const graph::NodeResult* package = nullptr;
+    std::vector<std::string> parts;
+    bool complete = true;
+    for (std::size_t i : by_target[ti]) {
+      const auto& n = graph.nodes[i];
+      const auto& r = results[i];
+      if (r.status == graph::Status::kSkipped) continue;
+      if (r.status != graph::Status::kCompleted && r.status != graph::Status::kCached &&
+          r.status != graph::Status::kUpToDate) {
+        complete = false;
+        break;
+      }
+      const auto m = metrics_of(r);
+      if (n.name == "quantize") parts.push_back(quantize_part(m));
+      if (n.name == "compile" && m.contains("validation")) parts.push_back("validated");
+      if (n.name == "package") package = &r;
+    }
+    if (!complete || !package || package->outputs.empty()) continue;
+    std::string line = "  " + graph.targets[ti] + ": " + dir_prefix + graph.targets[ti] + "/";
+    for (std::size_t k = 0; k < package->outputs.size(); ++k)
+      line += (k ? " + " : "") + package->outputs[k].name + " " + human_bytes(package->outputs[k].size);
+    for (const auto& p : parts) line += "; " + p;
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+}  // namespace winml::cli
