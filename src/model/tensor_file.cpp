@@ -96,7 +96,7 @@ TensorFile read_npy(const fs::path& path) {
   if (bytes.size() - data_at != expected)
     throw bad("holds " + std::to_string(bytes.size() - data_at) + " data bytes, its shape needs " + std::to_string(expected));
   t.data.resize(expected);
-  std::memcpy(t.data.data(), bytes.data() + data_at, expected);
+  if (expected) std::memcpy(t.data.data(), bytes.data() + data_at, expected);  // an empty tensor has no buffer
   return t;
 }
 
