@@ -39,25 +39,31 @@ std::vector<std::string> artifact_summary(const graph::Graph& graph, const std::
                                           const std::string& dir_prefix) {
   std::vector<std::string> lines;
   const auto by_target = graph.nodes_by_target();
+  // Every model of a small project; of a big one, those this build changed
+  // (a no-op over a thousand models should not parse a thousand reports).
+  constexpr std::size_t kAlwaysShown = 8;
+  const bool all = graph.targets.size() <= kAlwaysShown;
   for (std::size_t ti = 0; ti < graph.targets.size(); ++ti) {
     const graph::NodeResult* package = nullptr;
-    std::vector<std::string> parts;
-    bool complete = true;
+    bool complete = true, changed = false;
     for (std::size_t i : by_target[ti]) {
-      const auto& n = graph.nodes[i];
       const auto& r = results[i];
       if (r.status == graph::Status::kSkipped) continue;
       if (r.status != graph::Status::kCompleted && r.status != graph::Status::kCached &&
-          r.status != graph::Status::kUpToDate) {
+          r.status != graph::Status::kUpToDate)
         complete = false;
-        break;
-      }
-      const auto m = metrics_of(r);
-      if (n.name == "quantize") parts.push_back(quantize_part(m));
-      if (n.name == "compile" && m.contains("validation")) parts.push_back("validated");
-      if (n.name == "package") package = &r;
+      if (r.status != graph::Status::kUpToDate) changed = true;
+      if (graph.nodes[i].name == "package") package = &r;
     }
-    if (!complete || !package || package->outputs.empty()) continue;
+    if (!complete || !package || package->outputs.empty() || !(all || changed)) continue;
+    std::vector<std::string> parts;
+    for (std::size_t i : by_target[ti]) {
+      const auto& name = graph.nodes[i].name;
+      if (results[i].status == graph::Status::kSkipped || (name != "quantize" && name != "compile")) continue;
+      const auto m = metrics_of(results[i]);
+      if (name == "quantize") parts.push_back(quantize_part(m));
+      if (name == "compile" && m.contains("validation")) parts.push_back("validated");
+    }
     std::string line = "  " + graph.targets[ti] + ": " + dir_prefix + graph.targets[ti] + "/";
     for (std::size_t k = 0; k < package->outputs.size(); ++k)
       line += (k ? " + " : "") + package->outputs[k].name + " " + human_bytes(package->outputs[k].size);
