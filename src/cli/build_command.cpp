@@ -141,7 +141,11 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   stages::StageRunner runner(session);
   BuildReporter reporter(log, tty, f.explain || f.dry_run, plan.graph, total);
   std::unique_ptr<remote::HttpCache> remote;
-  if (remote_settings && o.cache) {
+  std::string missing_library;
+  if (remote_settings && o.cache && !remote::http_libraries_available(&missing_library)) {
+    log << "winml-make: warning: remote cache " << remote::redact_url(remote_settings->url)
+        << " not used: " << missing_library << " (Debian: apt install libcurl4); the build goes on with the local cache\n";
+  } else if (remote_settings && o.cache) {
     remote::RemoteSettings rs = *remote_settings;
     rs.http.abort = &cancel;
     remote = std::make_unique<remote::HttpCache>(

@@ -43,7 +43,7 @@ Command add_status_command(CLI::App& app) {
             const auto by_target = plan.graph.nodes_by_target();
             for (std::size_t ti = 0; ti < plan.graph.targets.size(); ++ti)
               if (o.targets.empty() || o.targets.count(plan.graph.targets[ti]))
-                reports[plan.graph.targets[ti]] = session.reports_current(ti);
+                reports[plan.graph.targets[ti]] = session.reports_current(ti, by_target[ti]);
             if (opts->json) {
               auto report = run_report(plan.graph, results, "ok", true, 0, plan.output_dir.string());
               for (auto& t : report["targets"]) t["reports"] = reports[t["model"].get<std::string>()] ? "up-to-date" : "stale";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <string_view>
 
 namespace winml::graph {
@@ -54,12 +55,18 @@ std::size_t Graph::find(const std::string& target, const std::string& name) cons
 }
 
 std::vector<std::vector<std::size_t>> Graph::nodes_by_target() const {
-  std::map<std::string_view, std::size_t> index;
-  for (std::size_t t = 0; t < targets.size(); ++t) index[targets[t]] = t;
+  std::unordered_map<std::string_view, std::size_t> index;
+  index.reserve(targets.size());
+  for (std::size_t t = 0; t < targets.size(); ++t) index.emplace(targets[t], t);
   std::vector<std::vector<std::size_t>> out(targets.size());
+  // A model's nodes are usually adjacent: look the name up once per run of them.
+  std::size_t current = npos;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    auto it = index.find(nodes[i].target);
-    if (it != index.end()) out[it->second].push_back(i);
+    if (i == 0 || nodes[i].target != nodes[i - 1].target) {
+      auto it = index.find(nodes[i].target);
+      current = it == index.end() ? npos : it->second;
+    }
+    if (current != npos) out[current].push_back(i);
   }
   return out;
 }

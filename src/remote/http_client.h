@@ -56,6 +56,10 @@ class HttpClient {
 };
 
 // The URL without user information, for messages and reports.
+// Whether the libraries a client needs (libcurl, OpenSSL's libcrypto) load;
+// otherwise `why` says which one did not and what the loader said.
+bool http_libraries_available(std::string* why);
+
 std::string redact_url(const std::string& url);
 // Whether the URL names a loopback host (localhost, 127.x.x.x, [::1]).
 bool is_loopback_url(const std::string& url);

@@ -1,13 +1,13 @@
 #include "remote/sha256.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <new>
 #include <vector>
 
 #include "base/error.h"
+#include "remote/crypto_api.h"
 
 namespace winml::remote {
 
@@ -15,18 +15,19 @@ namespace {
 EVP_MD_CTX* as_ctx(void* p) { return static_cast<EVP_MD_CTX*>(p); }
 }  // namespace
 
-Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
-  if (!ctx_ || EVP_DigestInit_ex(as_ctx(ctx_), EVP_sha256(), nullptr) != 1) throw std::bad_alloc();
+Sha256::Sha256() : ctx_(crypto_api().md_ctx_new()) {
+  const CryptoApi& c = crypto_api();
+  if (!ctx_ || c.digest_init_ex(as_ctx(ctx_), c.sha256(), nullptr) != 1) throw std::bad_alloc();
 }
 
-Sha256::~Sha256() { EVP_MD_CTX_free(as_ctx(ctx_)); }
+Sha256::~Sha256() { crypto_api().md_ctx_free(as_ctx(ctx_)); }
 
-void Sha256::update(const void* data, std::size_t size) { EVP_DigestUpdate(as_ctx(ctx_), data, size); }
+void Sha256::update(const void* data, std::size_t size) { crypto_api().digest_update(as_ctx(ctx_), data, size); }
 
 std::string Sha256::hex() {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
-  EVP_DigestFinal_ex(as_ctx(ctx_), md, &n);
+  crypto_api().digest_final_ex(as_ctx(ctx_), md, &n);
   static const char* digits = "0123456789abcdef";
   std::string out;
   for (unsigned i = 0; i < n; ++i) out += digits[md[i] >> 4], out += digits[md[i] & 15];

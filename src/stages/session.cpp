@@ -154,11 +154,11 @@ const config::TargetConfig& Session::target(const std::string& name) {
   throw BuildError("model '" + name + "' is not in the configuration any more");
 }
 
-bool Session::reports_current(std::size_t target_index) {
+bool Session::reports_current(std::size_t target_index, const std::vector<std::size_t>& nodes) {
   const auto& g = plan_->graph;
   const std::string& t = g.targets[target_index];
   return reports_intact(*state_, t + "/" + kReportsRecord, plan_->output_dir.native() + "/" + t + "/",
-                        described_records(*state_, g, g.nodes_by_target()[target_index]));
+                        described_records(*state_, g, nodes));
 }
 
 void Session::finish(const std::vector<graph::NodeResult>& results, const std::set<std::string>& selected,

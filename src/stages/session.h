@@ -60,8 +60,9 @@ class Session {
   // True when the model's build_manifest.json and winml_build_config.json
   // are what this tool wrote and describe its stage records as they are now
   // (false after they were deleted or edited, or after a build was killed
-  // between recording its stages and writing its reports).
-  bool reports_current(std::size_t target_index);
+  // between recording its stages and writing its reports). `nodes`: the
+  // model's nodes (Graph::nodes_by_target()[target_index]).
+  bool reports_current(std::size_t target_index, const std::vector<std::size_t>& nodes);
 
   // Writes manifests and build configs of the targets this build touched
   // (or that lack them), then saves the state. `elapsed` per target.

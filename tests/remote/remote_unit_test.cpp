@@ -1,13 +1,17 @@
 // The shared cache's pieces that need no server: action entries on the wire,
-// settings from the environment, SHA-256, and shards.
+// settings from the environment, SHA-256, the libraries loaded on demand,
+// and shards.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+
+#include <cstdio>
 
 #include "base/error.h"
 #include "cli/shard.h"
 #include "remote/action_message.h"
 #include "remote/http_client.h"
 #include "remote/settings.h"
+#include "remote/shared_library.h"
 #include "remote/sha256.h"
 
 using namespace winml;
@@ -159,4 +163,37 @@ TEST(Shard, ParsesIOfNAndSplitsModelsStablyAndCompletely) {
   with_more.push_back("another");
   EXPECT_EQ(cli::models_in_shard(cli::parse_shard("2/3"), models, {}).count("model7"),
             cli::models_in_shard(cli::parse_shard("2/3"), with_more, {}).count("model7"));
+}
+
+TEST(SharedLibrary, NamesEverySonameTriedWhenNoneLoads) {
+  try {
+    remote::SharedLibrary lib({"libwinml-absent.so.7", "libwinml-absent.so.6"});
+    FAIL() << "loaded a library that does not exist";
+  } catch (const BuildError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("libwinml-absent.so.7"), std::string::npos) << what;
+    EXPECT_NE(what.find("libwinml-absent.so.6"), std::string::npos) << what;
+  }
+}
+
+TEST(SharedLibrary, LoadsLibcurlAndLibcryptoOnDemand) {
+  std::string why;
+  ASSERT_TRUE(remote::http_libraries_available(&why)) << why;
+  // Known answer: SHA-256 of "abc" (FIPS 180-2), through the loaded libcrypto.
+  EXPECT_EQ(remote::sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+// The no-op build pays for every library loaded at start-up: the shared
+// cache's libraries must be loaded only when a server is named.
+TEST(SharedLibrary, TheToolDoesNotLoadLibcurlOrLibcryptoAtStartUp) {
+  const std::string command = std::string("LD_TRACE_LOADED_OBJECTS=1 ") + WINML_MAKE_BIN;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string listing;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) listing.append(buf, n);
+  ASSERT_EQ(::pclose(pipe), 0) << listing;
+  ASSERT_NE(listing.find("libprotobuf"), std::string::npos) << "the listing is not the loader's:\n" << listing;
+  EXPECT_EQ(listing.find("libcurl"), std::string::npos) << listing;
+  EXPECT_EQ(listing.find("libcrypto"), std::string::npos) << listing;
 }

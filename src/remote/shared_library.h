@@ -1,0 +1,37 @@
+// A shared library opened at run time. The shared cache's libraries (libcurl
+// and its 29 dependencies, libcrypto) are loaded only when a server is named:
+// linked at start-up they cost every invocation, a no-op included, ~1 ms of
+// dynamic linking.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace winml::remote {
+
+class SharedLibrary {
+ public:
+  // Tries each soname in turn; throws BuildError naming them and the loader's
+  // message when none loads.
+  explicit SharedLibrary(const std::vector<std::string>& sonames);
+  ~SharedLibrary();
+  SharedLibrary(const SharedLibrary&) = delete;
+  SharedLibrary& operator=(const SharedLibrary&) = delete;
+
+  // The address of `name`, cast to the function type F; throws BuildError
+  // when the library lacks it (too old a version).
+  template <class F>
+  F function(const char* name) const {
+    return reinterpret_cast<F>(address(name));
+  }
+
+  const std::string& soname() const { return soname_; }
+
+ private:
+  void* address(const char* name) const;
+
+  void* handle_ = nullptr;
+  std::string soname_;
+};
+
+}  // namespace winml::remote
