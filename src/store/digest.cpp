@@ -1,21 +1,7 @@
 #include "store/digest.h"
 
-#include <fcntl.h>
-#include <setjmp.h>
-#include <signal.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <algorithm>
 #include <array>
-#include <cerrno>
-#include <cstring>
-#include <memory>
-#include <mutex>
-
-#include "base/error.h"
-#include "base/regular_file.h"
+#include <cstdio>
 
 // On x86-64, route XXH3 through libxxhash's run-time dispatch so the widest
 // vector unit present (AVX2/AVX-512) is used: about twice the SSE2 baseline.
@@ -85,96 +71,6 @@ Digest Hasher::finish() const {
 Digest digest_of(std::string_view bytes) {
   XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
   return Digest{h.high64, h.low64};
-}
-
-namespace {
-
-// A file truncated by another process while it is mapped raises SIGBUS on
-// access. Hashing catches that (per thread) and reports the file as changed
-// instead of crashing; other faults keep the default action.
-thread_local sigjmp_buf* t_hash_jump = nullptr;
-
-void on_sigbus(int sig) {
-  if (t_hash_jump) siglongjmp(*t_hash_jump, 1);
-  ::signal(sig, SIG_DFL);
-  ::raise(sig);
-}
-
-void install_sigbus_handler() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    struct sigaction sa {};
-    sa.sa_handler = on_sigbus;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_NODEFER;
-    ::sigaction(SIGBUS, &sa, nullptr);
-  });
-}
-
-// Streams a mapping through the hasher: no copy into user space, about 1.5x
-// the throughput of read() into a buffer on a page-cached file.
-bool hash_mapped(int fd, std::uint64_t size, Hasher& h, std::uint64_t* bytes_hashed,
-                 std::atomic<std::uint64_t>* progress) {
-  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  if (p == MAP_FAILED) return false;
-  ::madvise(p, size, MADV_SEQUENTIAL);
-  install_sigbus_handler();
-  sigjmp_buf jump;
-  volatile bool truncated = false;
-  if (sigsetjmp(jump, 1) == 0) {
-    t_hash_jump = &jump;
-    constexpr std::uint64_t kChunk = 4u << 20;  // progress granularity
-    for (std::uint64_t off = 0; off < size; off += kChunk) {
-      std::uint64_t n = std::min(kChunk, size - off);
-      h.update(static_cast<const char*>(p) + off, static_cast<std::size_t>(n));
-      // Unmap what was hashed (the page cache keeps it): the resident set
-      // stays a few MiB however big the model, instead of growing to its size.
-      ::madvise(static_cast<char*>(p) + off, static_cast<std::size_t>(n), MADV_DONTNEED);
-      if (bytes_hashed) *bytes_hashed += n;
-      if (progress) progress->fetch_add(n, std::memory_order_relaxed);
-    }
-  } else {
-    truncated = true;
-  }
-  t_hash_jump = nullptr;
-  ::munmap(p, size);
-  if (truncated) throw InputError("file was truncated while being hashed");
-  return true;
-}
-
-}  // namespace
-
-Digest hash_file(const std::filesystem::path& path, std::uint64_t* bytes_hashed,
-                 std::atomic<std::uint64_t>* progress) {
-  struct stat st {};
-  const int fd = open_regular_file(path, &st);
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  Hasher h;
-  if (st.st_size >= (1 << 20)) {
-    try {
-      if (hash_mapped(fd, static_cast<std::uint64_t>(st.st_size), h, bytes_hashed, progress)) return h.finish();
-    } catch (const InputError& e) {
-      throw InputError(file_error(path.string(), e.what()));
-    }
-  }
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  // Small files (and anything that cannot be mapped): 1 MiB reads, large
-  // enough to amortise syscalls, small enough to stay in L2/L3.
-  constexpr std::size_t kChunk = 1 << 20;
-  std::unique_ptr<char[]> buf(new char[kChunk]);
-  for (;;) {
-    ssize_t n = ::read(fd, buf.get(), kChunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw InputError(file_error(path.string(), std::string("read failed: ") + std::strerror(errno)));
-    if (n == 0) break;
-    h.update(buf.get(), static_cast<std::size_t>(n));
-    if (bytes_hashed) *bytes_hashed += static_cast<std::uint64_t>(n);
-    if (progress) progress->fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
-  }
-  return h.finish();
 }
 
 }  // namespace winml::store

@@ -49,7 +49,8 @@ Digest digest_of(std::string_view bytes);
 
 // Hashes a file's content; `bytes_hashed` (if given) is incremented as data
 // is read, and so is `progress`, which another thread may read for a
-// progress display. Throws InputError if unreadable.
+// progress display. Throws InputError if unreadable. How the bytes are read
+// (buffered or mapped, chosen by measurement): file_hash.h.
 Digest hash_file(const std::filesystem::path& path, std::uint64_t* bytes_hashed = nullptr,
                  std::atomic<std::uint64_t>* progress = nullptr);
 
