@@ -78,6 +78,9 @@ class Plan {
   // Weights the kernels packed, in creation order (subgraphs' included): a
   // `ref` blob stores them so that loading it packs nothing.
   std::vector<std::shared_ptr<const PackedWeights>> packed;
+  // What constant views of subgraph plans point into when the plan does not
+  // come from a model the caller keeps (a `ref` blob's parsed nodes).
+  std::shared_ptr<const void> keepalive;
 
   int find(const std::string& name) const;  // value id or -1
   // Rebuilds the name index behind find() from `values`, for plans assembled

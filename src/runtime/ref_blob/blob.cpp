@@ -315,14 +315,17 @@ std::shared_ptr<const Plan> load_plan(std::string_view blob, std::shared_ptr<con
   }
   ScopedPackTrace replaying(&replay);
 
-  // The nodes are only read while kernels are created: an arena makes their
-  // thousands of small allocations (and frees) one.
-  google::protobuf::Arena arena;
-  auto& nodes = *google::protobuf::Arena::CreateMessage<onnx::GraphProto>(&arena);
+  // An arena makes the nodes' thousands of small allocations (and frees)
+  // one. Top-level nodes are only read while kernels are created, but the
+  // plans of If/Loop/Scan bodies hold views of their initializers and
+  // Constant values: with a subgraph, the arena lives as long as the plan.
+  auto arena = std::make_shared<google::protobuf::Arena>();
+  auto& nodes = *google::protobuf::Arena::CreateMessage<onnx::GraphProto>(arena.get());
   if (!nodes.ParseFromString(m.nodes) || nodes.node_size() != static_cast<int>(m.steps.size()))
     corrupt(what, "ref blob nodes do not match its steps");
   const PlanOptions sub_options{m.dims, /*memory_plan=*/false};
   NodeContext::SubgraphBuilder subgraphs = [&](const onnx::GraphProto& g) {
+    plan->keepalive = arena;
     return build_graph_plan(g, plan->opsets, nullptr, what, sub_options);
   };
   auto& registry = KernelRegistry::global();
