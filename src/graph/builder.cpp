@@ -180,32 +180,42 @@ bool Builder::decide(std::size_t index, const BuildOptions& o, const std::vector
 
 std::vector<store::OutputFile> Builder::obtain(std::size_t index, const BuildOptions& o, const Decision& d,
                                                const std::vector<NodeResult>& results, const fs::path& staging,
-                                               NodeResult& r) {
+                                               NodeResult& r, KeysInFlight::Hold& hold) {
   const Node& node = graph_.nodes[index];
   std::vector<store::OutputFile> verified;  // digests the cache restore already checked
   bool restored = false;
+  auto try_restore = [&](const store::ActionEntry& entry) {
+    std::string problem;
+    if (o.cache->restore(entry, staging, &problem)) {
+      restored = true;
+      verified = entry.outputs;
+      r.status = Status::kCached;
+      r.implementation = entry.implementation;
+      r.metrics_json = entry.metrics_json;
+      return;
+    }
+    r.reason += "; cache entry discarded: " + problem;
+    disk_.remove_tree(staging);
+    disk_.make_directories(staging);
+  };
   if (o.cache && !o.rebuild) {
     // The local cache first; the remote one on a miss (or a local entry that
     // proved corrupt), which fills the local cache for the restore.
-    auto try_restore = [&](const store::ActionEntry& entry) {
-      std::string problem;
-      if (o.cache->restore(entry, staging, &problem)) {
-        restored = true;
-        verified = entry.outputs;
-        r.status = Status::kCached;
-        r.implementation = entry.implementation;
-        r.metrics_json = entry.metrics_json;
-        return;
-      }
-      r.reason += "; cache entry discarded: " + problem;
-      disk_.remove_tree(staging);
-      disk_.make_directories(staging);
-    };
     if (auto entry = o.cache->lookup(r.key)) try_restore(*entry);
     if (!restored && o.remote && o.remote->fetch(r.key, *o.cache))
       if (auto entry = o.cache->lookup(r.key)) {
         try_restore(*entry);
         r.from_remote = restored;
+      }
+  }
+  if (!restored && o.cache) {
+    // Another node of this build with the same key may be running it: wait,
+    // then take its fresh result (under --rebuild too: it ran in this build).
+    hold = in_flight_.hold(r.key);
+    if (hold.waited())
+      if (auto entry = o.cache->lookup(r.key)) {
+        try_restore(*entry);
+        if (restored) r.reason += "; the same step ran for another model in this build";
       }
   }
   if (!restored && o.cached_only)
@@ -313,7 +323,8 @@ NodeResult Builder::process(std::size_t index, const BuildOptions& o, const std:
     owned_.require(staging, "write");
     disk_.remove_tree(staging);
     disk_.make_directories(staging);
-    std::vector<store::OutputFile> outputs = obtain(index, o, d, results, staging, r);
+    KeysInFlight::Hold hold;  // until the result is in the cache for a node with the same key
+    std::vector<store::OutputFile> outputs = obtain(index, o, d, results, staging, r, hold);
     r.elapsed_seconds = seconds_since(start);
     place_and_record(index, o, d, staging, std::move(outputs), r);
   } catch (const Interrupted&) {

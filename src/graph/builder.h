@@ -16,6 +16,7 @@
 
 #include "base/confined_dir.h"
 #include "graph/inputs.h"
+#include "graph/keys_in_flight.h"
 #include "graph/node.h"
 #include "graph/runner.h"
 #include "store/build_state.h"
@@ -111,7 +112,7 @@ class Builder {
   bool decide(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results, Decision& d);
   std::vector<store::OutputFile> obtain(std::size_t index, const BuildOptions& o, const Decision& d,
                                         const std::vector<NodeResult>& results, const fs::path& staging,
-                                        NodeResult& r);
+                                        NodeResult& r, KeysInFlight::Hold& hold);
   void place_and_record(std::size_t index, const BuildOptions& o, const Decision& d, const fs::path& staging,
                         std::vector<store::OutputFile> outputs, NodeResult& r);
   void remove_artifacts(std::size_t index, bool drop_record);
@@ -130,6 +131,7 @@ class Builder {
   std::vector<std::string> ids_;  // Node::id() of each node, made once
   std::string output_prefix_;     // output_dir + '/'
   std::atomic<std::uint64_t> hashed_{0};
+  KeysInFlight in_flight_;  // keys being run now
 
 };
 

@@ -295,6 +295,43 @@ TEST(Builder, IndependentTargetsRunInParallel) {
   EXPECT_LE(f.runner.max_running.load(), 4);
 }
 
+TEST(Builder, StepsWithTheSameKeyRunOnceAndTheOthersRestoreIt) {
+  // Two models whose first step reads the same file with the same parameter:
+  // the same key. Run side by side they would both do the work.
+  Fixture f(Fixture::kReal);
+  test::TempDir cache_dir;
+  store::LocalCache cache(cache_dir.path());
+  f.add_target("b");
+  f.add_target("c");
+  f.write(f.project() / "shared.txt", "the same source");
+  graph::Graph g = f.graph();
+  for (auto& n : g.nodes)
+    if (n.name == "gen") n.extra_inputs = {{graph::InputKind::kFile, "shared.txt"}};
+  f.runner.sleep_ms = 100;  // long enough for the three to overlap
+  auto r = f.build(g, opts(3), &cache);
+  int gen_runs = 0, gen_cached = 0;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].name != "gen") continue;
+    gen_runs += f.runner.runs[g.nodes[i].id()];
+    if (r[i].status == graph::Status::kCached) {
+      ++gen_cached;
+      EXPECT_NE(r[i].reason.find("ran for another model in this build"), std::string::npos) << r[i].reason;
+    }
+  }
+  EXPECT_EQ(gen_runs, 1);
+  EXPECT_EQ(gen_cached, 2);
+  for (const auto& t : {"a", "b", "c"}) EXPECT_EQ(f.read(f.out() / t / "gen.out"), "|the same source") << t;
+  // --rebuild: still once per key, all from this build.
+  f.runner.runs.clear();
+  auto o = opts(3);
+  o.rebuild = true;
+  r = f.build(g, o, &cache);
+  gen_runs = 0;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    if (g.nodes[i].name == "gen") gen_runs += f.runner.runs[g.nodes[i].id()];
+  EXPECT_EQ(gen_runs, 1);
+}
+
 TEST(Builder, InterruptedNodeIsNotRecordedAndRerunsNextTime) {
   Fixture f;
   std::atomic<bool> cancel{false};
