@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Configures and builds winml-make (Release) into ./build.
+# usage: scripts/build.sh [TARGET...]   (default: everything, tests included)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$(nproc)"
+if [ $# -gt 0 ]; then
+  cmake --build build -j"$(nproc)" --target "$@"
+else
+  cmake --build build -j"$(nproc)"
+fi

@@ -53,9 +53,12 @@ TEST(HashPaths, XxhThreeGivesTheSameDigestOnEveryInstructionSet) {
     const auto reference = test::xxh3_128_scalar(bytes.data(), n);
     EXPECT_EQ(as_pair(store::digest_of(std::string_view(bytes.data(), n))), reference) << n << " bytes: dispatched";
     EXPECT_EQ(test::xxh3_128_sse2(bytes.data(), n), reference) << n << " bytes: SSE2";
-    if (__builtin_cpu_supports("avx2")) EXPECT_EQ(test::xxh3_128_avx2(bytes.data(), n), reference) << n << " bytes: AVX2";
-    if (__builtin_cpu_supports("avx512f"))
+    if (__builtin_cpu_supports("avx2")) {
+      EXPECT_EQ(test::xxh3_128_avx2(bytes.data(), n), reference) << n << " bytes: AVX2";
+    }
+    if (__builtin_cpu_supports("avx512f")) {
       EXPECT_EQ(test::xxh3_128_avx512(bytes.data(), n), reference) << n << " bytes: AVX-512";
+    }
   }
   // And streamed in uneven pieces, as files are.
   store::Hasher h;
