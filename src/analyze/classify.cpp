@@ -12,7 +12,7 @@ namespace winml::analyze {
 using nlohmann::json;
 
 std::string op_key(const std::string& domain, const std::string& op) {
-  return "OP/" + canonical_domain(domain) + "/" + op;
+  return "OP/" + ep::canonical_domain(domain) + "/" + op;
 }
 
 namespace {
@@ -36,7 +36,7 @@ std::string attribute_text(const onnx::AttributeProto& a) {
 
 }  // namespace
 
-std::string violation(const passes::GraphView& v, int i, const OpConstraint& c, std::int64_t opset,
+std::string violation(const passes::GraphView& v, int i, const ep::OpConstraint& c, std::int64_t opset,
                       const std::string& device) {
   const auto& n = v.node(i);
   if (!c.devices.empty() && std::find(c.devices.begin(), c.devices.end(), device) == c.devices.end())
@@ -97,7 +97,7 @@ std::string violation(const passes::GraphView& v, int i, const OpConstraint& c, 
 void EpClassifier::add(const passes::GraphView& v, int i, std::int64_t opset) {
   const auto& n = v.node(i);
   std::string key = op_key(n.domain(), n.op_type());
-  names_[key] = {canonical_domain(n.domain()), n.op_type()};
+  names_[key] = {ep::canonical_domain(n.domain()), n.op_type()};
   OpUse& use = ops_[key];
   ++use.nodes;
   bool violated = false;
@@ -124,8 +124,8 @@ json EpClassifier::result() const {
   };
   for (const auto& [key, use] : ops_) {
     const auto& [domain, op] = names_.at(key);
-    Support s = table_.status(domain, op);
-    if (s == Support::kPartial) {
+    ep::Support s = table_.status(domain, op);
+    if (s == ep::Support::kPartial) {
       if (use.violating == 0) {
         classification["supported"].push_back(key);
       } else {
@@ -134,9 +134,9 @@ json EpClassifier::result() const {
         for (const auto& [why, nodes] : use.reasons)
           add_info(none ? "error" : "warning", key, nodes.size(), why, nodes);
       }
-    } else if (s == Support::kSupported) {
+    } else if (s == ep::Support::kSupported) {
       classification["supported"].push_back(key);
-    } else if (s == Support::kUnsupported) {
+    } else if (s == ep::Support::kUnsupported) {
       classification["unsupported"].push_back(key);
       add_info("error", key, static_cast<std::size_t>(use.nodes),
                "not supported by " + table_.ep_type + " (rules/ep/" + table_.name + ".toml)", {});

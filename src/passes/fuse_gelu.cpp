@@ -4,7 +4,7 @@
 //   the target EP's operator table says the EP runs it;
 // - otherwise the decomposition stays (noted in the report).
 #include "passes/all_passes.h"
-#include "analyze/ep_table.h"
+#include "ep/ep_table.h"
 #include "passes/node_util.h"
 #include "passes/patterns.h"
 

@@ -1,4 +1,4 @@
-#include "analyze/ep_table.h"
+#include "ep/ep_table.h"
 
 #include <toml.hpp>
 
@@ -7,19 +7,10 @@
 #include "base/error.h"
 #include "base/rules.h"
 
-namespace winml::analyze {
+namespace winml::ep {
 
 std::string canonical_domain(const std::string& domain) {
   return domain.empty() || domain == "ai.onnx" ? "ai.onnx" : domain;
-}
-
-const char* support_name(Support s) {
-  switch (s) {
-    case Support::kSupported: return "supported";
-    case Support::kPartial: return "partial";
-    case Support::kUnsupported: return "unsupported";
-    default: return "unknown";
-  }
 }
 
 Support EpTable::status(const std::string& domain, const std::string& op) const {
@@ -170,4 +161,4 @@ std::vector<std::string> ep_table_names() {
   return names;
 }
 
-}  // namespace winml::analyze
+}  // namespace winml::ep
