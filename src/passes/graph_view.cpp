@@ -326,18 +326,6 @@ void GraphView::replace_uses(const std::string& from, const std::string& to) {
   edited_ = true;
 }
 
-void GraphView::rename_output(int i, const std::string& from, const std::string& to) {
-  check_writable();
-  auto& n = node(i);
-  for (auto& o : *n.mutable_output())
-    if (o == from) o = to;
-  producer_[to] = i;
-  names().insert(to);
-  if (!types_.count(to))
-    if (auto it = types_.find(from); it != types_.end()) types_[to] = it->second;
-  replace_uses(from, to);
-}
-
 bool GraphView::bypass(int i, const std::string& in, const std::string& out) {
   check_writable();
   if (!is_graph_output(out)) {

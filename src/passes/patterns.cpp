@@ -9,13 +9,6 @@
 
 namespace winml::passes {
 
-bool private_to(const GraphView& v, const std::string& value, const std::vector<int>& inside) {
-  if (v.is_graph_output(value)) return false;
-  for (int c : v.consumers(value))
-    if (std::find(inside.begin(), inside.end(), c) == inside.end()) return false;
-  return true;
-}
-
 int sole_consumer(const GraphView& v, const std::string& value) {
   if (v.is_graph_output(value)) return -1;
   auto c = v.consumers(value);
