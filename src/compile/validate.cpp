@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "base/half.h"
 #include "base/mapped_file.h"
 #include "compile/epcontext_node.h"
 #include "compile/external_backend.h"
@@ -68,7 +69,7 @@ NonFinite count_non_finite(const Tensor& t) {
     case onnx::TensorProto::FLOAT: scan([](float v) { return double(v); }, t.data<float>()); break;
     case onnx::TensorProto::DOUBLE: scan([](double v) { return v; }, t.data<double>()); break;
     case onnx::TensorProto::FLOAT16:
-      scan([](std::uint16_t v) { return double(runtime::half_to_float(v)); }, t.data<std::uint16_t>());
+      scan([](std::uint16_t v) { return double(half_to_float(v)); }, t.data<std::uint16_t>());
       break;
     case onnx::TensorProto::BFLOAT16:
       scan([](std::uint16_t v) { return double(runtime::bfloat16_to_float(v)); }, t.data<std::uint16_t>());

@@ -1,8 +1,8 @@
 #include "passes/tensor_util.h"
 
-#include <bit>
 #include <cstring>
 
+#include "base/half.h"
 #include "model/external_data.h"
 #include "model/tensor_data.h"
 
@@ -19,46 +19,6 @@ std::optional<TensorProto> constant_node_tensor(const onnx::NodeProto& n) {
     if (a.name() == "value_ints") return make_int64s("", {a.ints_size()}, {a.ints().begin(), a.ints().end()});
   }
   return std::nullopt;
-}
-
-float half_to_float(std::uint16_t h) {
-  std::uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ffu;
-  std::uint32_t bits;
-  if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else {  // subnormal: renormalise
-      exp = 127 - 15 + 1;
-      while (!(mant & 0x400u)) mant <<= 1, --exp;
-      bits = sign | (exp << 23) | ((mant & 0x3ffu) << 13);
-    }
-  } else if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (mant << 13);
-  } else {
-    bits = sign | ((exp - 15 + 127) << 23) | (mant << 13);
-  }
-  return std::bit_cast<float>(bits);
-}
-
-std::uint16_t float_to_half(float f) {
-  std::uint32_t x = std::bit_cast<std::uint32_t>(f);
-  std::uint32_t sign = (x >> 16) & 0x8000u;
-  std::uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0));
-  if (abs >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // overflow to inf
-  if (abs < 0x38800000u) {  // subnormal or zero in half
-    if (abs < 0x33000000u) return static_cast<std::uint16_t>(sign);
-    std::uint32_t e = abs >> 23, m = (abs & 0x7fffffu) | 0x800000u;
-    std::uint32_t shift = 126 - e;  // 14 - (e - 127) + 13 - 1 ... mantissa shift into half subnormal
-    std::uint32_t half_m = m >> (shift);
-    std::uint32_t rem = m & ((1u << shift) - 1), halfway = 1u << (shift - 1);
-    if (rem > halfway || (rem == halfway && (half_m & 1))) ++half_m;
-    return static_cast<std::uint16_t>(sign | half_m);
-  }
-  std::uint32_t e = ((abs >> 23) - 127 + 15) << 10, m = (abs >> 13) & 0x3ffu;
-  std::uint32_t h = e | m, rem = abs & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) ++h;
-  return static_cast<std::uint16_t>(sign | h);
 }
 
 namespace {

@@ -30,8 +30,4 @@ onnx::TensorProto make_floats(const std::string& name, const std::vector<std::in
 onnx::TensorProto make_int64s(const std::string& name, const std::vector<std::int64_t>& dims,
                               const std::vector<std::int64_t>& values);
 
-// Converts between IEEE half and single precision (round to nearest even).
-float half_to_float(std::uint16_t h);
-std::uint16_t float_to_half(float f);
-
 }  // namespace winml::passes

@@ -10,7 +10,7 @@
 #include "quant/fp16_support.h"
 #include "quant/graph_edit.h"
 #include "quant/graph_info.h"
-#include "quant/half.h"
+#include "base/half.h"
 
 namespace winml::quant {
 
