@@ -1,7 +1,7 @@
 // eliminate_dropout: in inference Dropout passes its input through. Removed
 // unless its mask output is read or training_mode (opset >= 12) may be true.
-#include "passes/all_passes.h"
 #include "passes/node_util.h"
+#include "passes/registry.h"
 #include "passes/tensor_util.h"
 
 namespace winml::passes {
@@ -26,6 +26,6 @@ class EliminateDropout : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_eliminate_dropout() { return std::make_unique<EliminateDropout>(); }
+WINML_PASS(eliminate_dropout, 310, EliminateDropout);
 
 }  // namespace winml::passes

@@ -1,8 +1,8 @@
 // eliminate_identity: Identity nodes are removed and their readers read the
 // input directly. An Identity producing a graph output is kept unless its
 // input can be renamed to the output's name.
-#include "passes/all_passes.h"
 #include "passes/node_util.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
@@ -17,6 +17,6 @@ class EliminateIdentity : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_eliminate_identity() { return std::make_unique<EliminateIdentity>(); }
+WINML_PASS(eliminate_identity, 300, EliminateIdentity);
 
 }  // namespace winml::passes

@@ -1,6 +1,6 @@
 // eliminate_nop_cast: a Cast to the element type its input already has.
-#include "passes/all_passes.h"
 #include "passes/node_util.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
@@ -17,6 +17,6 @@ class EliminateNopCast : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_eliminate_nop_cast() { return std::make_unique<EliminateNopCast>(); }
+WINML_PASS(eliminate_nop_cast, 320, EliminateNopCast);
 
 }  // namespace winml::passes

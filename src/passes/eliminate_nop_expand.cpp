@@ -1,8 +1,8 @@
 // eliminate_nop_expand: an Expand whose target broadcasts to the shape the
 // value already has (target rank not larger, each target dimension 1 or equal
 // to the known input dimension).
-#include "passes/all_passes.h"
 #include "passes/node_util.h"
+#include "passes/registry.h"
 #include "passes/tensor_util.h"
 
 namespace winml::passes {
@@ -29,6 +29,6 @@ class EliminateNopExpand : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_eliminate_nop_expand() { return std::make_unique<EliminateNopExpand>(); }
+WINML_PASS(eliminate_nop_expand, 360, EliminateNopExpand);
 
 }  // namespace winml::passes

@@ -1,6 +1,6 @@
 // eliminate_nop_pad: a Pad whose pads are all zero (any mode).
-#include "passes/all_passes.h"
 #include "passes/node_util.h"
+#include "passes/registry.h"
 #include "passes/tensor_util.h"
 
 namespace winml::passes {
@@ -27,6 +27,6 @@ class EliminateNopPad : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_eliminate_nop_pad() { return std::make_unique<EliminateNopPad>(); }
+WINML_PASS(eliminate_nop_pad, 350, EliminateNopPad);
 
 }  // namespace winml::passes

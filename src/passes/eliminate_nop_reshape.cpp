@@ -2,8 +2,8 @@
 // already has. Works with symbolic dimensions: every target entry must copy
 // (0) or equal a known input dimension, except at most one -1, which then
 // can only stand for the remaining dimension.
-#include "passes/all_passes.h"
 #include "passes/node_util.h"
+#include "passes/registry.h"
 #include "passes/tensor_util.h"
 
 namespace winml::passes {
@@ -33,6 +33,6 @@ class EliminateNopReshape : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_eliminate_nop_reshape() { return std::make_unique<EliminateNopReshape>(); }
+WINML_PASS(eliminate_nop_reshape, 330, EliminateNopReshape);
 
 }  // namespace winml::passes

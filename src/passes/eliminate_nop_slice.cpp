@@ -2,8 +2,8 @@
 // it starts at 0, steps by 1 and ends at or past the end.
 #include <limits>
 
-#include "passes/all_passes.h"
 #include "passes/node_util.h"
+#include "passes/registry.h"
 #include "passes/tensor_util.h"
 
 namespace winml::passes {
@@ -64,6 +64,6 @@ class EliminateNopSlice : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_eliminate_nop_slice() { return std::make_unique<EliminateNopSlice>(); }
+WINML_PASS(eliminate_nop_slice, 370, EliminateNopSlice);
 
 }  // namespace winml::passes

@@ -1,6 +1,6 @@
 // eliminate_nop_transpose: a Transpose whose permutation is the identity.
-#include "passes/all_passes.h"
 #include "passes/node_util.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
@@ -24,6 +24,6 @@ class EliminateNopTranspose : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_eliminate_nop_transpose() { return std::make_unique<EliminateNopTranspose>(); }
+WINML_PASS(eliminate_nop_transpose, 340, EliminateNopTranspose);
 
 }  // namespace winml::passes

@@ -9,9 +9,9 @@
 #include <set>
 
 #include "model/tensor_data.h"
-#include "passes/all_passes.h"
 #include "passes/constant_evaluator.h"
 #include "passes/node_util.h"
+#include "passes/registry.h"
 #include "passes/tensor_util.h"
 
 namespace winml::passes {
@@ -117,6 +117,6 @@ class FoldConstants : public NodePass {
 
 }  // namespace
 
-std::unique_ptr<Pass> make_fold_constants() { return std::make_unique<FoldConstants>(); }
+WINML_PASS(fold_constants, 200, FoldConstants);
 
 }  // namespace winml::passes

@@ -1,9 +1,9 @@
 // fuse_add_bias_into_conv: Conv followed by Add of a constant that varies only
 // along the channel axis (or is a scalar) folds the constant into the Conv's
 // bias.
-#include "passes/all_passes.h"
 #include "passes/node_util.h"
 #include "passes/patterns.h"
+#include "passes/registry.h"
 #include "passes/tensor_util.h"
 
 namespace winml::passes {
@@ -41,6 +41,6 @@ class FuseAddBiasIntoConv : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_fuse_add_bias_into_conv() { return std::make_unique<FuseAddBiasIntoConv>(); }
+WINML_PASS(fuse_add_bias_into_conv, 430, FuseAddBiasIntoConv);
 
 }  // namespace winml::passes

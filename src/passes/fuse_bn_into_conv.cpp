@@ -5,9 +5,9 @@
 // may be shared and are removed later if unused).
 #include <cmath>
 
-#include "passes/all_passes.h"
 #include "passes/node_util.h"
 #include "passes/patterns.h"
+#include "passes/registry.h"
 #include "passes/tensor_util.h"
 
 namespace winml::passes {
@@ -60,6 +60,6 @@ class FuseBnIntoConv : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_fuse_bn_into_conv() { return std::make_unique<FuseBnIntoConv>(); }
+WINML_PASS(fuse_bn_into_conv, 420, FuseBnIntoConv);
 
 }  // namespace winml::passes

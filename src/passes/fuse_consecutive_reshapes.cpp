@@ -7,8 +7,8 @@
 // The skipped node goes away once nothing else reads it.
 #include <set>
 
-#include "passes/all_passes.h"
 #include "passes/node_util.h"
+#include "passes/registry.h"
 #include "passes/tensor_util.h"
 
 namespace winml::passes {
@@ -61,6 +61,6 @@ class FuseConsecutiveReshapes : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_fuse_consecutive_reshapes() { return std::make_unique<FuseConsecutiveReshapes>(); }
+WINML_PASS(fuse_consecutive_reshapes, 410, FuseConsecutiveReshapes);
 
 }  // namespace winml::passes

@@ -4,9 +4,9 @@
 // to eliminate_nop_transpose.
 #include <numeric>
 
-#include "passes/all_passes.h"
 #include "passes/node_util.h"
 #include "passes/patterns.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
@@ -44,6 +44,6 @@ class FuseConsecutiveTransposes : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_fuse_consecutive_transposes() { return std::make_unique<FuseConsecutiveTransposes>(); }
+WINML_PASS(fuse_consecutive_transposes, 400, FuseConsecutiveTransposes);
 
 }  // namespace winml::passes

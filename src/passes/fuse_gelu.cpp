@@ -3,10 +3,10 @@
 // - otherwise com.microsoft Gelu (Erf form) or FastGelu (Tanh form), only if
 //   the target EP's operator table says the EP runs it;
 // - otherwise the decomposition stays (noted in the report).
-#include "passes/all_passes.h"
 #include "ep/ep_table.h"
 #include "passes/node_util.h"
 #include "passes/patterns.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
@@ -41,6 +41,6 @@ class FuseGelu : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_fuse_gelu() { return std::make_unique<FuseGelu>(); }
+WINML_PASS(fuse_gelu, 460, FuseGelu);
 
 }  // namespace winml::passes

@@ -3,9 +3,9 @@
 // which exists from opset 17. Scale and bias must cover exactly the normalized
 // (trailing) dimensions; a missing scale becomes ones.
 #include "model/tensor_data.h"
-#include "passes/all_passes.h"
 #include "passes/node_util.h"
 #include "passes/patterns.h"
+#include "passes/registry.h"
 #include "passes/tensor_util.h"
 
 namespace winml::passes {
@@ -73,6 +73,6 @@ class FuseLayerNorm : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_fuse_layer_norm() { return std::make_unique<FuseLayerNorm>(); }
+WINML_PASS(fuse_layer_norm, 450, FuseLayerNorm);
 
 }  // namespace winml::passes

@@ -2,9 +2,9 @@
 // constant that broadcasts to the product ([N], [1,N], [M,N], [M,1], scalar)
 // becomes Gemm(A, B, C). Higher-rank MatMuls are left alone: turning them into
 // Gemm would need Reshapes around it.
-#include "passes/all_passes.h"
 #include "passes/node_util.h"
 #include "passes/patterns.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
@@ -29,6 +29,6 @@ class FuseMatMulAddIntoGemm : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_fuse_matmul_add_into_gemm() { return std::make_unique<FuseMatMulAddIntoGemm>(); }
+WINML_PASS(fuse_matmul_add_into_gemm, 440, FuseMatMulAddIntoGemm);
 
 }  // namespace winml::passes

@@ -43,7 +43,7 @@ std::vector<std::string> resolve_passes(const std::string& level, const std::map
   }
   std::vector<std::string> ordered;
   for (const auto& p : pass_registry())
-    if (on.count(p.name)) ordered.push_back(p.name);
+    if (on.count(std::string(p.name))) ordered.emplace_back(p.name);
   return ordered;
 }
 
