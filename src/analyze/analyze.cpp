@@ -10,7 +10,7 @@
 #include "ep/ep_table.h"
 #include "model/tensor_data.h"
 #include "model/walk.h"
-#include "passes/node_util.h"
+#include "model/node_util.h"
 #include "passes/pass.h"
 #include "passes/patterns.h"
 
@@ -73,7 +73,7 @@ onnx::ModelProto typed_skeleton(const model::Model& m) {
 }
 
 std::string op_name(const onnx::NodeProto& n) {
-  return passes::is_default_domain(n.domain()) ? n.op_type() : n.domain() + ":" + n.op_type();
+  return model::is_default_domain(n.domain()) ? n.op_type() : n.domain() + ":" + n.op_type();
 }
 
 std::string utc_now() {
@@ -127,7 +127,7 @@ json analyze_model(const model::Model& m, const AnalyzeOptions& options) {
           const auto& n = view.node(i);
           ++total;
           ++counts[op_name(n)];
-          std::int64_t opset = m.opset(passes::is_default_domain(n.domain()) ? "" : n.domain());
+          std::int64_t opset = m.opset(model::is_default_domain(n.domain()) ? "" : n.domain());
           for (auto& c : classifiers) c.add(view, i, opset);
         }
         for (const auto& match : passes::find_patterns(view)) {

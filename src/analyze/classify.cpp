@@ -4,8 +4,8 @@
 
 #include "base/text.h"
 #include "model/tensor_data.h"
-#include "passes/node_util.h"
-#include "passes/tensor_util.h"
+#include "model/node_util.h"
+#include "model/tensor_values.h"
 
 namespace winml::analyze {
 
@@ -47,7 +47,7 @@ std::string violation(const passes::GraphView& v, int i, const ep::OpConstraint&
     return "opset " + std::to_string(opset) + " is above " + std::to_string(*c.max_opset);
   if (!c.dtypes.empty()) {
     for (int k : c.dtype_inputs) {
-      const std::string& in = passes::input_or_empty(n, k);
+      const std::string& in = model::input_or_empty(n, k);
       if (in.empty()) continue;
       std::int32_t t = v.elem_type(in);
       if (t == 0) continue;  // unknown: cannot tell
@@ -70,20 +70,20 @@ std::string violation(const passes::GraphView& v, int i, const ep::OpConstraint&
       if (auto why = check(out); !why.empty()) return why;
   }
   for (int k : c.constant_inputs) {
-    const std::string& in = passes::input_or_empty(n, k);
+    const std::string& in = model::input_or_empty(n, k);
     if (!in.empty() && !v.constant(in)) return "input " + std::to_string(k) + " is not a constant";
   }
   for (int k : c.nonnegative_inputs) {
-    const std::string& in = passes::input_or_empty(n, k);
+    const std::string& in = model::input_or_empty(n, k);
     const auto* t = in.empty() ? nullptr : v.constant(in);
     if (!t) continue;  // only constants can be checked
-    auto values = passes::read_ints(v.model(), *t);
+    auto values = model::read_ints(v.model(), *t);
     if (values && std::any_of(values->begin(), values->end(), [](std::int64_t x) { return x < 0; }))
       return "input " + std::to_string(k) + " holds negative values";
   }
   if (!c.attribute.empty()) {
     std::optional<std::string> value = c.attribute_default;
-    if (const auto* a = passes::find_attr(n, c.attribute)) value = attribute_text(*a);
+    if (const auto* a = model::find_attr(n, c.attribute)) value = attribute_text(*a);
     if (value && std::find(c.values.begin(), c.values.end(), *value) == c.values.end())
       return c.attribute + " = " + *value + " (supported: " + join(c.values, ", ") + ")";
   }

@@ -1,12 +1,13 @@
-#include "passes/tensor_util.h"
+#include "model/tensor_values.h"
 
 #include <cstring>
 
+#include "base/error.h"
 #include "base/half.h"
 #include "model/external_data.h"
 #include "model/tensor_data.h"
 
-namespace winml::passes {
+namespace winml::model {
 
 using onnx::TensorProto;
 
@@ -30,12 +31,12 @@ T load(const std::byte* p) {
 }
 }  // namespace
 
-std::optional<std::vector<float>> read_floats(const model::Model& m, const TensorProto& t) {
+std::optional<std::vector<float>> read_floats(const Model& m, const TensorProto& t) {
   auto dt = t.data_type();
   if (dt != TensorProto::FLOAT && dt != TensorProto::DOUBLE && dt != TensorProto::FLOAT16) return std::nullopt;
   auto bytes = m.tensor_bytes(t);
-  std::size_t es = model::element_size(dt), n = bytes.bytes.size() / es;
-  if (static_cast<std::int64_t>(n) != model::element_count(t)) return std::nullopt;
+  std::size_t es = element_size(dt), n = bytes.bytes.size() / es;
+  if (static_cast<std::int64_t>(n) != element_count(t)) return std::nullopt;
   std::vector<float> out(n);
   const std::byte* p = bytes.bytes.data();
   for (std::size_t i = 0; i < n; ++i) {
@@ -46,7 +47,7 @@ std::optional<std::vector<float>> read_floats(const model::Model& m, const Tenso
   return out;
 }
 
-std::optional<std::vector<std::int64_t>> read_ints(const model::Model& m, const TensorProto& t) {
+std::optional<std::vector<std::int64_t>> read_ints(const Model& m, const TensorProto& t) {
   auto dt = t.data_type();
   switch (dt) {
     case TensorProto::INT64: case TensorProto::INT32: case TensorProto::INT16: case TensorProto::INT8:
@@ -55,8 +56,8 @@ std::optional<std::vector<std::int64_t>> read_ints(const model::Model& m, const 
     default: return std::nullopt;
   }
   auto bytes = m.tensor_bytes(t);
-  std::size_t es = model::element_size(dt), n = bytes.bytes.size() / es;
-  if (static_cast<std::int64_t>(n) != model::element_count(t)) return std::nullopt;
+  std::size_t es = element_size(dt), n = bytes.bytes.size() / es;
+  if (static_cast<std::int64_t>(n) != element_count(t)) return std::nullopt;
   std::vector<std::int64_t> out(n);
   const std::byte* p = bytes.bytes.data();
   for (std::size_t i = 0; i < n; ++i) {
@@ -75,8 +76,8 @@ std::optional<std::vector<std::int64_t>> read_ints(const model::Model& m, const 
   return out;
 }
 
-std::optional<double> read_scalar(const model::Model& m, const TensorProto& t) {
-  if (model::element_count(t) != 1) return std::nullopt;
+std::optional<double> read_scalar(const Model& m, const TensorProto& t) {
+  if (element_count(t) != 1) return std::nullopt;
   if (auto f = read_floats(m, t)) {
     // float64 keeps its precision for comparisons of constants.
     if (t.data_type() == TensorProto::DOUBLE) return load<double>(m.tensor_bytes(t).bytes.data());
@@ -86,24 +87,55 @@ std::optional<double> read_scalar(const model::Model& m, const TensorProto& t) {
   return std::nullopt;
 }
 
+std::vector<float> float32_values(const Model& m, const TensorProto& t) {
+  if (t.data_type() != TensorProto::FLOAT)
+    throw BuildError("tensor '" + t.name() + "' is " + data_type_name(t.data_type()) + ", not float32");
+  TensorBytes b = m.tensor_bytes(t);
+  auto n = static_cast<std::size_t>(element_count(t));
+  if (b.bytes.size() != n * sizeof(float))
+    throw BuildError("tensor '" + t.name() + "' holds " + std::to_string(b.bytes.size()) + " bytes for " +
+                     std::to_string(n) + " floats");
+  std::vector<float> v(n);
+  if (n) std::memcpy(v.data(), b.bytes.data(), n * sizeof(float));
+  return v;
+}
+
 TensorProto make_tensor(const std::string& name, std::int32_t data_type, const std::vector<std::int64_t>& dims,
-                        const void* data, std::size_t bytes) {
+                        std::span<const std::byte> data) {
   TensorProto t;
   t.set_name(name);
   t.set_data_type(data_type);
   for (auto d : dims) t.add_dims(d);
-  model::set_raw_data(t, data, bytes);
+  set_raw_data(t, data.data(), data.size());
   return t;
 }
 
 TensorProto make_floats(const std::string& name, const std::vector<std::int64_t>& dims,
                         const std::vector<float>& values) {
-  return make_tensor(name, TensorProto::FLOAT, dims, values.data(), values.size() * sizeof(float));
+  return make_tensor(name, TensorProto::FLOAT, dims, std::as_bytes(std::span(values)));
 }
 
 TensorProto make_int64s(const std::string& name, const std::vector<std::int64_t>& dims,
                         const std::vector<std::int64_t>& values) {
-  return make_tensor(name, TensorProto::INT64, dims, values.data(), values.size() * sizeof(std::int64_t));
+  return make_tensor(name, TensorProto::INT64, dims, std::as_bytes(std::span(values)));
 }
 
-}  // namespace winml::passes
+TensorProto make_ints(const std::string& name, std::int32_t type, const std::vector<std::int64_t>& dims,
+                      std::span<const std::int32_t> values) {
+  std::size_t size = element_size(type);
+  std::vector<std::byte> data(values.size() * size);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    std::int32_t v = values[i];
+    switch (type) {
+      case TensorProto::UINT8: { auto x = static_cast<std::uint8_t>(v); std::memcpy(&data[i], &x, 1); break; }
+      case TensorProto::INT8: { auto x = static_cast<std::int8_t>(v); std::memcpy(&data[i], &x, 1); break; }
+      case TensorProto::UINT16: { auto x = static_cast<std::uint16_t>(v); std::memcpy(&data[2 * i], &x, 2); break; }
+      case TensorProto::INT16: { auto x = static_cast<std::int16_t>(v); std::memcpy(&data[2 * i], &x, 2); break; }
+      case TensorProto::INT32: std::memcpy(&data[4 * i], &v, 4); break;
+      default: throw BuildError("cannot store integers as " + data_type_name(type));
+    }
+  }
+  return make_tensor(name, type, dims, data);
+}
+
+}  // namespace winml::model

@@ -1,5 +1,5 @@
 // eliminate_nop_cast: a Cast to the element type its input already has.
-#include "passes/node_util.h"
+#include "model/node_util.h"
 #include "passes/registry.h"
 
 namespace winml::passes {
@@ -9,9 +9,9 @@ class EliminateNopCast : public NodePass {
  public:
   bool rewrite(GraphView& v, int i, PassContext&) override {
     const auto& n = v.node(i);
-    if (!is_op(n, "Cast") || n.input_size() != 1) return false;
+    if (!model::is_op(n, "Cast") || n.input_size() != 1) return false;
     std::int32_t from = v.elem_type(n.input(0));
-    if (from == 0 || attr_int(n, "to", -1) != from) return false;
+    if (from == 0 || model::attr_int(n, "to", -1) != from) return false;
     return v.bypass(i, n.input(0), n.output(0));
   }
 };

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "model/walk.h"
-#include "passes/tensor_util.h"
+#include "model/tensor_values.h"
 
 namespace winml::passes {
 
@@ -225,7 +225,7 @@ const onnx::TensorProto* GraphView::constant(const std::string& value) const {
   if (int p = producer(value); p >= 0) {
     const auto& n = node(p);
     if (n.op_type() != "Constant" || !(n.domain().empty() || n.domain() == "ai.onnx")) return nullptr;
-    auto t = constant_node_tensor(n);
+    auto t = model::constant_node_tensor(n);
     if (!t) return nullptr;
     owned_tensors_.push_back(std::move(*t));
     constant_cache_[value] = &owned_tensors_.back();
