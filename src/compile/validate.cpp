@@ -10,6 +10,7 @@
 #include "compile/external_backend.h"
 #include "model/epcontext.h"
 #include "model/model_io.h"
+#include "model/node_util.h"
 #include "model/path_safety.h"
 #include "model/walk.h"
 #include "runtime/errors.h"
@@ -87,10 +88,10 @@ std::size_t verify_ref_blobs(const model::Model& m) {
   model::for_each_graph(m.proto.graph(), [&](const onnx::GraphProto& g, int) {
     for (const auto& n : g.node()) {
       if (!model::is_epcontext_node(n)) continue;
-      const auto* source = find_attribute(n, "source");
+      const auto* source = model::find_attr(n, "source");
       if (!source || source->s() != runtime::ref_blob::kSource) continue;
-      const auto* context = find_attribute(n, "ep_cache_context");
-      const auto* embed = find_attribute(n, "embed_mode");
+      const auto* context = model::find_attr(n, "ep_cache_context");
+      const auto* embed = model::find_attr(n, "embed_mode");
       std::string bytes = context ? context->s() : std::string();
       if (embed && embed->i() == 0) {
         fs::path file = model::resolve_inside(m.dir(), bytes, "EPContext ep_cache_context", path);
