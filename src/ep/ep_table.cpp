@@ -2,7 +2,9 @@
 
 #include <toml.hpp>
 
+#include <mutex>
 #include <sstream>
+#include <utility>
 
 #include "base/error.h"
 #include "base/rules.h"
@@ -149,7 +151,19 @@ EpTable load_ep_table(const std::string& name) {
     for (const auto& n : ep_table_names()) known += (known.empty() ? "" : ", ") + n;
     throw InputError(file_error(rules.origin(path), "unknown execution provider '" + name + "' (known: " + known + ")"));
   }
-  return parse_ep_table(name, *text, rules.origin(path));
+  // Parsed once per distinct text: a project asks for the same table for
+  // every model (its default device), and analysis for every table.
+  static std::mutex mu;
+  static std::map<std::pair<std::string, std::string>, EpTable> parsed;
+  std::pair<std::string, std::string> key{name, std::move(*text)};
+  {
+    std::lock_guard lock(mu);
+    if (auto it = parsed.find(key); it != parsed.end()) return it->second;
+  }
+  EpTable table = parse_ep_table(name, key.second, rules.origin(path));
+  std::lock_guard lock(mu);
+  parsed.emplace(std::move(key), table);
+  return table;
 }
 
 std::vector<std::string> ep_table_names() {
