@@ -7,10 +7,10 @@
 #include <set>
 
 #include "analyze/classify.h"
-#include "analyze/ep_table.h"
+#include "ep/ep_table.h"
 #include "model/tensor_data.h"
 #include "model/walk.h"
-#include "passes/node_util.h"
+#include "model/node_util.h"
 #include "passes/pass.h"
 #include "passes/patterns.h"
 
@@ -73,7 +73,7 @@ onnx::ModelProto typed_skeleton(const model::Model& m) {
 }
 
 std::string op_name(const onnx::NodeProto& n) {
-  return passes::is_default_domain(n.domain()) ? n.op_type() : n.domain() + ":" + n.op_type();
+  return model::is_default_domain(n.domain()) ? n.op_type() : n.domain() + ":" + n.op_type();
 }
 
 std::string utc_now() {
@@ -92,9 +92,9 @@ json analyze_model(const model::Model& m, const AnalyzeOptions& options) {
   std::vector<const onnx::GraphProto*> skeleton_graphs;
   model::for_each_graph(skeleton.graph(), [&](const onnx::GraphProto& g, int) { skeleton_graphs.push_back(&g); });
 
-  std::vector<std::string> names = options.eps.empty() ? ep_table_names() : options.eps;
-  std::vector<EpTable> tables;
-  for (const auto& n : names) tables.push_back(load_ep_table(n));
+  std::vector<std::string> names = options.eps.empty() ? ep::ep_table_names() : options.eps;
+  std::vector<ep::EpTable> tables;
+  for (const auto& n : names) tables.push_back(ep::load_ep_table(n));
   std::vector<EpClassifier> classifiers;
   for (const auto& t : tables) {
     auto d = options.devices.find(t.name);
@@ -127,7 +127,7 @@ json analyze_model(const model::Model& m, const AnalyzeOptions& options) {
           const auto& n = view.node(i);
           ++total;
           ++counts[op_name(n)];
-          std::int64_t opset = m.opset(passes::is_default_domain(n.domain()) ? "" : n.domain());
+          std::int64_t opset = m.opset(model::is_default_domain(n.domain()) ? "" : n.domain());
           for (auto& c : classifiers) c.add(view, i, opset);
         }
         for (const auto& match : passes::find_patterns(view)) {
@@ -171,7 +171,7 @@ json analyze_model(const model::Model& m, const AnalyzeOptions& options) {
 }
 
 std::map<std::string, bool> discover_flags(const json& analysis, const std::string& target_ep) {
-  EpTable ep = load_ep_table(target_ep);
+  const ep::EpTable table = ep::load_ep_table(target_ep);
   std::int64_t opset = analysis.at("metadata").at("opset_version").get<std::int64_t>();
   std::map<std::string, bool> flags;
   for (const auto& p : analysis.at("patterns")) {
@@ -181,19 +181,19 @@ std::map<std::string, bool> discover_flags(const json& analysis, const std::stri
     if (kind == "identity_dropout_chain") {
       if (ops.count("Identity")) flags["eliminate_identity"] = true;
       if (ops.count("Dropout")) flags["eliminate_dropout"] = true;
-    } else if (kind == "conv_bn" && ep.runs("", "Conv")) {
+    } else if (kind == "conv_bn" && table.runs("", "Conv")) {
       flags["fuse_bn_into_conv"] = true;
-    } else if (kind == "conv_add_bias" && ep.runs("", "Conv")) {
+    } else if (kind == "conv_add_bias" && table.runs("", "Conv")) {
       flags["fuse_add_bias_into_conv"] = true;
-    } else if (kind == "matmul_add" && ep.runs("", "Gemm")) {
+    } else if (kind == "matmul_add" && table.runs("", "Gemm")) {
       flags["fuse_matmul_add_into_gemm"] = true;
-    } else if (kind == "consecutive_transposes" && ep.runs("", "Transpose")) {
+    } else if (kind == "consecutive_transposes" && table.runs("", "Transpose")) {
       flags["fuse_consecutive_transposes"] = true;
-    } else if (kind == "layer_norm" && opset >= 17 && ep.runs("", "LayerNormalization")) {
+    } else if (kind == "layer_norm" && opset >= 17 && table.runs("", "LayerNormalization")) {
       flags["fuse_layer_norm"] = true;
     } else if (kind == "gelu_erf" || kind == "gelu_tanh") {
-      bool onnx_gelu = opset >= 20 && ep.runs("", "Gelu");
-      bool contrib = ep.runs("com.microsoft", kind == "gelu_erf" ? "Gelu" : "FastGelu");
+      bool onnx_gelu = opset >= 20 && table.runs("", "Gelu");
+      bool contrib = table.runs("com.microsoft", kind == "gelu_erf" ? "Gelu" : "FastGelu");
       if (onnx_gelu || contrib) flags["fuse_gelu"] = true;
     }
   }

@@ -4,15 +4,15 @@
 
 #include "base/text.h"
 #include "model/tensor_data.h"
-#include "passes/node_util.h"
-#include "passes/tensor_util.h"
+#include "model/node_util.h"
+#include "model/tensor_values.h"
 
 namespace winml::analyze {
 
 using nlohmann::json;
 
 std::string op_key(const std::string& domain, const std::string& op) {
-  return "OP/" + canonical_domain(domain) + "/" + op;
+  return "OP/" + ep::canonical_domain(domain) + "/" + op;
 }
 
 namespace {
@@ -36,7 +36,7 @@ std::string attribute_text(const onnx::AttributeProto& a) {
 
 }  // namespace
 
-std::string violation(const passes::GraphView& v, int i, const OpConstraint& c, std::int64_t opset,
+std::string violation(const passes::GraphView& v, int i, const ep::OpConstraint& c, std::int64_t opset,
                       const std::string& device) {
   const auto& n = v.node(i);
   if (!c.devices.empty() && std::find(c.devices.begin(), c.devices.end(), device) == c.devices.end())
@@ -47,7 +47,7 @@ std::string violation(const passes::GraphView& v, int i, const OpConstraint& c, 
     return "opset " + std::to_string(opset) + " is above " + std::to_string(*c.max_opset);
   if (!c.dtypes.empty()) {
     for (int k : c.dtype_inputs) {
-      const std::string& in = passes::input_or_empty(n, k);
+      const std::string& in = model::input_or_empty(n, k);
       if (in.empty()) continue;
       std::int32_t t = v.elem_type(in);
       if (t == 0) continue;  // unknown: cannot tell
@@ -70,20 +70,20 @@ std::string violation(const passes::GraphView& v, int i, const OpConstraint& c, 
       if (auto why = check(out); !why.empty()) return why;
   }
   for (int k : c.constant_inputs) {
-    const std::string& in = passes::input_or_empty(n, k);
+    const std::string& in = model::input_or_empty(n, k);
     if (!in.empty() && !v.constant(in)) return "input " + std::to_string(k) + " is not a constant";
   }
   for (int k : c.nonnegative_inputs) {
-    const std::string& in = passes::input_or_empty(n, k);
+    const std::string& in = model::input_or_empty(n, k);
     const auto* t = in.empty() ? nullptr : v.constant(in);
     if (!t) continue;  // only constants can be checked
-    auto values = passes::read_ints(v.model(), *t);
+    auto values = model::read_ints(v.model(), *t);
     if (values && std::any_of(values->begin(), values->end(), [](std::int64_t x) { return x < 0; }))
       return "input " + std::to_string(k) + " holds negative values";
   }
   if (!c.attribute.empty()) {
     std::optional<std::string> value = c.attribute_default;
-    if (const auto* a = passes::find_attr(n, c.attribute)) value = attribute_text(*a);
+    if (const auto* a = model::find_attr(n, c.attribute)) value = attribute_text(*a);
     if (value && std::find(c.values.begin(), c.values.end(), *value) == c.values.end())
       return c.attribute + " = " + *value + " (supported: " + join(c.values, ", ") + ")";
   }
@@ -97,7 +97,7 @@ std::string violation(const passes::GraphView& v, int i, const OpConstraint& c, 
 void EpClassifier::add(const passes::GraphView& v, int i, std::int64_t opset) {
   const auto& n = v.node(i);
   std::string key = op_key(n.domain(), n.op_type());
-  names_[key] = {canonical_domain(n.domain()), n.op_type()};
+  names_[key] = {ep::canonical_domain(n.domain()), n.op_type()};
   OpUse& use = ops_[key];
   ++use.nodes;
   bool violated = false;
@@ -124,8 +124,8 @@ json EpClassifier::result() const {
   };
   for (const auto& [key, use] : ops_) {
     const auto& [domain, op] = names_.at(key);
-    Support s = table_.status(domain, op);
-    if (s == Support::kPartial) {
+    ep::Support s = table_.status(domain, op);
+    if (s == ep::Support::kPartial) {
       if (use.violating == 0) {
         classification["supported"].push_back(key);
       } else {
@@ -134,9 +134,9 @@ json EpClassifier::result() const {
         for (const auto& [why, nodes] : use.reasons)
           add_info(none ? "error" : "warning", key, nodes.size(), why, nodes);
       }
-    } else if (s == Support::kSupported) {
+    } else if (s == ep::Support::kSupported) {
       classification["supported"].push_back(key);
-    } else if (s == Support::kUnsupported) {
+    } else if (s == ep::Support::kUnsupported) {
       classification["unsupported"].push_back(key);
       add_info("error", key, static_cast<std::size_t>(use.nodes),
                "not supported by " + table_.ep_type + " (rules/ep/" + table_.name + ".toml)", {});

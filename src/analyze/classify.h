@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analyze/ep_table.h"
+#include "ep/ep_table.h"
 #include "passes/graph_view.h"
 
 namespace winml::analyze {
@@ -17,13 +17,13 @@ std::string op_key(const std::string& domain, const std::string& op);
 
 // Why node `i` of `v` does not meet `c` on `device` ("" when it does).
 // `opset` is the model's opset for the node's domain.
-std::string violation(const passes::GraphView& v, int i, const OpConstraint& c, std::int64_t opset,
+std::string violation(const passes::GraphView& v, int i, const ep::OpConstraint& c, std::int64_t opset,
                       const std::string& device);
 
 // Collects the nodes of a model for one EP, then renders its result entry.
 class EpClassifier {
  public:
-  EpClassifier(const EpTable& table, std::string device)
+  EpClassifier(const ep::EpTable& table, std::string device)
       : table_(table), device_(device.empty() ? table.default_device : std::move(device)) {}
   void add(const passes::GraphView& v, int i, std::int64_t opset);
   // Model-level facts: graph inputs with dimensions that are not fixed.
@@ -36,7 +36,7 @@ class EpClassifier {
     int violating = 0;
     std::map<std::string, std::vector<std::string>> reasons;  // reason -> node names
   };
-  const EpTable& table_;
+  const ep::EpTable& table_;
   std::string device_;
   std::map<std::string, OpUse> ops_;  // by op key
   std::map<std::string, std::pair<std::string, std::string>> names_;  // op key -> (domain, op)

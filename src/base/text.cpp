@@ -36,17 +36,6 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
   return m.empty() ? std::string() : " (did you mean '" + m + "'?)";
 }
 
-std::string hex_encode(std::span<const std::uint8_t> bytes) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (auto b : bytes) {
-    out.push_back(digits[b >> 4]);
-    out.push_back(digits[b & 15]);
-  }
-  return out;
-}
-
 std::string human_bytes(std::uint64_t bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = static_cast<double>(bytes);

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,7 +14,6 @@ std::string nearest_match(std::string_view word, const std::vector<std::string>&
 // " (did you mean 'x'?)" or "".
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
-std::string hex_encode(std::span<const std::uint8_t> bytes);
 std::string human_bytes(std::uint64_t bytes);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 

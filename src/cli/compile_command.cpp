@@ -41,15 +41,14 @@ Command add_compile_command(CLI::App& app) {
   sub->add_option("compiler", opts->command,
                   "After --: the vendor compiler with {input}, {output}, {output_dir}, {embed} and {device} placeholders");
   return {sub, [opts](const Context&) {
-            compile::CompileOptions o;
-            o.ep = opts->ep;
-            o.embed = opts->embed;
             config::CompileConfig section;
             section.ep = opts->ep;
             section.device = opts->device;
-            o.device = config::compile_schema()->resolved(section).device;  // the schema's default, as in builds
-            o.validate = !opts->no_validate;
-            o.command = opts->command;
+            section.embed = opts->embed;
+            section.validate = !opts->no_validate;
+            section.command = opts->command;
+            // Resolved like a build's: the EP's default device when none is given.
+            compile::CompileOptions o = compile::CompileOptions::from_config(config::compile_schema()->resolved(section));
             o.threads = opts->threads;
             o.project_dir = std::filesystem::current_path();
             o.config_origin = "the command line";

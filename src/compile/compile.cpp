@@ -12,6 +12,16 @@
 
 namespace winml::compile {
 
+CompileOptions CompileOptions::from_config(const config::CompileConfig& c) {
+  CompileOptions o;
+  o.ep = c.ep;
+  o.device = c.device;
+  o.embed = c.embed;
+  o.validate = c.validate;
+  o.command = c.command;
+  return o;
+}
+
 namespace fs = std::filesystem;
 
 namespace {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "config/config.h"
 #include "model/model_io.h"
 
 namespace winml::compile {
@@ -41,6 +42,10 @@ struct CompileOptions {
   std::function<void(const std::string&)> log;  // progress and notes, one line each
   int threads = 0;  // validation
   const std::atomic<bool>* cancel = nullptr;  // stops a vendor compiler
+
+  // The [compile] keys (resolved: `device` filled), as builds and the
+  // subcommand both take them; the rest is the caller's.
+  static CompileOptions from_config(const config::CompileConfig& c);
 };
 
 // Compiles `input` to `output` (sidecars next to it), writing directly: the

@@ -1,13 +1,13 @@
 #include "compile/ep_target.h"
 
-#include "analyze/ep_table.h"
+#include "ep/ep_table.h"
 
 namespace winml::compile {
 
-// One reader of rules/ep/*.toml: the analysis's table loader (which also
+// One reader of rules/ep/*.toml: ep/ep_table.h (which also
 // names the known EPs when `name` has no table).
 EpTarget ep_target(const std::string& name) {
-  const analyze::EpTable table = analyze::load_ep_table(name);
+  const ep::EpTable table = ep::load_ep_table(name);
   return {table.name, table.ep_type, table.default_device, table.aot_compile};
 }
 

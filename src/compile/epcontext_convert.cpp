@@ -13,6 +13,7 @@
 #include "model/epcontext.h"
 #include "model/external_data.h"
 #include "model/model_io.h"
+#include "model/node_util.h"
 #include "model/path_safety.h"
 #include "model/sidecars.h"
 #include "model/walk.h"
@@ -25,7 +26,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::int64_t embed_mode_of(const onnx::NodeProto& n) {
-  const auto* a = find_attribute(n, "embed_mode");
+  const auto* a = model::find_attr(n, "embed_mode");
   return a ? a->i() : 1;  // ONNX Runtime's default
 }
 
@@ -59,9 +60,9 @@ nlohmann::json convert_epcontext(const fs::path& in, const fs::path& out, bool e
     model::for_each_graph(*m.proto.mutable_graph(), [&](onnx::GraphProto& g, int) {
       for (auto& n : *g.mutable_node()) {
         if (!model::is_epcontext_node(n)) continue;
-        const auto* source_attr = find_attribute(n, "source");
+        const auto* source_attr = model::find_attr(n, "source");
         const std::string source = source_attr ? source_attr->s() : std::string();
-        onnx::AttributeProto* context = find_attribute(n, "ep_cache_context");
+        onnx::AttributeProto* context = model::find_attr(n, "ep_cache_context");
         if (!context) throw InputError(file_error(in.string(), "EPContext node '" + n.name() + "' has no ep_cache_context"));
         const bool was_embedded = embed_mode_of(n) != 0;
         nlohmann::json info{{"node", n.name()}, {"source", source}};
@@ -84,7 +85,7 @@ nlohmann::json convert_epcontext(const fs::path& in, const fs::path& out, bool e
           info["file"] = name;
           context->set_s(name);
         }
-        set_int_attribute(n, "embed_mode", embed ? 1 : 0);
+        model::set_attr_int(n, "embed_mode", embed ? 1 : 0);
         nodes.push_back(std::move(info));
       }
     });

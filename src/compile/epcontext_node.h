@@ -22,12 +22,6 @@ struct EpContextAttributes {
 // An EPContext node named `name` (inputs and outputs are added by the caller).
 onnx::NodeProto make_epcontext_node(const std::string& name, EpContextAttributes attributes);
 
-// The attribute `name` of `node`, or nullptr.
-onnx::AttributeProto* find_attribute(onnx::NodeProto& node, const std::string& name);
-const onnx::AttributeProto* find_attribute(const onnx::NodeProto& node, const std::string& name);
-void set_int_attribute(onnx::NodeProto& node, const std::string& name, std::int64_t value);
-void set_string_attribute(onnx::NodeProto& node, const std::string& name, std::string value);
-
 // Adds com.microsoft at version 1 to the model's opset imports if missing.
 void import_microsoft_domain(onnx::ModelProto& model);
 

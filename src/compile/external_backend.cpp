@@ -12,6 +12,7 @@
 #include "compile/epcontext_node.h"
 #include "model/epcontext.h"
 #include "model/model_io.h"
+#include "model/node_util.h"
 #include "model/path_safety.h"
 #include "model/sidecars.h"
 #include "model/walk.h"
@@ -130,10 +131,10 @@ nlohmann::json compile_external(const fs::path& input, const fs::path& out, cons
   model::for_each_graph(*m.proto.mutable_graph(), [&](onnx::GraphProto& g, int) {
     for (auto& n : *g.mutable_node()) {
       if (!model::is_epcontext_node(n)) continue;
-      const auto* embed = find_attribute(n, "embed_mode");
+      const auto* embed = model::find_attr(n, "embed_mode");
       if (embed && embed->i() != 0) continue;
       if (!embed) continue;  // a missing embed_mode means embedded
-      onnx::AttributeProto* context = find_attribute(n, "ep_cache_context");
+      onnx::AttributeProto* context = model::find_attr(n, "ep_cache_context");
       if (!context || context->s().empty()) continue;
       auto it = renamed.find(context->s());
       if (it == renamed.end()) {

@@ -4,11 +4,13 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "base/half.h"
 #include "base/mapped_file.h"
 #include "compile/epcontext_node.h"
 #include "compile/external_backend.h"
 #include "model/epcontext.h"
 #include "model/model_io.h"
+#include "model/node_util.h"
 #include "model/path_safety.h"
 #include "model/walk.h"
 #include "runtime/errors.h"
@@ -68,7 +70,7 @@ NonFinite count_non_finite(const Tensor& t) {
     case onnx::TensorProto::FLOAT: scan([](float v) { return double(v); }, t.data<float>()); break;
     case onnx::TensorProto::DOUBLE: scan([](double v) { return v; }, t.data<double>()); break;
     case onnx::TensorProto::FLOAT16:
-      scan([](std::uint16_t v) { return double(runtime::half_to_float(v)); }, t.data<std::uint16_t>());
+      scan([](std::uint16_t v) { return double(half_to_float(v)); }, t.data<std::uint16_t>());
       break;
     case onnx::TensorProto::BFLOAT16:
       scan([](std::uint16_t v) { return double(runtime::bfloat16_to_float(v)); }, t.data<std::uint16_t>());
@@ -86,10 +88,10 @@ std::size_t verify_ref_blobs(const model::Model& m) {
   model::for_each_graph(m.proto.graph(), [&](const onnx::GraphProto& g, int) {
     for (const auto& n : g.node()) {
       if (!model::is_epcontext_node(n)) continue;
-      const auto* source = find_attribute(n, "source");
+      const auto* source = model::find_attr(n, "source");
       if (!source || source->s() != runtime::ref_blob::kSource) continue;
-      const auto* context = find_attribute(n, "ep_cache_context");
-      const auto* embed = find_attribute(n, "embed_mode");
+      const auto* context = model::find_attr(n, "ep_cache_context");
+      const auto* embed = model::find_attr(n, "embed_mode");
       std::string bytes = context ? context->s() : std::string();
       if (embed && embed->i() == 0) {
         fs::path file = model::resolve_inside(m.dir(), bytes, "EPContext ep_cache_context", path);

@@ -27,28 +27,6 @@ const char* kPresets = "optimize/presets.toml";
 
 }  // namespace
 
-std::vector<std::string> ep_names() {
-  std::vector<std::string> names;
-  for (const auto& p : rules::active().list("ep", ".toml")) {
-    std::string file = p.substr(p.find('/') + 1);
-    names.push_back(file.substr(0, file.size() - 5));
-  }
-  return names;
-}
-
-std::string ep_default_device(const std::string& ep) {
-  auto text = rules::active().read("ep/" + ep + ".toml");
-  if (!text) return "";
-  std::istringstream in(*text);
-  try {
-    auto v = toml::parse(in, ep);
-    if (!v.contains("ep") || !v.at("ep").contains("default_device")) return "";
-    return v.at("ep").at("default_device").as_string().str;
-  } catch (const std::exception&) {
-    return "";
-  }
-}
-
 // The keys of a table in presets.toml, sorted.
 static std::vector<std::string> preset_table_keys(const char* table) {
   const toml::value presets = parse_rule(kPresets);

@@ -35,7 +35,7 @@ struct InputDecl {
 struct Node {
   std::string target;          // model name, also its output folder
   std::string name;            // stage: export, analyze, optimize, quantize, compile, package
-  std::string kind;            // what the runner executes (e.g. "import" or "export.command" for export)
+  std::string kind;            // what the runner executes: the stage, or "import" / "optimize.auto" in its place
   std::string implementation;  // e.g. "winml-quantize/1", for reports
   std::string primary_output;  // e.g. "optimized.onnx"; other files written next to it are sidecars
   bool enabled = true;

@@ -24,16 +24,6 @@ json shape_json(const onnx::TypeProto& type) {
   return dims;
 }
 
-std::string type_string(const onnx::TypeProto& type) {
-  if (!type.has_tensor_type()) return type.has_sequence_type() ? "sequence" : "non-tensor";
-  std::string s = data_type_name(type.tensor_type().elem_type());
-  json shape = shape_json(type);
-  if (shape.is_null()) return s + "[?]";
-  std::vector<std::string> parts;
-  for (const auto& d : shape) parts.push_back(d.is_null() ? "?" : d.is_string() ? d.get<std::string>() : d.dump());
-  return s + "[" + join(parts, ",") + "]";
-}
-
 namespace {
 json value_infos(const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& vs,
                  const std::set<std::string>& exclude = {}) {

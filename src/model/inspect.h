@@ -10,7 +10,6 @@ namespace winml::model {
 
 // Shape as JSON: numbers for fixed dims, strings for symbolic ones, null for unknown.
 nlohmann::json shape_json(const onnx::TypeProto& type);
-std::string type_string(const onnx::TypeProto& type);  // "float32[1,3,224,224]"
 
 nlohmann::json inspect_model(const Model& m);
 std::string format_inspection(const nlohmann::json& summary);

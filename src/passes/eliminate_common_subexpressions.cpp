@@ -6,7 +6,7 @@
 #include <set>
 
 #include "model/model_io.h"
-#include "passes/all_passes.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
@@ -63,8 +63,6 @@ class EliminateCommonSubexpressions : public Pass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_eliminate_common_subexpressions() {
-  return std::make_unique<EliminateCommonSubexpressions>();
-}
+WINML_PASS(eliminate_common_subexpressions, 500, EliminateCommonSubexpressions);
 
 }  // namespace winml::passes

@@ -1,7 +1,7 @@
 // eliminate_dead_nodes: nodes none of whose outputs is read (by a node, a
 // subgraph or as a graph output). Visited last to first, so whole dead
 // chains go in one round.
-#include "passes/all_passes.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
@@ -24,6 +24,6 @@ class EliminateDeadNodes : public Pass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_eliminate_dead_nodes() { return std::make_unique<EliminateDeadNodes>(); }
+WINML_PASS(eliminate_dead_nodes, 510, EliminateDeadNodes);
 
 }  // namespace winml::passes

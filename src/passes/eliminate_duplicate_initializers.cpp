@@ -8,7 +8,7 @@
 #include <map>
 
 #include "model/tensor_data.h"
-#include "passes/all_passes.h"
+#include "passes/registry.h"
 #include "store/digest.h"
 
 namespace winml::passes {
@@ -64,8 +64,6 @@ class EliminateDuplicateInitializers : public Pass {
 
 }  // namespace
 
-std::unique_ptr<Pass> make_eliminate_duplicate_initializers() {
-  return std::make_unique<EliminateDuplicateInitializers>();
-}
+WINML_PASS(eliminate_duplicate_initializers, 530, EliminateDuplicateInitializers);
 
 }  // namespace winml::passes

@@ -1,7 +1,7 @@
 // eliminate_nop_pad: a Pad whose pads are all zero (any mode).
-#include "passes/all_passes.h"
-#include "passes/node_util.h"
-#include "passes/tensor_util.h"
+#include "model/node_util.h"
+#include "model/tensor_values.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
@@ -10,14 +10,14 @@ class EliminateNopPad : public NodePass {
  public:
   bool rewrite(GraphView& v, int i, PassContext& ctx) override {
     const auto& n = v.node(i);
-    if (!is_op(n, "Pad") || n.input_size() < 1) return false;
+    if (!model::is_op(n, "Pad") || n.input_size() < 1) return false;
     std::optional<std::vector<std::int64_t>> pads;
     if (n.input_size() >= 2 && !n.input(1).empty()) {  // opset >= 11: pads is an input
       const auto* t = v.constant(n.input(1));
       if (!t) return false;
-      pads = read_ints(ctx.model, *t);
+      pads = model::read_ints(ctx.model, *t);
     } else {
-      pads = attr_ints(n, "pads");
+      pads = model::attr_ints(n, "pads");
     }
     if (!pads) return false;
     for (auto p : *pads)
@@ -27,6 +27,6 @@ class EliminateNopPad : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_eliminate_nop_pad() { return std::make_unique<EliminateNopPad>(); }
+WINML_PASS(eliminate_nop_pad, 350, EliminateNopPad);
 
 }  // namespace winml::passes

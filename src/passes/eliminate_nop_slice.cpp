@@ -2,9 +2,9 @@
 // it starts at 0, steps by 1 and ends at or past the end.
 #include <limits>
 
-#include "passes/all_passes.h"
-#include "passes/node_util.h"
-#include "passes/tensor_util.h"
+#include "model/node_util.h"
+#include "model/tensor_values.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
@@ -12,18 +12,18 @@ namespace {
 
 std::optional<std::vector<std::int64_t>> const_ints(const GraphView& v, const onnx::NodeProto& n, int k,
                                                     const model::Model& m) {
-  const std::string& name = input_or_empty(n, k);
+  const std::string& name = model::input_or_empty(n, k);
   if (name.empty()) return std::vector<std::int64_t>{};
   const auto* t = v.constant(name);
   if (!t) return std::nullopt;
-  return read_ints(m, *t);
+  return model::read_ints(m, *t);
 }
 
 class EliminateNopSlice : public NodePass {
  public:
   bool rewrite(GraphView& v, int i, PassContext& ctx) override {
     const auto& n = v.node(i);
-    if (!is_op(n, "Slice") || n.input_size() < 1) return false;
+    if (!model::is_op(n, "Slice") || n.input_size() < 1) return false;
     std::optional<std::vector<std::int64_t>> starts, ends, axes, steps;
     if (n.input_size() >= 3) {  // opset >= 10: inputs
       starts = const_ints(v, n, 1, ctx.model);
@@ -31,9 +31,9 @@ class EliminateNopSlice : public NodePass {
       axes = const_ints(v, n, 3, ctx.model);
       steps = const_ints(v, n, 4, ctx.model);
     } else {
-      starts = attr_ints(n, "starts");
-      ends = attr_ints(n, "ends");
-      axes = attr_ints(n, "axes");
+      starts = model::attr_ints(n, "starts");
+      ends = model::attr_ints(n, "ends");
+      axes = model::attr_ints(n, "axes");
       steps = std::vector<std::int64_t>{};
       if (!axes) axes = std::vector<std::int64_t>{};
     }
@@ -64,6 +64,6 @@ class EliminateNopSlice : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_eliminate_nop_slice() { return std::make_unique<EliminateNopSlice>(); }
+WINML_PASS(eliminate_nop_slice, 370, EliminateNopSlice);
 
 }  // namespace winml::passes

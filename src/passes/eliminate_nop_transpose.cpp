@@ -1,6 +1,6 @@
 // eliminate_nop_transpose: a Transpose whose permutation is the identity.
-#include "passes/all_passes.h"
-#include "passes/node_util.h"
+#include "model/node_util.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
@@ -9,8 +9,8 @@ class EliminateNopTranspose : public NodePass {
  public:
   bool rewrite(GraphView& v, int i, PassContext&) override {
     const auto& n = v.node(i);
-    if (!is_op(n, "Transpose") || n.input_size() != 1) return false;
-    auto perm = attr_ints(n, "perm");
+    if (!model::is_op(n, "Transpose") || n.input_size() != 1) return false;
+    auto perm = model::attr_ints(n, "perm");
     if (!perm) {
       // The default reverses the axes: the identity only for rank <= 1.
       auto r = v.rank(n.input(0));
@@ -24,6 +24,6 @@ class EliminateNopTranspose : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_eliminate_nop_transpose() { return std::make_unique<EliminateNopTranspose>(); }
+WINML_PASS(eliminate_nop_transpose, 340, EliminateNopTranspose);
 
 }  // namespace winml::passes

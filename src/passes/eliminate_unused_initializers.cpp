@@ -1,7 +1,7 @@
 // eliminate_unused_initializers: initializers no node or subgraph reads and
 // that are not graph outputs. Initializers that are also graph inputs are part
 // of the model's interface and stay.
-#include "passes/all_passes.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
@@ -18,8 +18,6 @@ class EliminateUnusedInitializers : public Pass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_eliminate_unused_initializers() {
-  return std::make_unique<EliminateUnusedInitializers>();
-}
+WINML_PASS(eliminate_unused_initializers, 520, EliminateUnusedInitializers);
 
 }  // namespace winml::passes

@@ -8,11 +8,11 @@
 // must not bloat the model).
 #include <set>
 
+#include "model/node_util.h"
 #include "model/tensor_data.h"
-#include "passes/all_passes.h"
+#include "model/tensor_values.h"
 #include "passes/constant_evaluator.h"
-#include "passes/node_util.h"
-#include "passes/tensor_util.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
@@ -30,7 +30,7 @@ bool never_fold(const onnx::NodeProto& n) {
 }
 
 std::int64_t domain_opset(const PassContext& ctx, const std::string& domain) {
-  return is_default_domain(domain) ? ctx.opsets.onnx : ctx.model.opset(domain);
+  return model::is_default_domain(domain) ? ctx.opsets.onnx : ctx.model.opset(domain);
 }
 
 class FoldConstants : public NodePass {
@@ -39,8 +39,8 @@ class FoldConstants : public NodePass {
     auto& n = v.node(i);
     for (const auto& o : n.output())
       if (v.is_graph_output(o)) return false;
-    if (is_op(n, "Constant")) return lift_constant(v, i);
-    if (is_op(n, "Shape") || is_op(n, "Size")) {
+    if (model::is_op(n, "Constant")) return lift_constant(v, i);
+    if (model::is_op(n, "Shape") || model::is_op(n, "Size")) {
       if (fold_shape(v, i)) return true;
     }
     return evaluate(v, i, ctx);
@@ -50,7 +50,7 @@ class FoldConstants : public NodePass {
   static bool lift_constant(GraphView& v, int i) {
     const auto& n = v.node(i);
     if (n.output_size() != 1) return false;
-    auto t = constant_node_tensor(n);
+    auto t = model::constant_node_tensor(n);
     if (!t) return false;
     t->set_name(n.output(0));
     v.remove_node(i);
@@ -66,16 +66,16 @@ class FoldConstants : public NodePass {
     if (n.op_type() == "Size") {
       std::int64_t count = 1;
       for (auto d : *shape) count *= d;
-      t = make_int64s(n.output(0), {}, {count});
+      t = model::make_int64s(n.output(0), {}, {count});
     } else {
       auto r = static_cast<std::int64_t>(shape->size());
-      std::int64_t start = attr_int(n, "start", 0), end = attr_int(n, "end", r);
+      std::int64_t start = model::attr_int(n, "start", 0), end = model::attr_int(n, "end", r);
       if (start < 0) start += r;
       if (end < 0) end += r;
       start = std::clamp<std::int64_t>(start, 0, r);
       end = std::clamp<std::int64_t>(end, start, r);
       std::vector<std::int64_t> dims(shape->begin() + start, shape->begin() + end);
-      t = make_int64s(n.output(0), {static_cast<std::int64_t>(dims.size())}, dims);
+      t = model::make_int64s(n.output(0), {static_cast<std::int64_t>(dims.size())}, dims);
     }
     v.remove_node(i);
     v.add_initializer(std::move(t));
@@ -117,6 +117,6 @@ class FoldConstants : public NodePass {
 
 }  // namespace
 
-std::unique_ptr<Pass> make_fold_constants() { return std::make_unique<FoldConstants>(); }
+WINML_PASS(fold_constants, 200, FoldConstants);
 
 }  // namespace winml::passes

@@ -1,10 +1,10 @@
 // fuse_add_bias_into_conv: Conv followed by Add of a constant that varies only
 // along the channel axis (or is a scalar) folds the constant into the Conv's
 // bias.
-#include "passes/all_passes.h"
-#include "passes/node_util.h"
+#include "model/node_util.h"
+#include "model/tensor_values.h"
 #include "passes/patterns.h"
-#include "passes/tensor_util.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
@@ -20,17 +20,17 @@ class FuseAddBiasIntoConv : public NodePass {
     const std::string& bias_name = add.input(0) == conv.output(0) ? add.input(1) : add.input(0);
     const auto* w = v.constant(conv.input(1));
     const auto channels = static_cast<std::size_t>(w->dims(0));
-    auto add_values = read_floats(ctx.model, *v.constant(bias_name));
+    auto add_values = model::read_floats(ctx.model, *v.constant(bias_name));
     if (!add_values || (add_values->size() != channels && add_values->size() != 1)) return false;
     std::vector<float> b(channels, 0.0f);
-    if (!input_or_empty(conv, 2).empty()) {
-      auto old_b = read_floats(ctx.model, *v.constant(conv.input(2)));
+    if (!model::input_or_empty(conv, 2).empty()) {
+      auto old_b = model::read_floats(ctx.model, *v.constant(conv.input(2)));
       if (!old_b || old_b->size() != channels) return false;
       b = *old_b;
     }
     for (std::size_t k = 0; k < channels; ++k) b[k] += (*add_values)[add_values->size() == 1 ? 0 : k];
     std::string b_name = v.add_initializer(
-        make_floats(v.unique_name(conv.name().empty() ? "conv_bias" : conv.name() + "_bias"),
+        model::make_floats(v.unique_name(conv.name().empty() ? "conv_bias" : conv.name() + "_bias"),
                     {static_cast<std::int64_t>(channels)}, b));
     const std::string out = add.output(0);
     v.set_input(c, 2, b_name);
@@ -41,6 +41,6 @@ class FuseAddBiasIntoConv : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_fuse_add_bias_into_conv() { return std::make_unique<FuseAddBiasIntoConv>(); }
+WINML_PASS(fuse_add_bias_into_conv, 430, FuseAddBiasIntoConv);
 
 }  // namespace winml::passes

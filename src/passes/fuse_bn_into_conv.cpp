@@ -5,10 +5,10 @@
 // may be shared and are removed later if unused).
 #include <cmath>
 
-#include "passes/all_passes.h"
-#include "passes/node_util.h"
+#include "model/node_util.h"
+#include "model/tensor_values.h"
 #include "passes/patterns.h"
-#include "passes/tensor_util.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
@@ -23,20 +23,20 @@ class FuseBnIntoConv : public NodePass {
     auto& conv = v.node(c);
     const auto& model = ctx.model;
     const auto* w_t = v.constant(conv.input(1));
-    auto w = read_floats(model, *w_t);
-    auto scale = read_floats(model, *v.constant(bn.input(1)));
-    auto shift = read_floats(model, *v.constant(bn.input(2)));
-    auto mean = read_floats(model, *v.constant(bn.input(3)));
-    auto var = read_floats(model, *v.constant(bn.input(4)));
+    auto w = model::read_floats(model, *w_t);
+    auto scale = model::read_floats(model, *v.constant(bn.input(1)));
+    auto shift = model::read_floats(model, *v.constant(bn.input(2)));
+    auto mean = model::read_floats(model, *v.constant(bn.input(3)));
+    auto var = model::read_floats(model, *v.constant(bn.input(4)));
     if (!w || !scale || !shift || !mean || !var) return false;
     const std::size_t channels = scale->size();
     std::vector<float> b(channels, 0.0f);
-    if (!input_or_empty(conv, 2).empty()) {
-      auto old_b = read_floats(model, *v.constant(conv.input(2)));
+    if (!model::input_or_empty(conv, 2).empty()) {
+      auto old_b = model::read_floats(model, *v.constant(conv.input(2)));
       if (!old_b || old_b->size() != channels) return false;
       b = *old_b;
     }
-    const double eps = attr_float(bn, "epsilon", 1e-5f);
+    const double eps = model::attr_float(bn, "epsilon", 1e-5f);
     const std::size_t per_channel = w->size() / channels;
     std::vector<float> w2(w->size()), b2(channels);
     for (std::size_t k = 0; k < channels; ++k) {
@@ -46,9 +46,9 @@ class FuseBnIntoConv : public NodePass {
       b2[k] = static_cast<float>((double(b[k]) - double((*mean)[k])) * s + double((*shift)[k]));
     }
     std::vector<std::int64_t> w_dims(w_t->dims().begin(), w_t->dims().end());
-    std::string w_name = v.add_initializer(make_floats(v.unique_name(conv.input(1) + "_bn"), w_dims, w2));
+    std::string w_name = v.add_initializer(model::make_floats(v.unique_name(conv.input(1) + "_bn"), w_dims, w2));
     std::string b_name = v.add_initializer(
-        make_floats(v.unique_name(conv.name().empty() ? "conv_bias_bn" : conv.name() + "_bias_bn"),
+        model::make_floats(v.unique_name(conv.name().empty() ? "conv_bias_bn" : conv.name() + "_bias_bn"),
                     {static_cast<std::int64_t>(channels)}, b2));
     const std::string out = bn.output(0);
     v.set_input(c, 1, w_name);
@@ -60,6 +60,6 @@ class FuseBnIntoConv : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_fuse_bn_into_conv() { return std::make_unique<FuseBnIntoConv>(); }
+WINML_PASS(fuse_bn_into_conv, 420, FuseBnIntoConv);
 
 }  // namespace winml::passes

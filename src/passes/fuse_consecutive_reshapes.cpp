@@ -7,9 +7,9 @@
 // The skipped node goes away once nothing else reads it.
 #include <set>
 
-#include "passes/all_passes.h"
-#include "passes/node_util.h"
-#include "passes/tensor_util.h"
+#include "model/node_util.h"
+#include "model/tensor_values.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
@@ -17,7 +17,7 @@ namespace {
 
 bool shape_only(const onnx::NodeProto& n) {
   static const std::set<std::string> kOps = {"Reshape", "Squeeze", "Unsqueeze", "Flatten"};
-  return is_default_domain(n.domain()) && kOps.count(n.op_type()) && n.input_size() >= 1 && n.output_size() == 1;
+  return model::is_default_domain(n.domain()) && kOps.count(n.op_type()) && n.input_size() >= 1 && n.output_size() == 1;
 }
 
 class FuseConsecutiveReshapes : public NodePass {
@@ -29,10 +29,10 @@ class FuseConsecutiveReshapes : public NodePass {
     if (a < 0 || !shape_only(v.node(a))) return false;
     const std::string x = v.node(a).input(0);
 
-    if (is_op(b, "Reshape") && b.input_size() == 2) {
+    if (model::is_op(b, "Reshape") && b.input_size() == 2) {
       if (const auto* t = v.constant(b.input(1))) {
-        auto target = read_ints(ctx.model, *t);
-        bool allow_zero = attr_int(b, "allowzero", 0) != 0;
+        auto target = model::read_ints(ctx.model, *t);
+        bool allow_zero = model::attr_int(b, "allowzero", 0) != 0;
         bool copies = false;
         for (auto d : target.value_or(std::vector<std::int64_t>{0})) copies = copies || (d == 0 && !allow_zero);
         if (target && !copies) {
@@ -51,8 +51,8 @@ class FuseConsecutiveReshapes : public NodePass {
     }
     if (unknown > 1) return false;
     std::string shape = v.add_initializer(
-        make_int64s(v.unique_name(b.output(0) + "_shape"), {static_cast<std::int64_t>(out->size())}, *out));
-    auto reshape = make_node("Reshape", {x, shape}, {b.output(0)},
+        model::make_int64s(v.unique_name(b.output(0) + "_shape"), {static_cast<std::int64_t>(out->size())}, *out));
+    auto reshape = model::make_node("Reshape", {x, shape}, {b.output(0)},
                              v.unique_name(b.name().empty() ? "Reshape" : b.name() + "_reshape"));
     v.remove_node(i);
     v.add_node(std::move(reshape), i);
@@ -61,6 +61,6 @@ class FuseConsecutiveReshapes : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_fuse_consecutive_reshapes() { return std::make_unique<FuseConsecutiveReshapes>(); }
+WINML_PASS(fuse_consecutive_reshapes, 410, FuseConsecutiveReshapes);
 
 }  // namespace winml::passes

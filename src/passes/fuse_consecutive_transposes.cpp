@@ -4,16 +4,16 @@
 // to eliminate_nop_transpose.
 #include <numeric>
 
-#include "passes/all_passes.h"
-#include "passes/node_util.h"
+#include "model/node_util.h"
 #include "passes/patterns.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
 namespace {
 
 std::optional<std::vector<std::int64_t>> perm_of(const GraphView& v, const onnx::NodeProto& t) {
-  if (auto p = attr_ints(t, "perm")) return p;
+  if (auto p = model::attr_ints(t, "perm")) return p;
   auto r = v.rank(t.input(0));
   if (!r) return std::nullopt;
   std::vector<std::int64_t> p(static_cast<std::size_t>(*r));
@@ -38,12 +38,12 @@ class FuseConsecutiveTransposes : public NodePass {
     }
     std::string x = v.node(t1).input(0);
     v.set_input(i, 0, x);
-    set_attr_ints(v.node(i), "perm", p);
+    model::set_attr_ints(v.node(i), "perm", p);
     return true;
   }
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_fuse_consecutive_transposes() { return std::make_unique<FuseConsecutiveTransposes>(); }
+WINML_PASS(fuse_consecutive_transposes, 400, FuseConsecutiveTransposes);
 
 }  // namespace winml::passes

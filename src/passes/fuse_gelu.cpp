@@ -3,10 +3,10 @@
 // - otherwise com.microsoft Gelu (Erf form) or FastGelu (Tanh form), only if
 //   the target EP's operator table says the EP runs it;
 // - otherwise the decomposition stays (noted in the report).
-#include "passes/all_passes.h"
-#include "analyze/ep_table.h"
-#include "passes/node_util.h"
+#include "ep/ep_table.h"
+#include "model/node_util.h"
 #include "passes/patterns.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
@@ -19,8 +19,8 @@ class FuseGelu : public NodePass {
     onnx::NodeProto gelu;
     std::string base = v.node(i).name().empty() ? "Gelu" : v.node(i).name() + "_gelu";
     if (ctx.opsets.onnx >= 20) {
-      gelu = make_node("Gelu", {m->input}, {m->output}, v.unique_name(base));
-      if (m->tanh) set_attr_string(gelu, "approximate", "tanh");
+      gelu = model::make_node("Gelu", {m->input}, {m->output}, v.unique_name(base));
+      if (m->tanh) model::set_attr_string(gelu, "approximate", "tanh");
     } else {
       const char* op = m->tanh ? "FastGelu" : "Gelu";
       if (!ctx.target_ep || !ctx.target_ep->runs("com.microsoft", op)) {
@@ -29,7 +29,7 @@ class FuseGelu : public NodePass {
                  " com.microsoft " + op + "; decomposed GELU kept");
         return false;
       }
-      gelu = make_node(op, {m->input}, {m->output}, v.unique_name(base));
+      gelu = model::make_node(op, {m->input}, {m->output}, v.unique_name(base));
       gelu.set_domain("com.microsoft");
       ctx.require_opset("com.microsoft", 1);
     }
@@ -41,6 +41,6 @@ class FuseGelu : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_fuse_gelu() { return std::make_unique<FuseGelu>(); }
+WINML_PASS(fuse_gelu, 460, FuseGelu);
 
 }  // namespace winml::passes

@@ -2,11 +2,11 @@
 // chain (with optional Mul scale and Add bias) becomes LayerNormalization,
 // which exists from opset 17. Scale and bias must cover exactly the normalized
 // (trailing) dimensions; a missing scale becomes ones.
+#include "model/node_util.h"
 #include "model/tensor_data.h"
-#include "passes/all_passes.h"
-#include "passes/node_util.h"
+#include "model/tensor_values.h"
 #include "passes/patterns.h"
-#include "passes/tensor_util.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
@@ -48,23 +48,22 @@ class FuseLayerNorm : public NodePass {
       if (name.empty()) {
         if (std::string(suffix) == "_bias") return "";  // LayerNormalization's B is optional
         std::vector<float> ones(static_cast<std::size_t>(count), 1.0f);
-        return v.add_initializer(make_floats(v.unique_name(m->output + "_scale"), normalized, ones));
+        return v.add_initializer(model::make_floats(v.unique_name(m->output + "_scale"), normalized, ones));
       }
       const auto* t = v.constant(name);
       if (static_cast<std::size_t>(t->dims_size()) == normalized.size()) return name;
       auto bytes = ctx.model.tensor_bytes(*t);
-      return v.add_initializer(make_tensor(v.unique_name(name + suffix), t->data_type(), normalized,
-                                           bytes.bytes.data(), bytes.bytes.size()));
+      return v.add_initializer(model::make_tensor(v.unique_name(name + suffix), t->data_type(), normalized, bytes.bytes));
     };
     auto scale = std::optional<std::string>(materialize(m->scale, "_scale"));
     auto bias = std::optional<std::string>(materialize(m->bias, "_bias"));
     std::vector<std::string> inputs = {m->input, *scale};
     if (!bias->empty()) inputs.push_back(*bias);
-    auto ln = make_node("LayerNormalization", inputs, {m->output},
-                        v.unique_name(v.node(i).name().empty() ? "LayerNormalization"
-                                                               : v.node(i).name() + "_layernorm"));
-    set_attr_int(ln, "axis", m->axis);
-    set_attr_float(ln, "epsilon", m->epsilon);
+    auto ln = model::make_node("LayerNormalization", inputs, {m->output},
+                               v.unique_name(v.node(i).name().empty() ? "LayerNormalization"
+                                                                      : v.node(i).name() + "_layernorm"));
+    model::set_attr_int(ln, "axis", m->axis);
+    model::set_attr_float(ln, "epsilon", m->epsilon);
     int last = m->nodes.back();
     for (int n : m->nodes) v.remove_node(n);
     v.add_node(std::move(ln), last);
@@ -73,6 +72,6 @@ class FuseLayerNorm : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_fuse_layer_norm() { return std::make_unique<FuseLayerNorm>(); }
+WINML_PASS(fuse_layer_norm, 450, FuseLayerNorm);
 
 }  // namespace winml::passes

@@ -2,9 +2,9 @@
 // constant that broadcasts to the product ([N], [1,N], [M,N], [M,1], scalar)
 // becomes Gemm(A, B, C). Higher-rank MatMuls are left alone: turning them into
 // Gemm would need Reshapes around it.
-#include "passes/all_passes.h"
-#include "passes/node_util.h"
+#include "model/node_util.h"
 #include "passes/patterns.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
@@ -19,7 +19,7 @@ class FuseMatMulAddIntoGemm : public NodePass {
     const auto& add = v.node(i);
     const auto& matmul = v.node(mm);
     const std::string& c = add.input(0) == matmul.output(0) ? add.input(1) : add.input(0);
-    auto gemm = make_node("Gemm", {matmul.input(0), matmul.input(1), c}, {add.output(0)},
+    auto gemm = model::make_node("Gemm", {matmul.input(0), matmul.input(1), c}, {add.output(0)},
                           v.unique_name(matmul.name().empty() ? "Gemm" : matmul.name() + "_gemm"));
     v.remove_node(mm);
     v.remove_node(i);
@@ -29,6 +29,6 @@ class FuseMatMulAddIntoGemm : public NodePass {
 };
 }  // namespace
 
-std::unique_ptr<Pass> make_fuse_matmul_add_into_gemm() { return std::make_unique<FuseMatMulAddIntoGemm>(); }
+WINML_PASS(fuse_matmul_add_into_gemm, 440, FuseMatMulAddIntoGemm);
 
 }  // namespace winml::passes

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "model/walk.h"
-#include "passes/tensor_util.h"
+#include "model/tensor_values.h"
 
 namespace winml::passes {
 
@@ -225,7 +225,7 @@ const onnx::TensorProto* GraphView::constant(const std::string& value) const {
   if (int p = producer(value); p >= 0) {
     const auto& n = node(p);
     if (n.op_type() != "Constant" || !(n.domain().empty() || n.domain() == "ai.onnx")) return nullptr;
-    auto t = constant_node_tensor(n);
+    auto t = model::constant_node_tensor(n);
     if (!t) return nullptr;
     owned_tensors_.push_back(std::move(*t));
     constant_cache_[value] = &owned_tensors_.back();
@@ -324,18 +324,6 @@ void GraphView::replace_uses(const std::string& from, const std::string& to) {
     if (std::find(r.begin(), r.end(), c) == r.end()) r.push_back(c);
   }
   edited_ = true;
-}
-
-void GraphView::rename_output(int i, const std::string& from, const std::string& to) {
-  check_writable();
-  auto& n = node(i);
-  for (auto& o : *n.mutable_output())
-    if (o == from) o = to;
-  producer_[to] = i;
-  names().insert(to);
-  if (!types_.count(to))
-    if (auto it = types_.find(from); it != types_.end()) types_[to] = it->second;
-  replace_uses(from, to);
 }
 
 bool GraphView::bypass(int i, const std::string& in, const std::string& out) {

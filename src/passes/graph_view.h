@@ -89,9 +89,6 @@ class GraphView {
   // When `out` is a graph output, the producer of `in` is renamed to write `out`
   // instead, if that is safe. Returns false (and changes nothing) otherwise.
   bool bypass(int i, const std::string& in, const std::string& out);
-  // Renames the output `from` of node `i` to `to` (a fresh or graph-output name)
-  // and rewires its readers.
-  void rename_output(int i, const std::string& from, const std::string& to);
   // A value/node name not used anywhere in the model, derived from `base`.
   std::string unique_name(const std::string& base);
   // Adds an initializer to this graph (inline data). Returns its name.

@@ -7,7 +7,7 @@
 #include <unordered_set>
 
 #include "model/walk.h"
-#include "passes/all_passes.h"
+#include "passes/registry.h"
 
 namespace winml::passes {
 
@@ -60,6 +60,6 @@ int infer_shapes_lenient(onnx::ModelProto& m, const OpsetFacts& opsets, std::str
   return static_cast<int>(after - std::min(before, after));
 }
 
-std::unique_ptr<Pass> make_infer_shapes() { return std::make_unique<InferShapes>(); }
+WINML_PASS(infer_shapes, 100, InferShapes);
 
 }  // namespace winml::passes

@@ -4,7 +4,7 @@
 #include <set>
 #include <unordered_set>
 
-#include "analyze/ep_table.h"
+#include "ep/ep_table.h"
 #include "base/atomic_file.h"
 #include "base/error.h"
 #include "base/text.h"
@@ -43,7 +43,7 @@ std::vector<std::string> resolve_passes(const std::string& level, const std::map
   }
   std::vector<std::string> ordered;
   for (const auto& p : pass_registry())
-    if (on.count(p.name)) ordered.push_back(p.name);
+    if (on.count(std::string(p.name))) ordered.emplace_back(p.name);
   return ordered;
 }
 
@@ -142,8 +142,8 @@ OptimizeReport optimize_model(model::Model& model, const OptimizeOptions& option
   refuse_compiled_model(model.proto, model.path.string());
   OptimizeReport report;
   report.passes = resolve_passes(options.level, options.passes);
-  std::unique_ptr<analyze::EpTable> ep;
-  if (!options.target_ep.empty()) ep = std::make_unique<analyze::EpTable>(analyze::load_ep_table(options.target_ep));
+  std::unique_ptr<ep::EpTable> ep;
+  if (!options.target_ep.empty()) ep = std::make_unique<ep::EpTable>(ep::load_ep_table(options.target_ep));
 
   PassContext ctx{model, opset_facts(model), ep.get(),
                   options.evaluator ? options.evaluator : &runtime_evaluator(), {}};

@@ -2,6 +2,8 @@
 
 #include <functional>
 
+#include "model/node_util.h"
+
 namespace winml::passes {
 
 void PassContext::note(std::string message) {
@@ -13,9 +15,7 @@ void PassContext::note(std::string message) {
 void PassContext::require_opset(const std::string& domain, std::int64_t version) {
   for (const auto& o : model.proto.opset_import())
     if (o.domain() == domain) return;
-  auto* o = model.proto.add_opset_import();
-  o->set_domain(domain);
-  o->set_version(version);
+  model::ensure_opset(model.proto, domain, version);
   if (domain == "com.microsoft") opsets.microsoft = version;
 }
 

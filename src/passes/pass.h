@@ -13,8 +13,8 @@
 #include "model/model.h"
 #include "passes/graph_view.h"
 
-namespace winml::analyze {
-class EpTable;
+namespace winml::ep {
+struct EpTable;
 }
 
 namespace winml::passes {
@@ -40,7 +40,7 @@ struct PassContext {
   model::Model& model;
   OpsetFacts opsets;
   // Operator table of the EP the model is optimized for; null when none was named.
-  const analyze::EpTable* target_ep = nullptr;
+  const ep::EpTable* target_ep = nullptr;
   // Evaluates constant nodes for fold_constants; null disables evaluation.
   const ConstantEvaluator* evaluator = nullptr;
   // Human-readable remarks for the report (skipped work, fallbacks).

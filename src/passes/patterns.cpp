@@ -4,17 +4,10 @@
 #include <cmath>
 
 #include "model/tensor_data.h"
-#include "passes/node_util.h"
-#include "passes/tensor_util.h"
+#include "model/node_util.h"
+#include "model/tensor_values.h"
 
 namespace winml::passes {
-
-bool private_to(const GraphView& v, const std::string& value, const std::vector<int>& inside) {
-  if (v.is_graph_output(value)) return false;
-  for (int c : v.consumers(value))
-    if (std::find(inside.begin(), inside.end(), c) == inside.end()) return false;
-  return true;
-}
 
 int sole_consumer(const GraphView& v, const std::string& value) {
   if (v.is_graph_output(value)) return -1;
@@ -25,7 +18,7 @@ int sole_consumer(const GraphView& v, const std::string& value) {
 std::optional<double> constant_scalar(const GraphView& v, const std::string& value) {
   const auto* t = v.constant(value);
   if (!t) return std::nullopt;
-  return read_scalar(v.model(), *t);
+  return model::read_scalar(v.model(), *t);
 }
 
 namespace {
@@ -45,7 +38,7 @@ std::optional<std::string> other_than_scalar(const GraphView& v, const onnx::Nod
 
 int producer_of(const GraphView& v, const std::string& value, std::string_view op) {
   int p = v.producer(value);
-  return p >= 0 && is_op(v.node(p), op) ? p : -1;
+  return p >= 0 && model::is_op(v.node(p), op) ? p : -1;
 }
 
 std::vector<int> sorted(std::vector<int> nodes) {
@@ -58,12 +51,12 @@ std::vector<int> sorted(std::vector<int> nodes) {
 std::optional<std::string> gelu_tail(const GraphView& v, const std::string& a, const std::string& x,
                                      std::vector<int>& nodes) {
   int m = sole_consumer(v, a);
-  if (m < 0 || !is_op(v.node(m), "Mul") || v.node(m).input_size() != 2) return std::nullopt;
+  if (m < 0 || !model::is_op(v.node(m), "Mul") || v.node(m).input_size() != 2) return std::nullopt;
   const auto& mn = v.node(m);
   std::string other = mn.input(0) == a ? mn.input(1) : mn.input(0);
   if (other == x) {  // (x * a) * 0.5
     int f = sole_consumer(v, mn.output(0));
-    if (f < 0 || !is_op(v.node(f), "Mul") || other_than_scalar(v, v.node(f), 0.5) != mn.output(0))
+    if (f < 0 || !model::is_op(v.node(f), "Mul") || other_than_scalar(v, v.node(f), 0.5) != mn.output(0))
       return std::nullopt;
     nodes.insert(nodes.end(), {m, f});
     return v.node(f).output(0);
@@ -75,7 +68,7 @@ std::optional<std::string> gelu_tail(const GraphView& v, const std::string& a, c
   }
   if (near(constant_scalar(v, other), 0.5)) {  // x * (a * 0.5)
     int g = sole_consumer(v, mn.output(0));
-    if (g < 0 || !is_op(v.node(g), "Mul") || v.node(g).input_size() != 2) return std::nullopt;
+    if (g < 0 || !model::is_op(v.node(g), "Mul") || v.node(g).input_size() != 2) return std::nullopt;
     const auto& gn = v.node(g);
     std::string gx = gn.input(0) == mn.output(0) ? gn.input(1) : gn.input(0);
     if (gx != x) return std::nullopt;
@@ -88,7 +81,7 @@ std::optional<std::string> gelu_tail(const GraphView& v, const std::string& a, c
 // 1 + y, with `y` private: returns the Add node.
 int add_one(const GraphView& v, const std::string& y) {
   int a = sole_consumer(v, y);
-  if (a < 0 || !is_op(v.node(a), "Add") || other_than_scalar(v, v.node(a), 1.0) != y) return -1;
+  if (a < 0 || !model::is_op(v.node(a), "Add") || other_than_scalar(v, v.node(a), 1.0) != y) return -1;
   return a;
 }
 
@@ -99,8 +92,8 @@ std::optional<GeluMatch> gelu_erf(const GraphView& v, int e) {
   if (pt < 0 || sole_consumer(v, en.input(0)) != e) return std::nullopt;
   const auto& ptn = v.node(pt);
   std::optional<std::string> x;
-  if (is_op(ptn, "Div")) x = other_than_scalar(v, ptn, std::sqrt(2.0), /*commutative=*/false);
-  else if (is_op(ptn, "Mul")) x = other_than_scalar(v, ptn, 1.0 / std::sqrt(2.0));
+  if (model::is_op(ptn, "Div")) x = other_than_scalar(v, ptn, std::sqrt(2.0), /*commutative=*/false);
+  else if (model::is_op(ptn, "Mul")) x = other_than_scalar(v, ptn, 1.0 / std::sqrt(2.0));
   if (!x) return std::nullopt;
   int a = add_one(v, en.output(0));
   if (a < 0) return std::nullopt;
@@ -120,12 +113,12 @@ std::optional<std::string> cube(const GraphView& v, const std::string& value, st
   int p = v.producer(value);
   if (p < 0) return std::nullopt;
   const auto& pn = v.node(p);
-  if (is_op(pn, "Pow")) {
+  if (model::is_op(pn, "Pow")) {
     auto x = other_than_scalar(v, pn, 3.0, /*commutative=*/false);
     if (x) nodes.push_back(p);
     return x;
   }
-  if (!is_op(pn, "Mul") || pn.input_size() != 2) return std::nullopt;
+  if (!model::is_op(pn, "Mul") || pn.input_size() != 2) return std::nullopt;
   for (int k = 0; k < 2; ++k) {
     int sq = producer_of(v, pn.input(k), "Mul");
     if (sq < 0) continue;
@@ -180,27 +173,27 @@ std::optional<GeluMatch> gelu_tanh(const GraphView& v, int t) {
 }
 
 std::optional<std::vector<std::int64_t>> reduce_axes(const GraphView& v, const onnx::NodeProto& n) {
-  if (attr_int(n, "keepdims", 1) != 1) return std::nullopt;
+  if (model::attr_int(n, "keepdims", 1) != 1) return std::nullopt;
   if (n.input_size() >= 2 && !n.input(1).empty()) {
     const auto* t = v.constant(n.input(1));
     if (!t) return std::nullopt;
-    return read_ints(v.model(), *t);
+    return model::read_ints(v.model(), *t);
   }
-  return attr_ints(n, "axes");
+  return model::attr_ints(n, "axes");
 }
 
 }  // namespace
 
 std::optional<GeluMatch> match_gelu(const GraphView& v, int anchor) {
   const auto& n = v.node(anchor);
-  if (is_op(n, "Erf")) return gelu_erf(v, anchor);
-  if (is_op(n, "Tanh")) return gelu_tanh(v, anchor);
+  if (model::is_op(n, "Erf")) return gelu_erf(v, anchor);
+  if (model::is_op(n, "Tanh")) return gelu_tanh(v, anchor);
   return std::nullopt;
 }
 
 std::optional<LayerNormMatch> match_layer_norm(const GraphView& v, int anchor) {
   const auto& m1 = v.node(anchor);
-  if (!is_op(m1, "ReduceMean") || m1.input_size() < 1) return std::nullopt;
+  if (!model::is_op(m1, "ReduceMean") || m1.input_size() < 1) return std::nullopt;
   const std::string& x = m1.input(0);
   auto axes = reduce_axes(v, m1);
   if (!axes || axes->empty()) return std::nullopt;
@@ -218,7 +211,7 @@ std::optional<LayerNormMatch> match_layer_norm(const GraphView& v, int anchor) {
     if (neg[k] != -static_cast<std::int64_t>(neg.size() - k)) return std::nullopt;
 
   int d = sole_consumer(v, m1.output(0));
-  if (d < 0 || !is_op(v.node(d), "Sub") || v.node(d).input(0) != x || v.node(d).input(1) != m1.output(0))
+  if (d < 0 || !model::is_op(v.node(d), "Sub") || v.node(d).input(0) != x || v.node(d).input(1) != m1.output(0))
     return std::nullopt;
   const std::string& diff = v.node(d).output(0);
   auto readers = v.consumers(diff);
@@ -226,22 +219,22 @@ std::optional<LayerNormMatch> match_layer_norm(const GraphView& v, int anchor) {
   int p = -1, q = -1;
   for (int r : readers) {
     const auto& rn = v.node(r);
-    if (is_op(rn, "Div") && rn.input(0) == diff) q = r;
-    else if ((is_op(rn, "Pow") && rn.input(0) == diff && near(constant_scalar(v, rn.input(1)), 2.0)) ||
-             (is_op(rn, "Mul") && rn.input(0) == diff && rn.input(1) == diff))
+    if (model::is_op(rn, "Div") && rn.input(0) == diff) q = r;
+    else if ((model::is_op(rn, "Pow") && rn.input(0) == diff && near(constant_scalar(v, rn.input(1)), 2.0)) ||
+             (model::is_op(rn, "Mul") && rn.input(0) == diff && rn.input(1) == diff))
       p = r;
   }
   if (p < 0 || q < 0) return std::nullopt;
   int m2 = sole_consumer(v, v.node(p).output(0));
-  if (m2 < 0 || !is_op(v.node(m2), "ReduceMean") || reduce_axes(v, v.node(m2)) != axes) return std::nullopt;
+  if (m2 < 0 || !model::is_op(v.node(m2), "ReduceMean") || reduce_axes(v, v.node(m2)) != axes) return std::nullopt;
   int e = sole_consumer(v, v.node(m2).output(0));
-  if (e < 0 || !is_op(v.node(e), "Add") || v.node(e).input_size() != 2) return std::nullopt;
+  if (e < 0 || !model::is_op(v.node(e), "Add") || v.node(e).input_size() != 2) return std::nullopt;
   const auto& en = v.node(e);
   const std::string& eps_name = en.input(0) == v.node(m2).output(0) ? en.input(1) : en.input(0);
   auto eps = constant_scalar(v, eps_name);
   if (!eps || *eps < 0) return std::nullopt;
   int s = sole_consumer(v, en.output(0));
-  if (s < 0 || !is_op(v.node(s), "Sqrt")) return std::nullopt;
+  if (s < 0 || !model::is_op(v.node(s), "Sqrt")) return std::nullopt;
   if (sole_consumer(v, v.node(s).output(0)) != q || v.node(q).input(1) != v.node(s).output(0)) return std::nullopt;
 
   LayerNormMatch m;
@@ -255,7 +248,7 @@ std::optional<LayerNormMatch> match_layer_norm(const GraphView& v, int anchor) {
   // Optional affine part: * scale, then + bias (constants).
   auto affine = [&](std::string_view op, std::string& param) {
     int k = sole_consumer(v, y);
-    if (k < 0 || !is_op(v.node(k), op) || v.node(k).input_size() != 2) return;
+    if (k < 0 || !model::is_op(v.node(k), op) || v.node(k).input_size() != 2) return;
     const auto& kn = v.node(k);
     const std::string& other = kn.input(0) == y ? kn.input(1) : kn.input(0);
     if (!v.constant(other)) return;
@@ -272,8 +265,8 @@ std::optional<LayerNormMatch> match_layer_norm(const GraphView& v, int anchor) {
 
 std::optional<Match> match_conv_bn(const GraphView& v, int anchor) {
   const auto& bn = v.node(anchor);
-  if (!is_op(bn, "BatchNormalization") || bn.input_size() != 5) return std::nullopt;
-  if (attr_int(bn, "training_mode", 0) != 0 || attr_int(bn, "spatial", 1) != 1) return std::nullopt;
+  if (!model::is_op(bn, "BatchNormalization") || bn.input_size() != 5) return std::nullopt;
+  if (model::attr_int(bn, "training_mode", 0) != 0 || model::attr_int(bn, "spatial", 1) != 1) return std::nullopt;
   for (int k = 1; k < bn.output_size(); ++k)
     if (!bn.output(k).empty() && v.use_count(bn.output(k)) > 0) return std::nullopt;
   for (int k = 1; k < 5; ++k) {
@@ -283,9 +276,9 @@ std::optional<Match> match_conv_bn(const GraphView& v, int anchor) {
   int c = producer_of(v, bn.input(0), "Conv");
   if (c < 0 || sole_consumer(v, bn.input(0)) != anchor) return std::nullopt;
   const auto& conv = v.node(c);
-  const auto* w = v.constant(input_or_empty(conv, 1));
+  const auto* w = v.constant(model::input_or_empty(conv, 1));
   if (!w || w->data_type() != onnx::TensorProto::FLOAT || w->dims_size() < 3) return std::nullopt;
-  if (!input_or_empty(conv, 2).empty() && !v.constant(conv.input(2))) return std::nullopt;
+  if (!model::input_or_empty(conv, 2).empty() && !v.constant(conv.input(2))) return std::nullopt;
   // Per-output-channel parameters of matching length.
   for (int k = 1; k < 5; ++k)
     if (model::element_count(*v.constant(bn.input(k))) != w->dims(0)) return std::nullopt;
@@ -298,16 +291,16 @@ std::optional<Match> match_conv_bn(const GraphView& v, int anchor) {
 
 std::optional<Match> match_conv_add_bias(const GraphView& v, int anchor) {
   const auto& add = v.node(anchor);
-  if (!is_op(add, "Add") || add.input_size() != 2) return std::nullopt;
+  if (!model::is_op(add, "Add") || add.input_size() != 2) return std::nullopt;
   for (int k = 0; k < 2; ++k) {
     int c = producer_of(v, add.input(k), "Conv");
     if (c < 0 || sole_consumer(v, add.input(k)) != anchor) continue;
     const auto* bias = v.constant(add.input(1 - k));
     const auto& conv = v.node(c);
-    const auto* w = v.constant(input_or_empty(conv, 1));
+    const auto* w = v.constant(model::input_or_empty(conv, 1));
     if (!bias || !w || bias->data_type() != onnx::TensorProto::FLOAT || w->data_type() != onnx::TensorProto::FLOAT)
       continue;
-    if (!input_or_empty(conv, 2).empty() && !v.constant(conv.input(2))) continue;
+    if (!model::input_or_empty(conv, 2).empty() && !v.constant(conv.input(2))) continue;
     // The bias must broadcast along the channel axis only: right-aligned to the
     // output rank (N, M, spatial...), every dim 1 except the channel one.
     int out_rank = w->dims_size();
@@ -331,7 +324,7 @@ std::optional<Match> match_conv_add_bias(const GraphView& v, int anchor) {
 
 std::optional<Match> match_matmul_add(const GraphView& v, int anchor) {
   const auto& add = v.node(anchor);
-  if (!is_op(add, "Add") || add.input_size() != 2) return std::nullopt;
+  if (!model::is_op(add, "Add") || add.input_size() != 2) return std::nullopt;
   for (int k = 0; k < 2; ++k) {
     int mm = producer_of(v, add.input(k), "MatMul");
     if (mm < 0 || sole_consumer(v, add.input(k)) != anchor) continue;
@@ -361,10 +354,10 @@ std::optional<Match> match_matmul_add(const GraphView& v, int anchor) {
 
 std::optional<Match> match_consecutive_transposes(const GraphView& v, int anchor) {
   const auto& t2 = v.node(anchor);
-  if (!is_op(t2, "Transpose") || t2.input_size() != 1) return std::nullopt;
+  if (!model::is_op(t2, "Transpose") || t2.input_size() != 1) return std::nullopt;
   int t1 = producer_of(v, t2.input(0), "Transpose");
   if (t1 < 0) return std::nullopt;
-  bool perms = attr_ints(t2, "perm") && attr_ints(v.node(t1), "perm");
+  bool perms = model::attr_ints(t2, "perm") && model::attr_ints(v.node(t1), "perm");
   if (!perms && !v.rank(v.node(t1).input(0))) return std::nullopt;
   Match m;
   m.kind = "consecutive_transposes";
@@ -375,11 +368,11 @@ std::optional<Match> match_consecutive_transposes(const GraphView& v, int anchor
 
 std::optional<Match> match_attention(const GraphView& v, int anchor) {
   const auto& sm = v.node(anchor);
-  if (!is_op(sm, "Softmax") || sm.input_size() != 1) return std::nullopt;
+  if (!model::is_op(sm, "Softmax") || sm.input_size() != 1) return std::nullopt;
   std::vector<int> nodes = {anchor};
   std::string in = sm.input(0);
   int p = v.producer(in);
-  if (p >= 0 && is_op(v.node(p), "Add")) {  // attention mask
+  if (p >= 0 && model::is_op(v.node(p), "Add")) {  // attention mask
     nodes.push_back(p);
     int k = -1;
     for (int j = 0; j < 2 && k < 0; ++j)
@@ -388,15 +381,15 @@ std::optional<Match> match_attention(const GraphView& v, int anchor) {
     in = v.node(p).input(k);
     p = v.producer(in);
   }
-  if (p >= 0 && (is_op(v.node(p), "Div") || is_op(v.node(p), "Mul")) && constant_scalar(v, v.node(p).input(1))) {
+  if (p >= 0 && (model::is_op(v.node(p), "Div") || model::is_op(v.node(p), "Mul")) && constant_scalar(v, v.node(p).input(1))) {
     nodes.push_back(p);  // scale
     in = v.node(p).input(0);
     p = v.producer(in);
   }
-  if (p < 0 || !is_op(v.node(p), "MatMul")) return std::nullopt;
+  if (p < 0 || !model::is_op(v.node(p), "MatMul")) return std::nullopt;
   nodes.push_back(p);
   int out = sole_consumer(v, sm.output(0));
-  if (out < 0 || !is_op(v.node(out), "MatMul") || v.node(out).input(0) != sm.output(0)) return std::nullopt;
+  if (out < 0 || !model::is_op(v.node(out), "MatMul") || v.node(out).input(0) != sm.output(0)) return std::nullopt;
   nodes.push_back(out);
   Match m;
   m.kind = "attention";
@@ -407,7 +400,7 @@ std::optional<Match> match_attention(const GraphView& v, int anchor) {
 
 std::optional<Match> match_identity_chain(const GraphView& v, int anchor) {
   auto passthrough = [&](int i) {
-    return i >= 0 && (is_op(v.node(i), "Identity") || is_op(v.node(i), "Dropout"));
+    return i >= 0 && (model::is_op(v.node(i), "Identity") || model::is_op(v.node(i), "Dropout"));
   };
   if (!passthrough(anchor) || v.node(anchor).input_size() < 1) return std::nullopt;
   if (passthrough(v.producer(v.node(anchor).input(0)))) return std::nullopt;  // not the chain's start
@@ -430,7 +423,7 @@ std::vector<Match> find_patterns(const GraphView& v) {
   for (int i = 0; i < v.size(); ++i) {
     if (v.removed(i)) continue;
     const auto& op = v.node(i).op_type();
-    if (!is_default_domain(v.node(i).domain())) continue;
+    if (!model::is_default_domain(v.node(i).domain())) continue;
     if (op == "Erf" || op == "Tanh") {
       if (auto m = match_gelu(v, i)) out.push_back(*m);
     } else if (op == "ReduceMean") {

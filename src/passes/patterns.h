@@ -56,8 +56,6 @@ std::optional<Match> match_identity_chain(const GraphView& v, int anchor);
 // Every pattern in a graph (no subgraphs), each anchor tried once, in graph order.
 std::vector<Match> find_patterns(const GraphView& v);
 
-// True when `value` is read only by nodes in `inside` and is not a graph output.
-bool private_to(const GraphView& v, const std::string& value, const std::vector<int>& inside);
 // The single live reader of `value`, or -1.
 int sole_consumer(const GraphView& v, const std::string& value);
 // The constant scalar value of `value`, if it is one.

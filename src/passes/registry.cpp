@@ -1,33 +1,21 @@
 #include "passes/registry.h"
 
-#include "passes/all_passes.h"
+#include <algorithm>
+#include <stdexcept>
 
 namespace winml::passes {
 
 const std::vector<PassInfo>& pass_registry() {
-  static const std::vector<PassInfo> registry = {
-      {"infer_shapes", make_infer_shapes},
-      {"fold_constants", make_fold_constants},
-      {"eliminate_identity", make_eliminate_identity},
-      {"eliminate_dropout", make_eliminate_dropout},
-      {"eliminate_nop_cast", make_eliminate_nop_cast},
-      {"eliminate_nop_reshape", make_eliminate_nop_reshape},
-      {"eliminate_nop_transpose", make_eliminate_nop_transpose},
-      {"eliminate_nop_pad", make_eliminate_nop_pad},
-      {"eliminate_nop_expand", make_eliminate_nop_expand},
-      {"eliminate_nop_slice", make_eliminate_nop_slice},
-      {"fuse_consecutive_transposes", make_fuse_consecutive_transposes},
-      {"fuse_consecutive_reshapes", make_fuse_consecutive_reshapes},
-      {"fuse_bn_into_conv", make_fuse_bn_into_conv},
-      {"fuse_add_bias_into_conv", make_fuse_add_bias_into_conv},
-      {"fuse_matmul_add_into_gemm", make_fuse_matmul_add_into_gemm},
-      {"fuse_layer_norm", make_fuse_layer_norm},
-      {"fuse_gelu", make_fuse_gelu},
-      {"eliminate_common_subexpressions", make_eliminate_common_subexpressions},
-      {"eliminate_dead_nodes", make_eliminate_dead_nodes},
-      {"eliminate_unused_initializers", make_eliminate_unused_initializers},
-      {"eliminate_duplicate_initializers", make_eliminate_duplicate_initializers},
-  };
+  static const std::vector<PassInfo> registry = [] {
+    std::vector<PassInfo> all;
+    for (const PassInfo* p : registered_passes()) all.push_back(*p);
+    std::sort(all.begin(), all.end(), [](const PassInfo& a, const PassInfo& b) { return a.order < b.order; });
+    for (std::size_t i = 1; i < all.size(); ++i)
+      if (all[i].order == all[i - 1].order)
+        throw std::logic_error("passes " + std::string(all[i - 1].name) + " and " + std::string(all[i].name) +
+                               " have the same place in the pipeline (" + std::to_string(all[i].order) + ")");
+    return all;
+  }();
   return registry;
 }
 
@@ -39,7 +27,7 @@ const PassInfo* find_pass(std::string_view name) {
 
 std::vector<std::string> pass_names() {
   std::vector<std::string> names;
-  for (const auto& p : pass_registry()) names.push_back(p.name);
+  for (const auto& p : pass_registry()) names.emplace_back(p.name);
   return names;
 }
 

@@ -1,6 +1,6 @@
 #include "passes/runtime_evaluator.h"
 
-#include "passes/node_util.h"
+#include "model/node_util.h"
 #include "runtime/evaluate.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/tensor.h"
@@ -8,7 +8,7 @@
 namespace winml::passes {
 
 namespace {
-std::string runtime_domain(const std::string& d) { return is_default_domain(d) ? "" : d; }
+std::string runtime_domain(const std::string& d) { return model::is_default_domain(d) ? "" : d; }
 }  // namespace
 
 bool RuntimeEvaluator::can_evaluate(const onnx::NodeProto& n, std::int64_t opset) const {

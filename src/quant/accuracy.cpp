@@ -6,7 +6,7 @@
 
 #include "base/error.h"
 #include "model/tensor_data.h"
-#include "quant/half.h"
+#include "base/half.h"
 
 namespace winml::quant {
 

@@ -5,12 +5,14 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "base/half.h"
+#include "model/node_util.h"
 #include "model/tensor_data.h"
+#include "model/tensor_values.h"
 #include "model/walk.h"
 #include "quant/fp16_support.h"
 #include "quant/graph_edit.h"
 #include "quant/graph_info.h"
-#include "quant/half.h"
 
 namespace winml::quant {
 
@@ -138,8 +140,8 @@ class Converter {
     auto key = std::make_pair(name, to);
     if (auto it = casts_.find(key); it != casts_.end()) return it->second;
     std::string cast = names_.unique(name + (to == kHalf ? "_to_fp16" : "_to_fp32"));
-    onnx::NodeProto c = make_node("Cast", names_.unique(cast + "_Cast"), {name}, {cast});
-    set_int_attr(c, "to", to);
+    onnx::NodeProto c = model::make_node("Cast", {name}, {cast}, names_.unique(cast + "_Cast"));
+    model::set_attr_int(c, "to", to);
     out.push_back(std::move(c));
     casts_[key] = cast;
     ++result_.casts;
@@ -179,8 +181,8 @@ class Converter {
       nodes.push_back(std::move(n));
     }
     for (auto& [name, renamed] : renamed_outputs) {
-      onnx::NodeProto c = make_node("Cast", names_.unique(name + "_Cast"), {renamed}, {name});
-      set_int_attr(c, "to", o_.keep_io_types ? kFloat : kHalf);
+      onnx::NodeProto c = model::make_node("Cast", {renamed}, {name}, names_.unique(name + "_Cast"));
+      model::set_attr_int(c, "to", o_.keep_io_types ? kFloat : kHalf);
       nodes.push_back(std::move(c));
       ++result_.casts;
     }
@@ -189,7 +191,7 @@ class Converter {
 
     for (auto& t : *g_.mutable_initializer())
       if (stored(t.name()) == kHalf && t.data_type() == kFloat) {
-        std::vector<float> v = read_floats(m_, t);
+        std::vector<float> v = model::float32_values(m_, t);
         to_half(t, v, o_);
         ++result_.converted_constants;
       }
@@ -200,7 +202,7 @@ class Converter {
     if (n.output_size() != 1 || stored(n.output(0)) != kHalf) return;
     for (auto& a : *n.mutable_attribute()) {
       if (a.name() == "value" && a.has_t() && a.t().data_type() == kFloat) {
-        std::vector<float> v = read_floats(m_, a.t());
+        std::vector<float> v = model::float32_values(m_, a.t());
         to_half(*a.mutable_t(), v, o_);
         ++result_.converted_constants;
       } else if (a.name() == "value_float") {

@@ -1,6 +1,6 @@
 #include "quant/op_support.h"
 
-#include "analyze/ep_table.h"
+#include "ep/ep_table.h"
 
 namespace winml::quant {
 
@@ -21,7 +21,7 @@ std::set<std::string> quantizable_op_types(const std::string& ep) {
   // which it runs quantized: quantize the built-in set's operators that the
   // target runs (fully or under constraints). An op it does not run stays
   // float, so no QDQ group is built around a node that would fall back anyway.
-  const analyze::EpTable table = analyze::load_ep_table(ep.empty() ? "cpu" : ep);
+  const ep::EpTable table = ep::load_ep_table(ep.empty() ? "cpu" : ep);
   std::set<std::string> out;
   for (const auto& op : default_quantizable_op_types())
     if (table.runs("ai.onnx", op)) out.insert(op);

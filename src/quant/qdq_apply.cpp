@@ -6,6 +6,8 @@
 
 #include "base/error.h"
 #include "model/epcontext.h"
+#include "model/node_util.h"
+#include "model/tensor_values.h"
 #include "quant/bias_correction.h"
 #include "quant/graph_edit.h"
 #include "quant/weight_quant.h"
@@ -59,8 +61,8 @@ class Rewriter {
     for (const auto& v : p.values) scales.push_back(v.scale), zps.push_back(v.zero_point);
     p.scale = names_.unique(base + "_scale");
     p.zero_point = names_.unique(base + "_zero_point");
-    new_inits_.push_back(make_floats(p.scale, dims, scales));
-    new_inits_.push_back(make_ints(p.zero_point, onnx_type(p.type), dims, zps));
+    new_inits_.push_back(model::make_floats(p.scale, dims, scales));
+    new_inits_.push_back(model::make_ints(p.zero_point, onnx_type(p.type), dims, zps));
   }
 
   void activation_params() {
@@ -85,7 +87,7 @@ class Rewriter {
       if (!t.params_from.empty() || !is_constant(t)) continue;
       const onnx::TensorProto& init = *info_.initializers.at(t.name);
       std::vector<std::int64_t> dims(init.dims().begin(), init.dims().end());
-      std::vector<float> values = read_floats(m_, init);
+      std::vector<float> values = model::float32_values(m_, init);
       if (auto c = constant_corrections_.find(t.name); c != constant_corrections_.end())
         subtract(values, c->second);
       WeightOptions w;
@@ -99,7 +101,7 @@ class Rewriter {
         if (b.weight == t.name && params_.count(b.input) && params_.at(b.input).values.size() == 1) biases.push_back(&b);
       std::vector<std::vector<float>> bias_values;
       for (const PlannedBias* b : biases) {
-        bias_values.push_back(read_floats(m_, *info_.initializers.at(b->bias)));
+        bias_values.push_back(model::float32_values(m_, *info_.initializers.at(b->bias)));
         for (auto& v : bias_values.back()) v *= b->beta;
       }
       bool adjusted = false;
@@ -121,7 +123,7 @@ class Rewriter {
       p.values = q.params;
       materialise(t.name, p);
       std::string qname = names_.unique(t.name + "_quantized");
-      new_inits_.push_back(make_tensor(qname, q.onnx_type, dims, q.data));
+      new_inits_.push_back(model::make_tensor(qname, q.onnx_type, dims, q.data));
       constant_dq_.push_back(dq_node(t.name, qname, p, names_.unique(t.name + "_DequantizeLinear_Output")));
       input_renames_[t.name] = constant_dq_.back().output(0);
       replaced_.insert(t.name);
@@ -177,10 +179,10 @@ class Rewriter {
         continue;
       }
       const onnx::TensorProto& init = *info_.initializers.at(name);
-      std::vector<float> values = read_floats(m_, init);
+      std::vector<float> values = model::float32_values(m_, init);
       if (!subtract(values, shift)) continue;
       std::vector<std::int64_t> dims(init.dims().begin(), init.dims().end());
-      corrected_floats_.push_back(make_floats(name, dims, values));
+      corrected_floats_.push_back(model::make_floats(name, dims, values));
       ++result_.corrected_biases;
     }
   }
@@ -191,7 +193,7 @@ class Rewriter {
     std::vector<std::int64_t> dims(init.dims().begin(), init.dims().end());
     QuantizedBias q = quantize_bias(values, params_.at(b.input).values[0].scale, weight_scales);
     std::string qname = names_.unique(b.bias + "_quantized");
-    new_inits_.push_back(make_ints(qname, onnx::TensorProto::INT32, dims, q.values));
+    new_inits_.push_back(model::make_ints(qname, onnx::TensorProto::INT32, dims, q.values));
     // The only reader's DequantizeLinear takes over the bias's name (consumers
     // unchanged); a shared bias gets a DequantizeLinear output per reader.
     bool sole_reader = count_consumers(g_, b.bias) == 1 && !plan_.find(b.bias) && !info_.graph_outputs.count(b.bias);
@@ -205,8 +207,8 @@ class Rewriter {
     std::vector<std::int32_t> zeros(q.scales.size(), 0);
     p.scale = names_.unique(qname + "_scale");
     p.zero_point = names_.unique(qname + "_zero_point");
-    new_inits_.push_back(make_floats(p.scale, pdims, q.scales));
-    new_inits_.push_back(make_ints(p.zero_point, onnx::TensorProto::INT32, pdims, zeros));
+    new_inits_.push_back(model::make_floats(p.scale, pdims, q.scales));
+    new_inits_.push_back(model::make_ints(p.zero_point, onnx::TensorProto::INT32, pdims, zeros));
     constant_dq_.push_back(dq_node(b.bias, qname, p, dq_out));
     replaced_.insert(b.bias);
     if (sole_reader) renamed_biases_.insert(b.bias);
@@ -231,9 +233,9 @@ class Rewriter {
   }
 
   onnx::NodeProto dq_node(const std::string& base, const std::string& input, const Params& p, const std::string& output) {
-    onnx::NodeProto n = make_node("DequantizeLinear", names_.unique(base + "_DequantizeLinear"),
-                                  {input, p.scale, p.zero_point}, {output}, result_.qdq_domain);
-    if (p.axis) set_int_attr(n, "axis", *p.axis);
+    onnx::NodeProto n = model::make_node("DequantizeLinear", {input, p.scale, p.zero_point}, {output},
+                                         names_.unique(base + "_DequantizeLinear"), result_.qdq_domain);
+    if (p.axis) model::set_attr_int(n, "axis", *p.axis);
     return n;
   }
 
@@ -249,8 +251,8 @@ class Rewriter {
       input_renames_[t] = dq_out;
     }
     std::string q_out = names_.unique(t + "_QuantizeLinear_Output");
-    onnx::NodeProto q = make_node("QuantizeLinear", names_.unique(t + "_QuantizeLinear"), {q_in, p.scale, p.zero_point},
-                                  {q_out}, result_.qdq_domain);
+    onnx::NodeProto q = model::make_node("QuantizeLinear", {q_in, p.scale, p.zero_point}, {q_out},
+                                         names_.unique(t + "_QuantizeLinear"), result_.qdq_domain);
     ++result_.activation_pairs;
     return {q, dq_node(t, q_out, p, dq_out)};
   }
@@ -280,7 +282,7 @@ class Rewriter {
     for (int i = 0; i < g_.node_size(); ++i) {
       if (plan_.removed_nodes.count(i)) continue;
       onnx::NodeProto n = g_.node(i);
-      if (plan_.gemm_beta_reset.count(i) && quantized_bias_nodes_.count(i)) set_float_attr(n, "beta", 1.0f);
+      if (plan_.gemm_beta_reset.count(i) && quantized_bias_nodes_.count(i)) model::set_attr_float(n, "beta", 1.0f);
       std::vector<std::string> outputs(n.output().begin(), n.output().end());
       // Every reader goes through the DequantizeLinear (Shape included): ORT
       // fuses a group only when the quantized node's output feeds Q alone.
@@ -306,7 +308,7 @@ class Rewriter {
     for (auto& t : corrected_floats_) *g_.add_initializer() = std::move(t);
     remove_unused_initializers(g_, replaced_);
     if (!result_.qdq_domain.empty()) {
-      ensure_opset(m_.proto, result_.qdq_domain, 1);
+      model::ensure_opset(m_.proto, result_.qdq_domain, 1);
       declare_contrib_outputs();
     }
   }

@@ -5,8 +5,10 @@
 #include <set>
 
 #include "base/error.h"
+#include "model/node_util.h"
 #include "model/tensor_data.h"
 #include "model/tensor_file.h"
+#include "model/tensor_values.h"
 #include "model/walk.h"
 #include "quant/graph_edit.h"
 
@@ -60,7 +62,7 @@ std::vector<float> dequantize_constant(const model::Model& m, const onnx::NodePr
       xs[i] = static_cast<double>(v);
     }
   }
-  std::vector<float> scales = read_floats(m, *scale);
+  std::vector<float> scales = model::float32_values(m, *scale);
   std::vector<std::int64_t> zps(scales.size(), 0);
   if (zp) {
     auto b = m.tensor_bytes(*zp);
@@ -149,8 +151,8 @@ void strip_qdq(model::Model& m) {
     const std::string& x = n.input(0);
     for (const auto& in : n.input()) candidates.insert(in);
     if (inits.count(x)) {
-      restored.push_back(make_floats(n.output(0), std::vector<std::int64_t>(inits[x]->dims().begin(), inits[x]->dims().end()),
-                                     dequantize_constant(m, n, inits)));
+      restored.push_back(model::make_floats(n.output(0), std::vector<std::int64_t>(inits[x]->dims().begin(), inits[x]->dims().end()),
+                                            dequantize_constant(m, n, inits)));
       drop.insert(i);
       continue;
     }
@@ -162,9 +164,9 @@ void strip_qdq(model::Model& m) {
     drop.insert(i);
     if (clamps_at_zero(q, inits, m)) {
       // The pair may stand for a Relu that quantization folded away: keep its effect.
-      identities[i] = make_node("Relu", n.name(), {q.input(0)}, {n.output(0)});
+      identities[i] = model::make_node("Relu", {q.input(0)}, {n.output(0)}, n.name());
     } else if (graph_outputs.count(n.output(0))) {
-      identities[i] = make_node("Identity", n.name(), {q.input(0)}, {n.output(0)});
+      identities[i] = model::make_node("Identity", {q.input(0)}, {n.output(0)}, n.name());
     } else {
       rename[n.output(0)] = q.input(0);
     }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "base/half.h"
 #include "runtime/dispatch.h"
 
 namespace winml::runtime {

@@ -171,54 +171,6 @@ onnx::TensorProto to_proto(const Tensor& t, const std::string& name) {
   return p;
 }
 
-float half_to_float(std::uint16_t h) {
-  std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000) << 16;
-  std::uint32_t exp = (h >> 10) & 0x1f;
-  std::uint32_t mant = h & 0x3ff;
-  std::uint32_t bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (mant << 13);  // inf / nan
-  } else if (exp != 0) {
-    bits = sign | ((exp + 112) << 23) | (mant << 13);
-  } else if (mant == 0) {
-    bits = sign;
-  } else {  // subnormal: normalize
-    int e = -1;
-    do {
-      ++e;
-      mant <<= 1;
-    } while ((mant & 0x400) == 0);
-    bits = sign | (static_cast<std::uint32_t>(112 - e) << 23) | ((mant & 0x3ff) << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-std::uint16_t float_to_half(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, 4);
-  std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000);
-  std::uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u) return sign | (abs > 0x7f800000u ? 0x7e00 : 0x7c00);  // nan / inf
-  if (abs >= 0x477ff000u) return sign | 0x7c00;                                  // rounds to inf
-  if (abs < 0x38800000u) {                                                       // subnormal or zero
-    if (abs < 0x33000000u) return sign;                                          // below half the smallest subnormal
-    std::uint32_t e = abs >> 23;
-    std::uint32_t m = (abs & 0x7fffff) | 0x800000;
-    int shift = static_cast<int>(126 - e);  // 113 - e + 13
-    std::uint32_t v = m >> shift;
-    std::uint32_t rem = m & ((1u << shift) - 1);
-    std::uint32_t half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (v & 1))) ++v;
-    return sign | static_cast<std::uint16_t>(v);
-  }
-  std::uint32_t v = ((abs >> 13) - (112u << 10));
-  std::uint32_t rem = abs & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (v & 1))) ++v;
-  return sign | static_cast<std::uint16_t>(v);
-}
-
 float bfloat16_to_float(std::uint16_t b) {
   std::uint32_t bits = static_cast<std::uint32_t>(b) << 16;
   float f;

@@ -82,9 +82,7 @@ Tensor from_proto(const onnx::TensorProto& t, const model::Model* model = nullpt
 Tensor copy_from_proto(const onnx::TensorProto& t, const model::Model* model = nullptr);
 onnx::TensorProto to_proto(const Tensor& t, const std::string& name);
 
-// float <-> IEEE half / bfloat16 (round to nearest even).
-float half_to_float(std::uint16_t h);
-std::uint16_t float_to_half(float f);
+// float <-> bfloat16 (round to nearest even); float16 is base/half.h.
 float bfloat16_to_float(std::uint16_t b);
 std::uint16_t float_to_bfloat16(float f);
 

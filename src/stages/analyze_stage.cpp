@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "analyze/analyze.h"
-#include "analyze/ep_table.h"
+#include "ep/ep_table.h"
 #include "base/atomic_file.h"
 #include "model/model_io.h"
 #include "passes/optimize.h"
@@ -13,7 +13,7 @@ namespace winml::stages {
 Declarations AnalyzeStage::declare(const config::TargetConfig&) const {
   Declarations d;
   d.config = {"compile.ep", "compile.device", "optimize"};
-  for (const auto& name : analyze::ep_table_names()) d.rules.push_back("ep/" + name + ".toml");
+  for (const auto& name : ep::ep_table_names()) d.rules.push_back("ep/" + name + ".toml");
   d.rules.push_back("optimize/presets.toml");
   d.code = {"winml_analyze", "stages/analyze_stage"};
   return d;

@@ -1,18 +1,8 @@
 # Included by stages/CMakeLists.txt once every library a stage runs exists.
 set(WINML_SRC ${CMAKE_SOURCE_DIR}/src)
 # Code digests (stages/code_digest.h): one unit per library, made of its own
-# files and those of every winml library it links, and one per stage adapter.
-function(winml_link_closure target out)
-  set(seen ${${out}})
-  get_target_property(links ${target} LINK_LIBRARIES)
-  foreach(l IN LISTS links)
-    if(TARGET ${l} AND l MATCHES "^winml_" AND NOT l IN_LIST seen)
-      list(APPEND seen ${l})
-      winml_link_closure(${l} seen)
-    endif()
-  endforeach()
-  set(${out} ${seen} PARENT_SCOPE)
-endfunction()
+# files and those of every winml library it links (winml_link_closure, from
+# src/link_closure.cmake), and one per stage adapter.
 
 # The files of one library: its sources (object libraries it takes in
 # included), the header of each, and the header-only files of their folders.
@@ -52,7 +42,7 @@ endfunction()
 set(WINML_CODE_UNITS_FILE ${CMAKE_CURRENT_BINARY_DIR}/code_units.txt)
 set(unit_lines "")
 set(all_code_files "")
-foreach(lib winml_base winml_store winml_config winml_model winml_export winml_runtime winml_ep_tables
+foreach(lib winml_base winml_store winml_ep winml_config winml_model winml_export winml_runtime
             winml_passes winml_analyze winml_quant winml_compile)
   set(closure ${lib})
   winml_link_closure(${lib} closure)

@@ -18,12 +18,7 @@ Declarations CompileStage::declare(const config::TargetConfig& config) const {
 
 StageResult CompileStage::run(const StageContext& ctx) {
   const config::CompileConfig& c = ctx.config.compile;
-  compile::CompileOptions o;
-  o.ep = c.ep;
-  o.device = c.device;
-  o.embed = c.embed;
-  o.validate = c.validate;
-  o.command = c.command;
+  compile::CompileOptions o = compile::CompileOptions::from_config(c);
   for (const auto& name : c.env) {
     auto v = ctx.environment.find(name);
     if (v == ctx.environment.end())

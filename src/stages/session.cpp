@@ -59,6 +59,20 @@ bool reports_intact(store::BuildState& state, const std::string& record_id, cons
   }
   return true;
 }
+
+// The plan a previous build stored, or nothing when there is none or it is
+// damaged: then it is made again from the configuration.
+std::optional<Plan> stored_plan(const fs::path& plan_file) {
+  std::error_code ec;
+  if (!fs::exists(plan_file, ec)) return std::nullopt;
+  try {
+    std::string_view text;
+    auto keep = store::real_disk().view(plan_file, text);
+    return parse_plan(text);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
 }  // namespace
 
 void Session::sweep_after_crash(const fs::path& output_dir) {
@@ -107,16 +121,8 @@ bool Session::open() {
     check_output_dir(src.project_dir, src.config_file, src.output_dir_override, "-o");
   const fs::path probe = src.output_dir_override.empty() ? src.project_dir / "build" : src.output_dir_override;
   const fs::path plan_file = probe / kStateDir / "plan";
-  std::error_code ec;
-  if (fs::exists(plan_file, ec)) {
-    std::optional<Plan> stored;
-    try {
-      std::string_view text;
-      auto keep = store::real_disk().view(plan_file, text);
-      stored = parse_plan(text);
-    } catch (const InputError&) {
-    }
-    if (stored && stored->output_dir == probe) {
+  if (std::optional<Plan> stored = stored_plan(plan_file)) {
+    if (stored->output_dir == probe) {
       lock_and_load(probe);
       if (!state_) return false;
       if (plan_memo_key(src, registry_, state_->stat_cache(), stored->env_names) == stored->memo_key) {

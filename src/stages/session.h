@@ -41,7 +41,6 @@ class Session {
   bool open();
 
   const Plan& plan() const { return *plan_; }
-  bool plan_reused() const { return plan_reused_; }
   const StageRegistry& registry() const { return registry_; }
   store::BuildState& state() { return *state_; }
   store::IngredientLog& ingredients() { return *ingredients_; }

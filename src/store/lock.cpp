@@ -71,12 +71,4 @@ std::unique_ptr<DirectoryLock> DirectoryLock::acquire(const fs::path& lock_file,
   return std::unique_ptr<DirectoryLock>(new DirectoryLock(fd));
 }
 
-bool DirectoryLock::is_held(const fs::path& lock_file) {
-  int fd = ::open(lock_file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-  ::close(fd);
-  return held;
-}
-
 }  // namespace winml::store

@@ -34,9 +34,6 @@ class DirectoryLock {
                                                 const std::atomic<bool>* cancel = nullptr,
                                                 LockMode mode = LockMode::kExclusive);
 
-  // True when another process holds the lock right now (for read-only commands).
-  static bool is_held(const std::filesystem::path& lock_file);
-
  private:
   explicit DirectoryLock(int fd) : fd_(fd) {}
   int fd_ = -1;

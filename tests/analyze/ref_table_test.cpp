@@ -4,16 +4,16 @@
 
 #include <set>
 
-#include "analyze/ep_table.h"
+#include "ep/ep_table.h"
 #include "runtime/kernel_registry.h"
 
 using namespace winml;
 
 TEST(RefEpTable, ListsExactlyTheRuntimeKernels) {
-  auto table = analyze::load_ep_table("ref");
+  auto table = ep::load_ep_table("ref");
   std::map<std::string, std::set<std::string>> runtime_ops;
   for (const auto& s : runtime::supported_ops())
-    runtime_ops[analyze::canonical_domain(s.domain)].insert(s.op);
+    runtime_ops[ep::canonical_domain(s.domain)].insert(s.op);
   for (const auto& [domain, ops] : runtime_ops) {
     std::set<std::string> listed = table.supported.count(domain) ? table.supported.at(domain) : std::set<std::string>{};
     for (const auto& op : ops)

@@ -10,6 +10,7 @@
 #include "compile/epcontext_node.h"
 #include "model/epcontext.h"
 #include "model/model_io.h"
+#include "model/node_util.h"
 #include "model/sidecars.h"
 #include "runtime/ref_blob/ref_blob.h"
 #include "support/cli_runner.h"
@@ -28,12 +29,12 @@ void expect_same_outputs(const std::map<std::string, runtime::Tensor>& a,
 }
 
 std::string attr_s(const onnx::NodeProto& n, const std::string& name) {
-  const auto* a = compile::find_attribute(n, name);
+  const auto* a = model::find_attr(n, name);
   return a ? a->s() : "<missing>";
 }
 
 std::int64_t attr_i(const onnx::NodeProto& n, const std::string& name) {
-  const auto* a = compile::find_attribute(n, name);
+  const auto* a = model::find_attr(n, name);
   return a ? a->i() : -99;
 }
 

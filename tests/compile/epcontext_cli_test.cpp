@@ -9,6 +9,7 @@
 #include "compile/epcontext_node.h"
 #include "compile/validate.h"
 #include "model/model_io.h"
+#include "model/node_util.h"
 #include "runtime/ref_blob/ref_blob.h"
 #include "support/cli_runner.h"
 #include "support/model_builder.h"
@@ -33,7 +34,7 @@ test::CliResult convert(const test::TempDir& dir, const std::string& mode, const
 
 void set_context(const fs::path& model_path, const std::string& value) {
   model::Model m = model::load_model(model_path);
-  compile::set_string_attribute(*m.proto.mutable_graph()->mutable_node(0), "ep_cache_context", value);
+  model::set_attr_string(*m.proto.mutable_graph()->mutable_node(0), "ep_cache_context", value);
   test::write_model(m.proto, model_path);
 }
 
@@ -47,15 +48,15 @@ TEST(EpContextCli, ExternEmbedExternRoundTripKeepsBlobBytes) {
   EXPECT_NE(r.out.find("node winml_ref_0: embedded"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(dir / "e_ref.bin"));
   model::Model e = model::load_model(dir / "e.onnx");
-  EXPECT_EQ(compile::find_attribute(e.proto.graph().node(0), "embed_mode")->i(), 1);
-  EXPECT_EQ(compile::find_attribute(e.proto.graph().node(0), "ep_cache_context")->s(), test::read_text(dir / "c_ref.bin"));
+  EXPECT_EQ(model::find_attr(e.proto.graph().node(0), "embed_mode")->i(), 1);
+  EXPECT_EQ(model::find_attr(e.proto.graph().node(0), "ep_cache_context")->s(), test::read_text(dir / "c_ref.bin"));
 
   r = convert(dir, "--extern", "e.onnx", "x.onnx");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(test::read_text(dir / "x_ref.bin"), test::read_text(dir / "c_ref.bin"));
   model::Model x = model::load_model(dir / "x.onnx");
-  EXPECT_EQ(compile::find_attribute(x.proto.graph().node(0), "embed_mode")->i(), 0);
-  EXPECT_EQ(compile::find_attribute(x.proto.graph().node(0), "ep_cache_context")->s(), "x_ref.bin");
+  EXPECT_EQ(model::find_attr(x.proto.graph().node(0), "embed_mode")->i(), 0);
+  EXPECT_EQ(model::find_attr(x.proto.graph().node(0), "ep_cache_context")->s(), "x_ref.bin");
 
   auto in = test::random_input({2, 8}, 1);
   auto expected = test::run_model(dir / "in.onnx", {{"x", in}});

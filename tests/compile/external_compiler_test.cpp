@@ -12,6 +12,7 @@
 #include "compile/compile_util.h"
 #include "compile/epcontext_node.h"
 #include "model/model_io.h"
+#include "model/node_util.h"
 #include "store/digest.h"
 #include "support/cli_runner.h"
 #include "support/model_builder.h"
@@ -88,7 +89,7 @@ TEST(ExternalCompiler, ResultIsVerifiedRenamedByContentAndValidated) {
   EXPECT_EQ(metrics["blobs"][0]["digest"], store::hash_file(dir / "out" / name).hex());
   EXPECT_EQ(files_in(dir / "out"), (std::set<std::string>{"c.onnx", name}));
   model::Model m = model::load_model(dir / "out" / "c.onnx");
-  EXPECT_EQ(compile::find_attribute(m.proto.graph().node(0), "ep_cache_context")->s(), name);
+  EXPECT_EQ(model::find_attr(m.proto.graph().node(0), "ep_cache_context")->s(), name);
   // The blobs are ref blobs, which the runtime executes: validation ran them.
   EXPECT_EQ(metrics["validation"]["mode"], "run");
   auto x = test::random_input({1, 8}, 3);

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "pass_harness.h"
-#include "passes/tensor_util.h"
+#include "model/tensor_values.h"
 #include "support/model_builder.h"
 #include "support/ort_oracle.h"
 
@@ -17,7 +17,7 @@ TEST(FoldConstants, LiftsConstantNodesToInitializers) {
   auto* a = c.add_attribute();
   a->set_name("value");
   a->set_type(onnx::AttributeProto::TENSOR);
-  *a->mutable_t() = passes::make_floats("", {3}, {1, 2, 3});
+  *a->mutable_t() = model::make_floats("", {3}, {1, 2, 3});
   auto& c2 = b.node("Constant", {}, {"k2"});
   test::set_attr(c2, "value_float", 2.0f);
   b.node("Add", {"x", "k"}, {"s"});

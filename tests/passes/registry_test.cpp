@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
+#include <string_view>
 
 #include "base/error.h"
 #include "config/rule_names.h"
@@ -14,7 +16,24 @@ TEST(PassRegistry, NamesMatchPresetsFile) {
   auto registered = passes::pass_names();
   std::sort(registered.begin(), registered.end());
   EXPECT_EQ(registered, config::optimization_pass_names())
-      << "rules/optimize/presets.toml [passes] and src/passes/registry.cpp must list the same passes";
+      << "rules/optimize/presets.toml [passes] and the WINML_PASS lines of src/passes/*.cpp must name the same "
+         "passes";
+}
+
+// Each pass registers itself in its own file; the generated list holds each
+// once, with its own place in the pipeline (pass_registry() refuses ties).
+TEST(PassRegistry, EveryRegistrationIsListedOnceInPipelineOrder) {
+  const auto& listed = passes::registered_passes();
+  std::set<std::string_view> names;
+  for (const auto* p : listed) {
+    EXPECT_TRUE(names.insert(p->name).second) << p->name << " is registered twice";
+    EXPECT_NE(p->make, nullptr) << p->name;
+    EXPECT_NE(p->make(), nullptr) << p->name;
+  }
+  const auto& pipeline = passes::pass_registry();
+  ASSERT_EQ(pipeline.size(), listed.size());
+  for (std::size_t i = 1; i < pipeline.size(); ++i) EXPECT_LT(pipeline[i - 1].order, pipeline[i].order);
+  EXPECT_EQ(pipeline.front().name, passes::kInferShapes);
 }
 
 TEST(PassRegistry, EveryLevelNamesRegisteredPasses) {

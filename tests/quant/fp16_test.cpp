@@ -10,7 +10,7 @@
 #include "model/validate.h"
 #include "quant/fp16_convert.h"
 #include "quant/fp16_support.h"
-#include "quant/half.h"
+#include "base/half.h"
 #include "quant/support/quant_models.h"
 #include "support/model_builder.h"
 #include "support/ort_oracle.h"
@@ -192,7 +192,7 @@ std::map<std::string, model::TensorFile> inputs_for(const onnx::ModelProto& p) {
       for (std::size_t i = 0; i < half.size() / 2; ++i) {
         float f;
         std::memcpy(&f, t.data.data() + 4 * i, 4);
-        std::uint16_t h = quant::float_to_half(f);
+        std::uint16_t h = winml::float_to_half(f);
         std::memcpy(half.data() + 2 * i, &h, 2);
       }
       t.dtype = TensorProto::FLOAT16;
@@ -301,11 +301,11 @@ TEST(Fp16Convert, ConstantsReadByFp16NodesAreConvertedAndClipped) {
   ASSERT_EQ(t->data_type(), TensorProto::FLOAT16);
   std::vector<std::uint16_t> h(6);
   std::memcpy(h.data(), t->raw_data().data(), 12);
-  EXPECT_EQ(quant::half_to_float(h[0]), quant::half_to_float(quant::float_to_half(1e4f)));
-  EXPECT_EQ(quant::half_to_float(h[1]), -quant::half_to_float(quant::float_to_half(1e4f)));
-  EXPECT_GT(quant::half_to_float(h[2]), 0.0f);  // tiny values keep their sign instead of flushing to 0
-  EXPECT_LT(quant::half_to_float(h[3]), 0.0f);
-  EXPECT_EQ(quant::half_to_float(h[4]), 0.0f);
+  EXPECT_EQ(winml::half_to_float(h[0]), winml::half_to_float(winml::float_to_half(1e4f)));
+  EXPECT_EQ(winml::half_to_float(h[1]), -winml::half_to_float(winml::float_to_half(1e4f)));
+  EXPECT_GT(winml::half_to_float(h[2]), 0.0f);  // tiny values keep their sign instead of flushing to 0
+  EXPECT_LT(winml::half_to_float(h[3]), 0.0f);
+  EXPECT_EQ(winml::half_to_float(h[4]), 0.0f);
   EXPECT_EQ(ort_added_casts(m), 0);
 }
 

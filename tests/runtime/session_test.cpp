@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "base/half.h"
 #include "model/model_io.h"
 #include "model/tensor_file.h"
 #include "runtime/errors.h"
@@ -230,21 +231,21 @@ TEST(Session, Float16IsComputedInFloat32AndStoredAsFloat16) {
   w->set_name("w");
   w->set_data_type(onnx::TensorProto::FLOAT16);
   w->add_dims(3);
-  std::vector<std::uint16_t> wv = {runtime::float_to_half(0.5f), runtime::float_to_half(-2.0f),
-                                   runtime::float_to_half(1000.0f)};
+  std::vector<std::uint16_t> wv = {winml::float_to_half(0.5f), winml::float_to_half(-2.0f),
+                                   winml::float_to_half(1000.0f)};
   w->set_raw_data(wv.data(), wv.size() * 2);
   b.node("Mul", {"x", "w"}, {"y"});
   b.output("y", {3}, onnx::TensorProto::FLOAT16);
   model::Model m = in_memory(test::make_model(b.graph()));
   runtime::Session s(m);
-  std::vector<std::uint16_t> xv = {runtime::float_to_half(3.0f), runtime::float_to_half(0.25f),
-                                   runtime::float_to_half(100.0f)};
+  std::vector<std::uint16_t> xv = {winml::float_to_half(3.0f), winml::float_to_half(0.25f),
+                                   winml::float_to_half(100.0f)};
   auto out = s.run({{"x", Tensor::from_vector<std::uint16_t>(onnx::TensorProto::FLOAT16, {3}, xv)}});
   const Tensor& y = out.at("y");
   ASSERT_EQ(y.dtype(), onnx::TensorProto::FLOAT16);
-  EXPECT_EQ(runtime::half_to_float(y.data<std::uint16_t>()[0]), 1.5f);
-  EXPECT_EQ(runtime::half_to_float(y.data<std::uint16_t>()[1]), -0.5f);
-  EXPECT_TRUE(std::isinf(runtime::half_to_float(y.data<std::uint16_t>()[2])));  // 1e5 overflows float16
+  EXPECT_EQ(winml::half_to_float(y.data<std::uint16_t>()[0]), 1.5f);
+  EXPECT_EQ(winml::half_to_float(y.data<std::uint16_t>()[1]), -0.5f);
+  EXPECT_TRUE(std::isinf(winml::half_to_float(y.data<std::uint16_t>()[2])));  // 1e5 overflows float16
 }
 
 TEST(Session, IfBranchesReadOuterScopeValues) {
@@ -402,11 +403,11 @@ TEST(Tensor, ConvertsToAndFromTensorFilesAndProtos) {
 
 TEST(Tensor, HalfConversionsRoundToNearestEven) {
   for (float f : {0.0f, -0.0f, 1.0f, -2.5f, 65504.0f, 6.1035156e-05f, 5.9604645e-08f, 0.333251953125f})
-    EXPECT_EQ(runtime::half_to_float(runtime::float_to_half(f)), f) << f;
-  EXPECT_EQ(runtime::float_to_half(1.0f + 1.0f / 2048), runtime::float_to_half(1.0f));      // tie, to even
-  EXPECT_EQ(runtime::float_to_half(1.0f + 3.0f / 2048), runtime::float_to_half(1.001953125f));  // tie, up to even
-  EXPECT_TRUE(std::isinf(runtime::half_to_float(runtime::float_to_half(65520.0f))));
-  EXPECT_TRUE(std::isnan(runtime::half_to_float(runtime::float_to_half(NAN))));
+    EXPECT_EQ(winml::half_to_float(winml::float_to_half(f)), f) << f;
+  EXPECT_EQ(winml::float_to_half(1.0f + 1.0f / 2048), winml::float_to_half(1.0f));      // tie, to even
+  EXPECT_EQ(winml::float_to_half(1.0f + 3.0f / 2048), winml::float_to_half(1.001953125f));  // tie, up to even
+  EXPECT_TRUE(std::isinf(winml::half_to_float(winml::float_to_half(65520.0f))));
+  EXPECT_TRUE(std::isnan(winml::half_to_float(winml::float_to_half(NAN))));
   EXPECT_EQ(runtime::bfloat16_to_float(runtime::float_to_bfloat16(1.00390625f)), 1.0f);  // tie, to even
 }
 
@@ -469,7 +470,7 @@ TEST(Session, Float16WeightsAreConvertedOnceAtLoad) {
     t->set_data_type(onnx::TensorProto::FLOAT16);
     for (auto d : dims) t->add_dims(d);
     std::vector<std::uint16_t> h;
-    for (float v : values) h.push_back(runtime::float_to_half(v));
+    for (float v : values) h.push_back(winml::float_to_half(v));
     t->set_raw_data(h.data(), h.size() * 2);
   };
   test::GraphBuilder b;
@@ -490,12 +491,12 @@ TEST(Session, Float16WeightsAreConvertedOnceAtLoad) {
   EXPECT_EQ(plan.steps[0].inputs[1], w32);
   EXPECT_TRUE(plan.steps[0].kernel->prepacked_input(1)) << "which MatMul packs";
   std::vector<std::uint16_t> xv;
-  for (float v : {1.0f, 0.0f, -1.0f, 2.0f, 1.0f, 0.5f}) xv.push_back(runtime::float_to_half(v));
+  for (float v : {1.0f, 0.0f, -1.0f, 2.0f, 1.0f, 0.5f}) xv.push_back(winml::float_to_half(v));
   auto out = s.run({{"x", Tensor::from_vector<std::uint16_t>(onnx::TensorProto::FLOAT16, {2, 3}, xv)}});
   ASSERT_EQ(out.at("c").dtype(), onnx::TensorProto::FLOAT16) << "constant-only nodes keep their float16 type";
   ASSERT_EQ(out.at("y").dtype(), onnx::TensorProto::FLOAT16);
   std::vector<float> y;
-  for (int i = 0; i < 4; ++i) y.push_back(runtime::half_to_float(out.at("y").data<std::uint16_t>()[i]));
+  for (int i = 0; i < 4; ++i) y.push_back(winml::half_to_float(out.at("y").data<std::uint16_t>()[i]));
   // [1,0,-1] @ W = [-4,-4]; [2,1,0.5] @ W = [7.5, 11]; + [1.5, -0.75]
   EXPECT_EQ(y, (std::vector<float>{-2.5f, -4.75f, 9.0f, 10.25f}));
 }

@@ -1,5 +1,5 @@
 #include "config/config.h"
-#include "config/rule_names.h"
+#include "ep/ep_table.h"
 
 namespace winml::config {
 
@@ -12,12 +12,12 @@ std::shared_ptr<const Section<CompileConfig>> compile_schema() {
     s->key("ep", &CompileConfig::ep, ValueType::kString,
            "Target execution provider (rules/ep/<ep>.toml); also the EP that analyze, optimize and quantize "
            "consult for operator support.")
-        .dynamic_choices = ep_names;
+        .dynamic_choices = ep::ep_table_names;
     auto& dev = s->key("device", &CompileConfig::device, ValueType::kString, "Target device of the EP (cpu, gpu, npu).");
     dev.default_doc = "the EP's default_device";
     dev.alternative = "npu";
     dev.resolve = [](json& c) {
-      if (c.value("device", "").empty()) c["device"] = ep_default_device(c.value("ep", "cpu"));
+      if (c.value("device", "").empty()) c["device"] = ep::load_ep_table(c.value("ep", "cpu")).default_device;
     };
     s->key("embed", &CompileConfig::embed, ValueType::kBool,
            "Store EPContext blobs inside the model (embed_mode = 1) instead of a .bin sidecar.");

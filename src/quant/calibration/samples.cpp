@@ -9,7 +9,7 @@
 #include "base/error.h"
 #include "model/tensor_data.h"
 #include "quant/calibration/random.h"
-#include "quant/half.h"
+#include "base/half.h"
 
 namespace winml::quant {
 

@@ -1,8 +1,8 @@
-#include "quant/half.h"
+#include "base/half.h"
 
 #include <cstring>
 
-namespace winml::quant {
+namespace winml {
 
 std::uint16_t float_to_half(float f) {
   std::uint32_t x;
@@ -56,4 +56,4 @@ float half_to_float(std::uint16_t h) {
   return f;
 }
 
-}  // namespace winml::quant
+}  // namespace winml

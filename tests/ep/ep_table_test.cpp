@@ -1,21 +1,23 @@
-// EP operator tables: every shipped table is valid data, and malformed
-// tables are reported naming the file.
+// EP operator tables: every shipped table is valid data, malformed tables
+// are reported naming the file, and the configuration takes an EP's default
+// device from the same reader.
 #include <gtest/gtest.h>
 
-#include "analyze/ep_table.h"
 #include "base/error.h"
-#include "config/rule_names.h"
+#include "base/rules.h"
+#include "config/project.h"
+#include "ep/ep_table.h"
+#include "support/temp_dir.h"
 
 using namespace winml;
-using analyze::Support;
+using ep::Support;
 
 TEST(EpTable, EveryShippedTableLoadsAndDescribesItsEp) {
-  auto names = analyze::ep_table_names();
-  EXPECT_EQ(names, config::ep_names());
+  auto names = ep::ep_table_names();
   for (const char* required : {"cpu", "dml", "openvino", "qnn", "ref", "vitisai"})
     EXPECT_NE(std::find(names.begin(), names.end(), required), names.end()) << required;
   for (const auto& name : names) {
-    auto t = analyze::load_ep_table(name);
+    auto t = ep::load_ep_table(name);
     EXPECT_FALSE(t.ep_type.empty()) << name;
     EXPECT_FALSE(t.default_device.empty()) << name;
     EXPECT_GT(t.supported.at("ai.onnx").size(), 20u) << name << " lists supported ai.onnx operators";
@@ -24,7 +26,7 @@ TEST(EpTable, EveryShippedTableLoadsAndDescribesItsEp) {
 }
 
 TEST(EpTable, StatusComesFromTheLists) {
-  auto t = analyze::parse_ep_table("t", R"(
+  auto t = ep::parse_ep_table("t", R"(
 [ep]
 name = "t"
 ep_type = "TestExecutionProvider"
@@ -62,11 +64,33 @@ TEST(EpTable, MalformedTablesNameTheFile) {
   };
   for (const char* text : bad) {
     try {
-      analyze::parse_ep_table("t", text, "rules/ep/t.toml");
+      ep::parse_ep_table("t", text, "rules/ep/t.toml");
       ADD_FAILURE() << "accepted: " << text;
     } catch (const InputError& e) {
       EXPECT_EQ(std::string(e.what()).rfind("rules/ep/t.toml", 0), 0u) << e.what();
     }
   }
-  EXPECT_THROW(analyze::load_ep_table("no_such_ep"), InputError);
+  EXPECT_THROW(ep::load_ep_table("no_such_ep"), InputError);
+}
+
+// A table the configuration reads for `[compile] device` is checked like
+// everywhere else: a damaged one is an error naming it, not a silent "".
+TEST(EpTable, ConfigReadsTheDefaultDeviceThroughTheTableReader) {
+  test::TempDir dir;
+  test::write_text(dir / "winml.toml", "[model]\nsource = \"m.onnx\"\n[compile]\nep = \"mine\"\n");
+  test::write_text(dir / "rules" / "ep" / "mine.toml", "[ep]\nname = \"mine\"\ndefault_device = \"npu\"\n");
+  rules::Rules r;
+  r.add_overlay(dir / "rules");
+  rules::set_active(r);
+  EXPECT_EQ(config::load_project(dir.path()).targets.at(0).compile.device, "npu");
+
+  test::write_text(dir / "rules" / "ep" / "mine.toml", "[ep]\nname = \"mine\"\ndefault_devise = \"npu\"\n");
+  try {
+    config::load_project(dir.path());
+    ADD_FAILURE() << "a damaged EP table was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("mine.toml"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("default_devise"), std::string::npos) << e.what();
+  }
+  rules::set_active(rules::Rules());
 }

@@ -1,6 +1,6 @@
-#include "passes/node_util.h"
+#include "model/node_util.h"
 
-namespace winml::passes {
+namespace winml::model {
 
 bool is_default_domain(std::string_view domain) { return domain.empty() || domain == "ai.onnx"; }
 
@@ -10,6 +10,12 @@ bool is_op(const onnx::NodeProto& n, std::string_view op) {
 
 const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, std::string_view name) {
   for (const auto& a : n.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+onnx::AttributeProto* find_attr(onnx::NodeProto& n, std::string_view name) {
+  for (auto& a : *n.mutable_attribute())
     if (a.name() == name) return &a;
   return nullptr;
 }
@@ -37,8 +43,9 @@ std::optional<std::vector<std::int64_t>> attr_ints(const onnx::NodeProto& n, std
 
 namespace {
 onnx::AttributeProto& reset_attr(onnx::NodeProto& n, const std::string& name, onnx::AttributeProto::AttributeType t) {
-  remove_attr(n, name);
-  auto* a = n.add_attribute();
+  onnx::AttributeProto* a = find_attr(n, name);
+  if (a) a->Clear();
+  else a = n.add_attribute();
   a->set_name(name);
   a->set_type(t);
   return *a;
@@ -53,8 +60,8 @@ void set_attr_float(onnx::NodeProto& n, const std::string& name, float v) {
   reset_attr(n, name, onnx::AttributeProto::FLOAT).set_f(v);
 }
 
-void set_attr_string(onnx::NodeProto& n, const std::string& name, const std::string& v) {
-  reset_attr(n, name, onnx::AttributeProto::STRING).set_s(v);
+void set_attr_string(onnx::NodeProto& n, const std::string& name, std::string v) {
+  reset_attr(n, name, onnx::AttributeProto::STRING).set_s(std::move(v));
 }
 
 void set_attr_ints(onnx::NodeProto& n, const std::string& name, const std::vector<std::int64_t>& v) {
@@ -77,13 +84,23 @@ const std::string& input_or_empty(const onnx::NodeProto& n, int i) {
 }
 
 onnx::NodeProto make_node(const std::string& op, const std::vector<std::string>& inputs,
-                          const std::vector<std::string>& outputs, const std::string& name) {
+                          const std::vector<std::string>& outputs, const std::string& name,
+                          const std::string& domain) {
   onnx::NodeProto n;
   n.set_op_type(op);
   if (!name.empty()) n.set_name(name);
+  if (!domain.empty()) n.set_domain(domain);
   for (const auto& i : inputs) n.add_input(i);
   for (const auto& o : outputs) n.add_output(o);
   return n;
 }
 
-}  // namespace winml::passes
+void ensure_opset(onnx::ModelProto& m, const std::string& domain, std::int64_t version) {
+  for (const auto& o : m.opset_import())
+    if (o.domain() == domain) return;
+  auto* o = m.add_opset_import();
+  o->set_domain(domain);
+  o->set_version(version);
+}
+
+}  // namespace winml::model

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace winml::analyze {
+namespace winml::ep {
 
 // "ai.onnx" for the default domain ("" in a NodeProto), other domains as is.
 std::string canonical_domain(const std::string& domain);
@@ -37,7 +37,6 @@ struct OpConstraint {
 };
 
 enum class Support { kSupported, kPartial, kUnsupported, kUnknown };
-const char* support_name(Support s);
 
 struct EpTable {
   std::string name;            // file stem: "qnn"
@@ -67,4 +66,4 @@ EpTable parse_ep_table(const std::string& name, const std::string& toml_text, co
 // Names of every EP table (rules/ep/*.toml), sorted.
 std::vector<std::string> ep_table_names();
 
-}  // namespace winml::analyze
+}  // namespace winml::ep

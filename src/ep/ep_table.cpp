@@ -1,25 +1,18 @@
-#include "analyze/ep_table.h"
+#include "ep/ep_table.h"
 
 #include <toml.hpp>
 
+#include <mutex>
 #include <sstream>
+#include <utility>
 
 #include "base/error.h"
 #include "base/rules.h"
 
-namespace winml::analyze {
+namespace winml::ep {
 
 std::string canonical_domain(const std::string& domain) {
   return domain.empty() || domain == "ai.onnx" ? "ai.onnx" : domain;
-}
-
-const char* support_name(Support s) {
-  switch (s) {
-    case Support::kSupported: return "supported";
-    case Support::kPartial: return "partial";
-    case Support::kUnsupported: return "unsupported";
-    default: return "unknown";
-  }
 }
 
 Support EpTable::status(const std::string& domain, const std::string& op) const {
@@ -158,7 +151,19 @@ EpTable load_ep_table(const std::string& name) {
     for (const auto& n : ep_table_names()) known += (known.empty() ? "" : ", ") + n;
     throw InputError(file_error(rules.origin(path), "unknown execution provider '" + name + "' (known: " + known + ")"));
   }
-  return parse_ep_table(name, *text, rules.origin(path));
+  // Parsed once per distinct text: a project asks for the same table for
+  // every model (its default device), and analysis for every table.
+  static std::mutex mu;
+  static std::map<std::pair<std::string, std::string>, EpTable> parsed;
+  std::pair<std::string, std::string> key{name, std::move(*text)};
+  {
+    std::lock_guard lock(mu);
+    if (auto it = parsed.find(key); it != parsed.end()) return it->second;
+  }
+  EpTable table = parse_ep_table(name, key.second, rules.origin(path));
+  std::lock_guard lock(mu);
+  parsed.emplace(std::move(key), table);
+  return table;
 }
 
 std::vector<std::string> ep_table_names() {
@@ -170,4 +175,4 @@ std::vector<std::string> ep_table_names() {
   return names;
 }
 
-}  // namespace winml::analyze
+}  // namespace winml::ep

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstring>
 
-#include "quant/half.h"
+#include "base/half.h"
 
-namespace winml::quant {
+namespace winml {
 namespace {
 
 std::uint16_t reference_half(float f) {
@@ -46,4 +46,4 @@ TEST(Half, FloatsRoundToNearestEvenLikeTheCompiler) {
 }
 
 }  // namespace
-}  // namespace winml::quant
+}  // namespace winml

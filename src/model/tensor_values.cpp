@@ -1,12 +1,13 @@
-#include "passes/tensor_util.h"
+#include "model/tensor_values.h"
 
-#include <bit>
 #include <cstring>
 
+#include "base/error.h"
+#include "base/half.h"
 #include "model/external_data.h"
 #include "model/tensor_data.h"
 
-namespace winml::passes {
+namespace winml::model {
 
 using onnx::TensorProto;
 
@@ -21,46 +22,6 @@ std::optional<TensorProto> constant_node_tensor(const onnx::NodeProto& n) {
   return std::nullopt;
 }
 
-float half_to_float(std::uint16_t h) {
-  std::uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ffu;
-  std::uint32_t bits;
-  if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else {  // subnormal: renormalise
-      exp = 127 - 15 + 1;
-      while (!(mant & 0x400u)) mant <<= 1, --exp;
-      bits = sign | (exp << 23) | ((mant & 0x3ffu) << 13);
-    }
-  } else if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (mant << 13);
-  } else {
-    bits = sign | ((exp - 15 + 127) << 23) | (mant << 13);
-  }
-  return std::bit_cast<float>(bits);
-}
-
-std::uint16_t float_to_half(float f) {
-  std::uint32_t x = std::bit_cast<std::uint32_t>(f);
-  std::uint32_t sign = (x >> 16) & 0x8000u;
-  std::uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0));
-  if (abs >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // overflow to inf
-  if (abs < 0x38800000u) {  // subnormal or zero in half
-    if (abs < 0x33000000u) return static_cast<std::uint16_t>(sign);
-    std::uint32_t e = abs >> 23, m = (abs & 0x7fffffu) | 0x800000u;
-    std::uint32_t shift = 126 - e;  // 14 - (e - 127) + 13 - 1 ... mantissa shift into half subnormal
-    std::uint32_t half_m = m >> (shift);
-    std::uint32_t rem = m & ((1u << shift) - 1), halfway = 1u << (shift - 1);
-    if (rem > halfway || (rem == halfway && (half_m & 1))) ++half_m;
-    return static_cast<std::uint16_t>(sign | half_m);
-  }
-  std::uint32_t e = ((abs >> 23) - 127 + 15) << 10, m = (abs >> 13) & 0x3ffu;
-  std::uint32_t h = e | m, rem = abs & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) ++h;
-  return static_cast<std::uint16_t>(sign | h);
-}
-
 namespace {
 template <typename T>
 T load(const std::byte* p) {
@@ -70,12 +31,12 @@ T load(const std::byte* p) {
 }
 }  // namespace
 
-std::optional<std::vector<float>> read_floats(const model::Model& m, const TensorProto& t) {
+std::optional<std::vector<float>> read_floats(const Model& m, const TensorProto& t) {
   auto dt = t.data_type();
   if (dt != TensorProto::FLOAT && dt != TensorProto::DOUBLE && dt != TensorProto::FLOAT16) return std::nullopt;
   auto bytes = m.tensor_bytes(t);
-  std::size_t es = model::element_size(dt), n = bytes.bytes.size() / es;
-  if (static_cast<std::int64_t>(n) != model::element_count(t)) return std::nullopt;
+  std::size_t es = element_size(dt), n = bytes.bytes.size() / es;
+  if (static_cast<std::int64_t>(n) != element_count(t)) return std::nullopt;
   std::vector<float> out(n);
   const std::byte* p = bytes.bytes.data();
   for (std::size_t i = 0; i < n; ++i) {
@@ -86,7 +47,7 @@ std::optional<std::vector<float>> read_floats(const model::Model& m, const Tenso
   return out;
 }
 
-std::optional<std::vector<std::int64_t>> read_ints(const model::Model& m, const TensorProto& t) {
+std::optional<std::vector<std::int64_t>> read_ints(const Model& m, const TensorProto& t) {
   auto dt = t.data_type();
   switch (dt) {
     case TensorProto::INT64: case TensorProto::INT32: case TensorProto::INT16: case TensorProto::INT8:
@@ -95,8 +56,8 @@ std::optional<std::vector<std::int64_t>> read_ints(const model::Model& m, const 
     default: return std::nullopt;
   }
   auto bytes = m.tensor_bytes(t);
-  std::size_t es = model::element_size(dt), n = bytes.bytes.size() / es;
-  if (static_cast<std::int64_t>(n) != model::element_count(t)) return std::nullopt;
+  std::size_t es = element_size(dt), n = bytes.bytes.size() / es;
+  if (static_cast<std::int64_t>(n) != element_count(t)) return std::nullopt;
   std::vector<std::int64_t> out(n);
   const std::byte* p = bytes.bytes.data();
   for (std::size_t i = 0; i < n; ++i) {
@@ -115,8 +76,8 @@ std::optional<std::vector<std::int64_t>> read_ints(const model::Model& m, const 
   return out;
 }
 
-std::optional<double> read_scalar(const model::Model& m, const TensorProto& t) {
-  if (model::element_count(t) != 1) return std::nullopt;
+std::optional<double> read_scalar(const Model& m, const TensorProto& t) {
+  if (element_count(t) != 1) return std::nullopt;
   if (auto f = read_floats(m, t)) {
     // float64 keeps its precision for comparisons of constants.
     if (t.data_type() == TensorProto::DOUBLE) return load<double>(m.tensor_bytes(t).bytes.data());
@@ -126,24 +87,55 @@ std::optional<double> read_scalar(const model::Model& m, const TensorProto& t) {
   return std::nullopt;
 }
 
+std::vector<float> float32_values(const Model& m, const TensorProto& t) {
+  if (t.data_type() != TensorProto::FLOAT)
+    throw BuildError("tensor '" + t.name() + "' is " + data_type_name(t.data_type()) + ", not float32");
+  TensorBytes b = m.tensor_bytes(t);
+  auto n = static_cast<std::size_t>(element_count(t));
+  if (b.bytes.size() != n * sizeof(float))
+    throw BuildError("tensor '" + t.name() + "' holds " + std::to_string(b.bytes.size()) + " bytes for " +
+                     std::to_string(n) + " floats");
+  std::vector<float> v(n);
+  if (n) std::memcpy(v.data(), b.bytes.data(), n * sizeof(float));
+  return v;
+}
+
 TensorProto make_tensor(const std::string& name, std::int32_t data_type, const std::vector<std::int64_t>& dims,
-                        const void* data, std::size_t bytes) {
+                        std::span<const std::byte> data) {
   TensorProto t;
   t.set_name(name);
   t.set_data_type(data_type);
   for (auto d : dims) t.add_dims(d);
-  model::set_raw_data(t, data, bytes);
+  set_raw_data(t, data.data(), data.size());
   return t;
 }
 
 TensorProto make_floats(const std::string& name, const std::vector<std::int64_t>& dims,
                         const std::vector<float>& values) {
-  return make_tensor(name, TensorProto::FLOAT, dims, values.data(), values.size() * sizeof(float));
+  return make_tensor(name, TensorProto::FLOAT, dims, std::as_bytes(std::span(values)));
 }
 
 TensorProto make_int64s(const std::string& name, const std::vector<std::int64_t>& dims,
                         const std::vector<std::int64_t>& values) {
-  return make_tensor(name, TensorProto::INT64, dims, values.data(), values.size() * sizeof(std::int64_t));
+  return make_tensor(name, TensorProto::INT64, dims, std::as_bytes(std::span(values)));
 }
 
-}  // namespace winml::passes
+TensorProto make_ints(const std::string& name, std::int32_t type, const std::vector<std::int64_t>& dims,
+                      std::span<const std::int32_t> values) {
+  std::size_t size = element_size(type);
+  std::vector<std::byte> data(values.size() * size);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    std::int32_t v = values[i];
+    switch (type) {
+      case TensorProto::UINT8: { auto x = static_cast<std::uint8_t>(v); std::memcpy(&data[i], &x, 1); break; }
+      case TensorProto::INT8: { auto x = static_cast<std::int8_t>(v); std::memcpy(&data[i], &x, 1); break; }
+      case TensorProto::UINT16: { auto x = static_cast<std::uint16_t>(v); std::memcpy(&data[2 * i], &x, 2); break; }
+      case TensorProto::INT16: { auto x = static_cast<std::int16_t>(v); std::memcpy(&data[2 * i], &x, 2); break; }
+      case TensorProto::INT32: std::memcpy(&data[4 * i], &v, 4); break;
+      default: throw BuildError("cannot store integers as " + data_type_name(type));
+    }
+  }
+  return make_tensor(name, type, dims, data);
+}
+
+}  // namespace winml::model
