@@ -67,7 +67,7 @@ void example_section(std::ostream& o, const SectionSchema& s, const std::string&
     comment(o, k.doc + choices_text(k) + (k.default_doc.empty() ? "" : " Default: " + k.default_doc + "."));
     auto it = values.find(k.name);
     if (it != values.end()) o << k.name << " = " << toml_value(it->second) << "\n";
-    else if (k.optional) o << "# " << k.name << " = true\n";
+    else if (k.optional) o << "# " << k.name << " = " << (k.example.is_null() ? "true" : toml_value(k.example)) << "\n";
     else o << k.name << " = " << toml_value(k.default_value) << "\n";
   }
   if (s.dynamic_bool_keys()) {

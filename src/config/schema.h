@@ -52,6 +52,9 @@ struct KeyInfo {
   // test builds every key with another value, so every key needs one: booleans
   // flip, numbers step within their range, choices move to the next.
   json alternative;
+  // What winml.toml.example shows, commented out, for an optional key that
+  // is not a boolean (booleans show `true`).
+  json example;
   // A computed default: sets this key (and, for a shorthand, others) from
   // the rest of the section when it is unset. The one place such a default
   // is computed; project loading, every subcommand and the libraries resolve

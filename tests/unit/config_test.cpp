@@ -183,6 +183,29 @@ TEST(Config, ExampleDocumentsEveryKey) {
           << s->name() << "." << name;
 }
 
+TEST(Config, TheExampleValueOfEveryOptionalKeyIsValid) {
+  // Optional keys appear commented out; uncommented, each must be accepted
+  // (an integer key once showed `num_bins = true`).
+  const std::string text = example_toml();
+  int checked = 0;
+  for (const auto* s : std::initializer_list<const SectionSchema*>{
+           build_schema().get(), export_schema().get(), optimize_schema().get(), quantize_schema().get(),
+           compile_schema().get()})
+    for (const auto& k : s->keys()) {
+      if (!k.optional) continue;
+      const std::string prefix = "\n# " + k.name + " = ";
+      const auto at = text.find(prefix);
+      ASSERT_NE(at, std::string::npos) << s->name() << "." << k.name;
+      const auto from = at + prefix.size();
+      const std::string value = text.substr(from, text.find('\n', from) - from);
+      test::TempDir dir;
+      EXPECT_EQ(error_of(dir, "[model]\nsource = \"m.onnx\"\n[" + s->name() + "]\n" + k.name + " = " + value + "\n"), "<no error>")
+          << s->name() << "." << k.name << " = " << value;
+      ++checked;
+    }
+  EXPECT_GE(checked, 5);
+}
+
 TEST(Config, ComputedDefaultsComeFromTheSchemaForProjectsAndSubcommandsAlike) {
   test::TempDir dir;
   auto p = load(dir, "[model]\nsource = \"m.onnx\"\n[quantize]\ncalibration_method = \"entropy\"\nweight_type = "

@@ -70,6 +70,7 @@ std::shared_ptr<const Section<QuantizeConfig>> quantize_schema() {
                                "Histogram bins for the percentile and entropy methods.");
     nb.default_doc = "2048 for percentile, 128 for entropy";
     nb.min = 8, nb.max = 1 << 16;
+    nb.example = 1024;
     nb.resolve = [](json& q) {
       if (q.value("num_bins", json()).is_null())
         q["num_bins"] = q.value("calibration_method", "minmax") == "entropy" ? 128 : 2048;
@@ -79,6 +80,7 @@ std::shared_ptr<const Section<QuantizeConfig>> quantize_schema() {
                                  "on the calibration samples, is below this for any output (or cannot be measured).");
     sqnr.default_doc = "no limit";
     sqnr.alternative = -50.0;  // a change of the key that no model of the tests falls below
+    sqnr.example = 30.0;
     auto& n = s->key("samples", &QuantizeConfig::samples, ValueType::kInt,
                      "Number of calibration samples (from calibration_data, or generated).");
     n.min = 1, n.max = 100000;
