@@ -12,6 +12,7 @@
 #include "base/text.h"
 #include "cli/artifact_summary.h"
 #include "cli/build_report.h"
+#include "cli/color.h"
 #include "cli/context.h"
 #include "cli/interrupt.h"
 #include "cli/project_options.h"
@@ -31,7 +32,7 @@ struct BuildFlags {
   int jobs = 0;
   bool keep_going = false, dry_run = false, explain = false, json = false, rebuild = false, no_cache = false;
   bool cached_only = false, no_remote_cache = false;
-  std::string remote_cache, shard;
+  std::string remote_cache, shard, color = "auto";
   double lock_timeout = -1;
 };
 
@@ -133,13 +134,14 @@ int run_build(const Context& ctx, const BuildFlags& f) {
 
   std::ostream& log = f.json ? std::cerr : std::cout;
   const bool tty = ::isatty(f.json ? 2 : 1) != 0;
+  const bool color = use_color(parse_color_mode(f.color), f.json ? 2 : 1);
   for (const auto& w : session.state().warnings()) log << "winml-make: warning: " << w << "\n";
   std::size_t total = 0;
   for (const auto& n : plan.graph.nodes)
     if (o.targets.empty() || o.targets.count(n.target)) ++total;
 
   stages::StageRunner runner(session);
-  BuildReporter reporter(log, tty, f.explain || f.dry_run, plan.graph, total);
+  BuildReporter reporter(log, tty, color, f.explain || f.dry_run, plan.graph, total);
   std::unique_ptr<remote::HttpCache> remote;
   std::string missing_library;
   if (remote_settings && o.cache && !remote::http_libraries_available(&missing_library)) {
@@ -211,6 +213,9 @@ Command add_build_command(CLI::App& app) {
       app.add_flag("--cached-only", f->cached_only,
                    "Fail, naming the stage, when a stage would have to run instead of coming from a cache"),
       app.add_option("--shard", f->shard, "Build only shard I of N (I/N): the models a stable hash of the name puts there"),
+      app.add_option("--color", f->color,
+                     "Status words in colour: auto (on a terminal, unless $NO_COLOR is set), always, never")
+          ->check(CLI::IsMember({"auto", "always", "never"})),
       app.add_option("--lock-timeout", f->lock_timeout,
                      "Seconds to wait for another winml-make building into the same directory (default: forever)")};
   return {&app, [f](const Context& ctx) { return run_build(ctx, *f); }, own};

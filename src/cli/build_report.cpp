@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "base/text.h"
+#include "cli/color.h"
 
 namespace winml::cli {
 
@@ -21,13 +22,14 @@ std::string pad(std::string s, std::size_t n) {
 
 }  // namespace
 
-std::vector<std::string> describe_result(const graph::Node& node, const graph::NodeResult& r, bool explain) {
+std::vector<std::string> describe_result(const graph::Node& node, const graph::NodeResult& r, bool explain,
+                                         bool color) {
   std::vector<std::string> lines;
   std::string status = r.status == graph::Status::kStale    ? "would run"
                        : r.status == graph::Status::kFailed ? "FAILED"
                        : r.status == graph::Status::kNotRun ? "not run"
                                                             : graph::status_name(r.status);
-  std::string line = "  " + pad(status, 10) + " " + node.id();
+  std::string line = "  " + colored_status(pad(status, 10), color) + " " + node.id();
   if (r.status == graph::Status::kCompleted || r.status == graph::Status::kCached) {
     line += " (" + seconds_text(r.elapsed_seconds) + (r.from_remote ? ", from the remote cache" : "") + ")";
   }
@@ -46,9 +48,9 @@ std::vector<std::string> describe_result(const graph::Node& node, const graph::N
   return lines;
 }
 
-BuildReporter::BuildReporter(std::ostream& out, bool tty, bool explain, const graph::Graph& graph,
+BuildReporter::BuildReporter(std::ostream& out, bool tty, bool color, bool explain, const graph::Graph& graph,
                              std::size_t total_nodes)
-    : out_(out), tty_(tty), explain_(explain), graph_(graph), total_(total_nodes) {
+    : out_(out), tty_(tty), color_(color), explain_(explain), graph_(graph), total_(total_nodes) {
   if (tty_) {
     ticker_ = std::thread([this] {
       std::unique_lock lock(mu_);
@@ -116,7 +118,7 @@ void BuildReporter::node_finished(const graph::Node& node, const graph::NodeResu
   if (!running_.empty()) running_.erase(node.id());
   hashing_.clear();
   if (!quiet)
-    for (const auto& l : describe_result(node, r, explain_)) print_locked(l);
+    for (const auto& l : describe_result(node, r, explain_, color_)) print_locked(l);
   redraw_locked();
   out_.flush();
 }

@@ -20,7 +20,9 @@ namespace winml::cli {
 
 class BuildReporter : public graph::BuildObserver {
  public:
-  BuildReporter(std::ostream& out, bool tty, bool explain, const graph::Graph& graph, std::size_t total_nodes);
+  // `color`: status words in colour (cli/color.h decides when).
+  BuildReporter(std::ostream& out, bool tty, bool color, bool explain, const graph::Graph& graph,
+                std::size_t total_nodes);
   ~BuildReporter() override;
 
   void node_started(const graph::Node& node, const std::string& reason) override;
@@ -39,7 +41,7 @@ class BuildReporter : public graph::BuildObserver {
   void print_locked(const std::string& line);
 
   std::ostream& out_;
-  bool tty_, explain_;
+  bool tty_, color_, explain_;
   const graph::Graph& graph_;
   std::size_t total_, done_ = 0;
   std::mutex mu_;
@@ -52,7 +54,8 @@ class BuildReporter : public graph::BuildObserver {
 };
 
 // Lines for a node that reran or would rerun: "  would run  m/quantize: config quantize.samples changed".
-std::vector<std::string> describe_result(const graph::Node& node, const graph::NodeResult& r, bool explain);
+std::vector<std::string> describe_result(const graph::Node& node, const graph::NodeResult& r, bool explain,
+                                         bool color = false);
 
 // The --json report.
 nlohmann::json run_report(const graph::Graph& graph, const std::vector<graph::NodeResult>& results,

@@ -1,0 +1,44 @@
+#include "cli/color.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string_view>
+
+#include "base/error.h"
+
+namespace winml::cli {
+
+ColorMode parse_color_mode(const std::string& text) {
+  if (text == "auto") return ColorMode::kAuto;
+  if (text == "always") return ColorMode::kAlways;
+  if (text == "never") return ColorMode::kNever;
+  throw InputError("--color " + text + ": expected auto, always or never");
+}
+
+bool use_color(ColorMode mode, int fd) {
+  if (mode == ColorMode::kNever) return false;
+  // NO_COLOR, when present and not empty, wins over everything (no-color.org).
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color && *no_color) return false;
+  if (mode == ColorMode::kAlways) return true;
+  const char* term = std::getenv("TERM");
+  if (term && std::string_view(term) == "dumb") return false;
+  return ::isatty(fd) != 0;
+}
+
+std::string colored_status(const std::string& text, bool color) {
+  if (!color) return text;
+  // The status word may be padded: colour the word, keep the padding.
+  const auto end = text.find_last_not_of(' ') + 1;
+  const std::string_view word(text.data(), end);
+  const char* code = word == "completed" || word == "cached" ? "32"  // green
+                     : word == "FAILED"                      ? "1;31"
+                     : word == "would run"                   ? "33"
+                     : word == "not run"                     ? "2"
+                                                             : nullptr;
+  if (!code) return text;
+  return "\033[" + std::string(code) + "m" + std::string(word) + "\033[0m" + text.substr(end);
+}
+
+}  // namespace winml::cli
