@@ -14,8 +14,8 @@ packages=(
   libcurl4-openssl-dev libssl-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libonnx-testdata ninja-build
-  # a real pseudo-terminal for the terminal tests
-  tmux
+  # a real pseudo-terminal for the terminal tests; zsh to parse its completion script
+  tmux zsh
   # the fuzz targets: clang with libFuzzer and the sanitizer runtimes
   clang libclang-rt-14-dev
   # a real HTTP cache server for the shared-cache tests, and curl for its benchmark

@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
       cli::add_epcontext_command(app),
   };
   cli::Command build = cli::add_build_command(app);
+  commands.push_back(cli::add_completions_command(app, build));
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,110 @@
+// winml-make completions bash|zsh|fish: every subcommand and every option
+// that `--help` lists is completed (the scripts are generated from the same
+// definition, the help text is the independent witness), and bash's script
+// really completes.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "support/cli_runner.h"
+#include "support/temp_dir.h"
+
+using namespace winml;
+
+namespace {
+
+// Subcommand names listed under "Subcommands:" in a --help text.
+std::vector<std::string> subcommands_in_help(const std::string& help) {
+  std::vector<std::string> out;
+  std::istringstream lines(help.substr(help.find("Subcommands:") == std::string::npos ? help.size()
+                                                                                        : help.find("Subcommands:")));
+  std::string line;
+  std::getline(lines, line);
+  static const std::regex entry(R"(^  ([a-z]+)\s)");
+  std::smatch m;
+  while (std::getline(lines, line))
+    if (std::regex_search(line, m, entry)) out.push_back(m[1]);
+  return out;
+}
+
+// Every "--long" and "-s" option name a --help text shows.
+std::set<std::string> options_in_help(const std::string& help) {
+  std::set<std::string> out;
+  static const std::regex name(R"((^|[ ,])(--?[A-Za-z][A-Za-z0-9-]*))");
+  std::istringstream lines(help);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("  -", 0) != 0) continue;  // option lines start with two spaces and a dash
+    const std::string names = line.substr(0, line.find("  ", 2));
+    for (std::sregex_iterator it(names.begin(), names.end(), name), end; it != end; ++it) out.insert((*it)[2]);
+  }
+  return out;
+}
+
+std::string bash_complete(const std::string& script_file, const std::string& words, int cword) {
+  auto r = test::run_program({"bash", "-c",
+                              "source '" + script_file + "'; COMP_WORDS=(" + words + "); COMP_CWORD=" +
+                                  std::to_string(cword) + "; _winml_make; echo \"${COMPREPLY[*]}\""});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.out;
+}
+
+}  // namespace
+
+TEST(Completions, EverySubcommandAndOptionTheHelpListsIsInEveryScript) {
+  const auto top = test::run_cli({"--help"});
+  ASSERT_EQ(top.exit_code, 0);
+  const auto subs = subcommands_in_help(top.out);
+  ASSERT_GE(subs.size(), 10u) << top.out;
+  const auto top_options = options_in_help(top.out);
+  ASSERT_TRUE(top_options.count("--jobs") && top_options.count("-D") && top_options.count("--color")) << top.out;
+  for (const std::string shell : {"bash", "zsh", "fish"}) {
+    const auto script = test::run_cli({"completions", shell});
+    ASSERT_EQ(script.exit_code, 0) << script.err;
+    auto has_option = [&](const std::string& o) {
+      if (shell != "fish") return script.out.find(" " + o + " ") != std::string::npos ||
+                                  script.out.find(" " + o + "'") != std::string::npos ||
+                                  script.out.find("'" + o + " ") != std::string::npos;
+      return o.rfind("--", 0) == 0 ? script.out.find(" -l " + o.substr(2) + " ") != std::string::npos
+                                   : script.out.find(" -s " + o.substr(1) + " ") != std::string::npos;
+    };
+    for (const auto& o : top_options) EXPECT_TRUE(has_option(o)) << shell << ": " << o;
+    for (const auto& sub : subs) {
+      EXPECT_NE(script.out.find(sub), std::string::npos) << shell << ": " << sub;
+      const auto help = test::run_cli({sub, "--help"});
+      for (const auto& o : options_in_help(help.out)) EXPECT_TRUE(has_option(o)) << shell << ": " << sub << " " << o;
+    }
+  }
+  EXPECT_EQ(test::run_cli({"completions", "tcsh"}).exit_code, 2);
+}
+
+TEST(Completions, BashCompletesSubcommandsTheirOptionsAndTheBuildsOwn) {
+  test::TempDir dir;
+  const auto script = test::run_cli({"completions", "bash"});
+  ASSERT_EQ(script.exit_code, 0);
+  test::write_text(dir / "winml-make.bash", script.out);
+  const std::string file = (dir / "winml-make.bash").string();
+  EXPECT_EQ(bash_complete(file, "winml-make sta", 1), "status\n");
+  EXPECT_EQ(bash_complete(file, "winml-make status --js", 2), "--json\n");
+  EXPECT_EQ(bash_complete(file, "winml-make --reb", 1), "--rebuild\n");
+  // The build's own options are not offered after another subcommand.
+  EXPECT_EQ(bash_complete(file, "winml-make status --reb", 2), "\n");
+  EXPECT_EQ(bash_complete(file, "winml-make cache ver", 2), "verify\n");
+  EXPECT_EQ(bash_complete(file, "winml-make -C proj --no-q", 3), "--no-quant\n");
+}
+
+TEST(Completions, ZshAndFishScriptsParse) {
+  test::TempDir dir;
+  for (const std::string shell : {"zsh", "fish"}) {
+    if (test::run_program({"sh", "-c", "command -v " + shell}).exit_code != 0) {
+      std::cerr << shell << " is not installed: its script is not parsed\n";
+      continue;
+    }
+    const auto script = test::run_cli({"completions", shell});
+    test::write_text(dir / ("script." + shell), script.out);
+    auto r = test::run_program({shell, "-n", (dir / ("script." + shell)).string()});
+    EXPECT_EQ(r.exit_code, 0) << shell << ": " << r.err;
+  }
+}
