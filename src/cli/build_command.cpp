@@ -141,7 +141,7 @@ int run_build(const Context& ctx, const BuildFlags& f) {
     if (o.targets.empty() || o.targets.count(n.target)) ++total;
 
   stages::StageRunner runner(session);
-  BuildReporter reporter(log, tty, color, f.explain || f.dry_run, plan.graph, total);
+  BuildReporter reporter(log, tty, color, f.explain || f.dry_run, f.dry_run, plan.graph, total);
   std::unique_ptr<remote::HttpCache> remote;
   std::string missing_library;
   if (remote_settings && o.cache && !remote::http_libraries_available(&missing_library)) {
@@ -164,7 +164,7 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   const bool interrupted = cancel.load();
   if (!f.dry_run) session.finish(results, o.targets, interrupted);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  reporter.summary(results, seconds, f.dry_run);
+  reporter.summary(results, seconds);
   if (!f.dry_run) {
     // Where the artifacts are, as the user would type it.
     std::error_code ec;

@@ -23,10 +23,11 @@ std::string pad(std::string s, std::size_t n) {
 }  // namespace
 
 std::vector<std::string> describe_result(const graph::Node& node, const graph::NodeResult& r, bool explain,
-                                         bool color) {
+                                         bool dry_run, bool color) {
   std::vector<std::string> lines;
+  // A dry run runs nothing, so nothing FAILED: it found what would.
   std::string status = r.status == graph::Status::kStale    ? "would run"
-                       : r.status == graph::Status::kFailed ? "FAILED"
+                       : r.status == graph::Status::kFailed ? (dry_run ? "would fail" : "FAILED")
                        : r.status == graph::Status::kNotRun ? "not run"
                                                             : graph::status_name(r.status);
   std::string line = "  " + colored_status(pad(status, 10), color) + " " + node.id();
@@ -48,9 +49,9 @@ std::vector<std::string> describe_result(const graph::Node& node, const graph::N
   return lines;
 }
 
-BuildReporter::BuildReporter(std::ostream& out, bool tty, bool color, bool explain, const graph::Graph& graph,
-                             std::size_t total_nodes)
-    : out_(out), tty_(tty), color_(color), explain_(explain), graph_(graph), total_(total_nodes) {
+BuildReporter::BuildReporter(std::ostream& out, bool tty, bool color, bool explain, bool dry_run,
+                             const graph::Graph& graph, std::size_t total_nodes)
+    : out_(out), tty_(tty), color_(color), explain_(explain), dry_run_(dry_run), graph_(graph), total_(total_nodes) {
   if (tty_) {
     ticker_ = std::thread([this] {
       std::unique_lock lock(mu_);
@@ -118,7 +119,7 @@ void BuildReporter::node_finished(const graph::Node& node, const graph::NodeResu
   if (!running_.empty()) running_.erase(node.id());
   hashing_.clear();
   if (!quiet)
-    for (const auto& l : describe_result(node, r, explain_, color_)) print_locked(l);
+    for (const auto& l : describe_result(node, r, explain_, dry_run_, color_)) print_locked(l);
   redraw_locked();
   out_.flush();
 }
@@ -135,17 +136,20 @@ void BuildReporter::note(const std::string& line) {
   print_locked(line);
 }
 
-void BuildReporter::summary(const std::vector<graph::NodeResult>& results, double seconds, bool dry_run) {
+void BuildReporter::summary(const std::vector<graph::NodeResult>& results, double seconds) {
+  const bool dry_run = dry_run_;
   std::map<std::string, int> counts;
   int considered = 0;
   for (const auto& r : results) {
     if (r.status == graph::Status::kNotRun && r.reason.empty()) continue;  // not selected
     ++considered;
-    counts[r.status == graph::Status::kNotRun ? "not run" : graph::status_name(r.status)]++;
+    counts[r.status == graph::Status::kNotRun                ? "not run"
+           : r.status == graph::Status::kFailed && dry_run ? "would fail"
+                                                           : graph::status_name(r.status)]++;
   }
   std::lock_guard lock(mu_);
   std::vector<std::string> parts;
-  for (const char* k : {"completed", "cached", "stale", "failed", "not run", "up-to-date", "skipped"})
+  for (const char* k : {"completed", "cached", "stale", "failed", "would fail", "not run", "up-to-date", "skipped"})
     if (counts[k]) parts.push_back(std::to_string(counts[k]) + " " + (std::string(k) == "up-to-date" ? "up to date" : k));
   std::string text = "winml-make: ";
   if (!dry_run && counts["completed"] + counts["cached"] + counts["failed"] + counts["not run"] == 0)

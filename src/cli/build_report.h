@@ -20,8 +20,9 @@ namespace winml::cli {
 
 class BuildReporter : public graph::BuildObserver {
  public:
-  // `color`: status words in colour (cli/color.h decides when).
-  BuildReporter(std::ostream& out, bool tty, bool color, bool explain, const graph::Graph& graph,
+  // `color`: status words in colour (cli/color.h decides when); `dry_run`:
+  // nothing runs, so a stage found broken "would fail".
+  BuildReporter(std::ostream& out, bool tty, bool color, bool explain, bool dry_run, const graph::Graph& graph,
                 std::size_t total_nodes);
   ~BuildReporter() override;
 
@@ -34,14 +35,14 @@ class BuildReporter : public graph::BuildObserver {
   // A line of its own above the status line, from any thread.
   void note(const std::string& line);
   // "winml-make: 3 completed, 9 up to date (0.42 s)".
-  void summary(const std::vector<graph::NodeResult>& results, double seconds, bool dry_run);
+  void summary(const std::vector<graph::NodeResult>& results, double seconds);
 
  private:
   void redraw_locked();
   void print_locked(const std::string& line);
 
   std::ostream& out_;
-  bool tty_, color_, explain_;
+  bool tty_, color_, explain_, dry_run_;
   const graph::Graph& graph_;
   std::size_t total_, done_ = 0;
   std::mutex mu_;
@@ -55,7 +56,7 @@ class BuildReporter : public graph::BuildObserver {
 
 // Lines for a node that reran or would rerun: "  would run  m/quantize: config quantize.samples changed".
 std::vector<std::string> describe_result(const graph::Node& node, const graph::NodeResult& r, bool explain,
-                                         bool color = false);
+                                         bool dry_run, bool color = false);
 
 // The --json report.
 nlohmann::json run_report(const graph::Graph& graph, const std::vector<graph::NodeResult>& results,

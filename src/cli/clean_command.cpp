@@ -1,6 +1,7 @@
-// winml-make clean [TARGET...] [-o DIR]: removes what the build records say
-// winml-make wrote for the models (stages/clean.h), and the build records
+// winml-make clean [TARGET...|--dead] [-o DIR]: removes what the build records
+// say winml-make wrote for the models (stages/clean.h), and the build records
 // themselves; never a file it did not write, and not the shared cache.
+// --dead: only models winml.toml no longer configures (stages/dead_models.h).
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -11,6 +12,7 @@
 #include "cli/interrupt.h"
 #include "cli/project_options.h"
 #include "stages/clean.h"
+#include "stages/dead_models.h"
 #include "stages/registry.h"
 
 namespace winml::cli {
@@ -20,18 +22,36 @@ namespace fs = std::filesystem;
 Command add_clean_command(CLI::App& app) {
   struct Options {
     std::vector<std::string> targets;
+    bool dead = false;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand(
       "clean", "Remove the files winml-make wrote for the models, and the build records (the cache stays)");
-  sub->add_option("targets", opts->targets, "Models to clean (default: all, and the build records)");
+  auto* targets = sub->add_option("targets", opts->targets, "Models to clean (default: all, and the build records)");
+  sub->add_flag("--dead", opts->dead,
+                "Only the folders of models winml.toml no longer configures (winml-make status lists them)")
+      ->excludes(targets);
   sub->fallthrough();
   return {sub, [opts](const Context& ctx) {
             const std::atomic<bool>& cancel = install_interrupt_handler();
             stages::Session session(session_options(ctx, /*write=*/true, &cancel),
                                     stages::builtin_stages());
             if (!session.open()) return static_cast<int>(kExitInterrupted);
-            auto selected = select_targets(session, opts->targets);
+            std::set<std::string> selected;
+            if (opts->dead) {
+              for (const auto& m : stages::dead_models(session)) {
+                if (m.recorded) selected.insert(m.name);
+                else
+                  std::cout << "kept " << m.dir.string()
+                            << ": no build records for it (winml-make deletes only files it recorded writing)\n";
+              }
+              if (selected.empty()) {
+                std::cout << "no folders of unconfigured models to remove\n";
+                return 0;
+              }
+            } else {
+              selected = select_targets(session, opts->targets);
+            }
             int exit_code = 0;
             for (const auto& m : stages::clean_models(session, selected)) {
               if (!m.problem.empty()) {
@@ -45,7 +65,7 @@ Command add_clean_command(CLI::App& app) {
               if (!m.dir_removed && fs::exists(m.dir))
                 std::cout << "kept " << m.dir.string() << ": it holds files winml-make did not write\n";
             }
-            if (selected.empty() && exit_code == 0) {
+            if (selected.empty() && !opts->dead && exit_code == 0) {
               // Every record but the lock this process holds.
               const ConfinedDir owned(session.plan().output_dir);
               for (const char* f : {"state", "journal", "plan", "ingredients", "staging", "logs", "running"})

@@ -34,6 +34,7 @@ std::string colored_status(const std::string& text, bool color) {
   const std::string_view word(text.data(), end);
   const char* code = word == "completed" || word == "cached" ? "32"  // green
                      : word == "FAILED"                      ? "1;31"
+                     : word == "would fail"                  ? "31"
                      : word == "would run"                   ? "33"
                      : word == "not run"                     ? "2"
                                                              : nullptr;

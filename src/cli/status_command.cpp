@@ -7,6 +7,7 @@
 #include "cli/build_report.h"
 #include "cli/context.h"
 #include "cli/project_options.h"
+#include "stages/dead_models.h"
 #include "stages/registry.h"
 #include "stages/stage_runner.h"
 
@@ -44,9 +45,18 @@ Command add_status_command(CLI::App& app) {
             for (std::size_t ti = 0; ti < plan.graph.targets.size(); ++ti)
               if (o.targets.empty() || o.targets.count(plan.graph.targets[ti]))
                 reports[plan.graph.targets[ti]] = session.reports_current(ti, by_target[ti]);
+            // Models no longer configured: only when every model is shown.
+            const auto dead = o.targets.empty() ? stages::dead_models(session) : std::vector<stages::DeadModel>{};
             if (opts->json) {
               auto report = run_report(plan.graph, results, "ok", true, 0, plan.output_dir.string());
               for (auto& t : report["targets"]) t["reports"] = reports[t["model"].get<std::string>()] ? "up-to-date" : "stale";
+              report["dead"] = nlohmann::json::array();
+              for (const auto& m : dead)
+                report["dead"].push_back({{"model", m.name},
+                                          {"dir", m.dir.string()},
+                                          {"recorded", m.recorded},
+                                          {"files", m.files},
+                                          {"bytes", m.bytes}});
               std::cout << report.dump(2) << "\n";
               return 0;
             }
@@ -81,9 +91,20 @@ Command add_status_command(CLI::App& app) {
                 ++stale_reports;
               }
             }
+            for (const auto& m : dead) {
+              std::cout << m.name << "  (" << m.dir.string() << ")\n  not configured in winml.toml any more: ";
+              if (m.recorded)
+                std::cout << m.files << " file" << (m.files == 1 ? "" : "s") << " (" << human_bytes(m.bytes)
+                          << ") written for it; winml-make clean --dead removes them\n";
+              else
+                std::cout << "no build records for it, so winml-make will not delete anything there\n";
+            }
             if (stale) std::cout << stale << " stale stage(s); run winml-make to rebuild them\n";
             else if (stale_reports) std::cout << "stale reports; run winml-make to rewrite them\n";
-            else std::cout << "everything is up to date\n";
+            else std::cout << (dead.empty() ? "everything is up to date\n" : "every configured model is up to date\n");
+            if (!dead.empty())
+              std::cout << dead.size() << (dead.size() == 1 ? " folder" : " folders")
+                        << " of models no longer configured (listed above)\n";
             return 0;
           }};
 }

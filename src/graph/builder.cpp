@@ -105,7 +105,7 @@ bool Builder::decide(std::size_t index, const BuildOptions& o, const std::vector
     const Node& dn = graph_.nodes[dep_index];
     if (dep.status == Status::kFailed || dep.status == Status::kNotRun) {
       r.status = Status::kNotRun;
-      r.reason = "not run: " + dn.name + " " + (dep.status == Status::kFailed ? "failed" : "did not run");
+      r.reason = dn.name + " " + (dep.status != Status::kFailed ? "did not run" : o.dry_run ? "would fail" : "failed");
       return false;
     }
     if (dep.status == Status::kStale) {
@@ -129,9 +129,21 @@ bool Builder::decide(std::size_t index, const BuildOptions& o, const std::vector
   sort_ingredients(r.inputs);
 
   if (upstream_stale) {
-    // Dry run: an input will be rebuilt, so this key cannot be known yet.
+    // Dry run: an input will be rebuilt, so this key cannot be known yet;
+    // a change of the stage's own settings or files can.
     r.status = Status::kStale;
-    r.reason = d.record ? "an input will be rebuilt (reruns only if its content changes)" : "never built";
+    if (!d.record) {
+      r.reason = "never built";
+    } else {
+      std::vector<Ingredient> now = statics_of(node);
+      now.insert(now.end(), r.inputs.begin(), r.inputs.end());
+      const auto before = ingredients_.find(d.record->key);
+      const std::string own = summarize_change_besides_inputs(before, now);
+      r.reason = own.empty() ? "an input will be rebuilt (reruns only if its content changes)"
+                             : own + "; an input will be rebuilt too";
+      if (o.explain) r.explanation = explain_change_besides_inputs(before, now);
+    }
+    if (o.explain) r.explanation.push_back(r.reason);
     return false;
   }
 
@@ -342,6 +354,12 @@ NodeResult Builder::process(std::size_t index, const BuildOptions& o, const std:
   return std::move(r);
 }
 
+bool Builder::input_missing(std::size_t index, const std::vector<NodeResult>& results) const {
+  for (std::size_t d : graph_.nodes[index].deps)
+    if (results[d].status == Status::kFailed || results[d].status == Status::kNotRun) return true;
+  return false;
+}
+
 std::vector<NodeResult> Builder::build(const BuildOptions& o) {
   const std::size_t n = graph_.nodes.size();
   std::vector<NodeResult> results(n);
@@ -398,6 +416,9 @@ std::vector<NodeResult> Builder::build(const BuildOptions& o) {
       ready.pop_front();
       NodeResult r;
       bool cancelled = o.cancel && o.cancel->load();
+      // A node whose input was not built is decided at once: under the lock,
+      // reported too, so that such lines come in stage order.
+      bool ran = false;
       if (results[i].status == Status::kFailed) {
         r = results[i];
       } else if (stop || cancelled) {
@@ -409,7 +430,10 @@ std::vector<NodeResult> Builder::build(const BuildOptions& o) {
               (results[d].status == Status::kNotRun && results[d].reason == stop_reason))
             needs_failed = true;
         r.reason = cancelled ? "interrupted" : needs_failed ? stop_reason : stop_reason + " (use -k to keep going)";
+      } else if (input_missing(i, results)) {
+        r = process(i, o, results);
       } else {
+        ran = true;
         lock.unlock();
         try {
           r = process(i, o, results);
@@ -423,17 +447,17 @@ std::vector<NodeResult> Builder::build(const BuildOptions& o) {
       results[i] = std::move(r);
       if (results[i].status == Status::kFailed && !o.keep_going && !stop) {
         stop = true;
-        stop_reason = "not started: " + graph_.nodes[i].id() + " failed";
+        stop_reason = "not started: " + graph_.nodes[i].id() + (o.dry_run ? " would fail" : " failed");
+      }
+      if (observer_) {
+        // Before its dependants can start: they are reported after it.
+        if (ran) lock.unlock();
+        observer_->node_finished(graph_.nodes[i], results[i]);
+        if (ran) lock.lock();
       }
       for (std::size_t d : dependants[i])
         if (selected[d] && --pending[d] == 0) ready.push_back(d);
       --remaining;
-      const NodeResult& done = results[i];
-      if (observer_) {
-        lock.unlock();
-        observer_->node_finished(graph_.nodes[i], done);
-        lock.lock();
-      }
       cv.notify_all();
     }
   };

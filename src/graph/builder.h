@@ -107,6 +107,8 @@ class Builder {
     std::vector<ResolvedInput> extra;                  // the declared inputs, resolved
   };
   NodeResult process(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results);
+  // Whether a dependency of the node failed or did not run.
+  bool input_missing(std::size_t index, const std::vector<NodeResult>& results) const;
   // False when the decision is final (up to date, skipped, not run, stale in
   // a dry run, or a missing declared input); true when the node must run.
   bool decide(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results, Decision& d);

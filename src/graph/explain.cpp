@@ -1,5 +1,6 @@
 #include "graph/explain.h"
 
+#include <algorithm>
 #include <map>
 
 namespace winml::graph {
@@ -22,6 +23,20 @@ struct Change {
   const Ingredient* after = nullptr;
 };
 
+// What a user changed comes first: a setting with a new value, then a file,
+// then what a new setting brought in or an old one took away (switching
+// `source` to `[export] command` adds a dozen export keys, but the change is
+// model.source), then the tool's own code.
+int rank(const Change& c) {
+  const bool setting = c.name.starts_with("config:") || c.name.starts_with("env:") || c.name.starts_with("value:");
+  const bool file = c.name.starts_with("input:") || c.name.starts_with("model:") || c.name.starts_with("file:") ||
+                    c.name.starts_with("rules:");
+  if (setting && c.before && c.after) return 0;
+  if (file && c.before && c.after) return 1;
+  if (setting || file) return 2;
+  return 3;
+}
+
 std::vector<Change> diff(const std::vector<Ingredient>& a, const std::vector<Ingredient>& b) {
   std::map<std::string, Change> all;
   for (const auto& i : a) all[i.name].before = &i;
@@ -32,6 +47,7 @@ std::vector<Change> diff(const std::vector<Ingredient>& a, const std::vector<Ing
     if (c.before && c.after && c.before->digest == c.after->digest) continue;
     out.push_back(c);
   }
+  std::stable_sort(out.begin(), out.end(), [](const Change& x, const Change& y) { return rank(x) < rank(y); });
   return out;
 }
 
@@ -54,6 +70,14 @@ std::string line(const Change& c) {
   return what + ": no longer used (was " + value(*c.before) + ")";
 }
 
+// "config quantize.samples changed (+2 more)"; empty without changes.
+std::string summary(const std::vector<Change>& changes) {
+  if (changes.empty()) return "";
+  std::string s = describe_ingredient(changes.front().name) + " changed";
+  if (changes.size() > 1) s += " (+" + std::to_string(changes.size() - 1) + " more)";
+  return s;
+}
+
 }  // namespace
 
 std::vector<std::string> explain_change(const std::optional<std::vector<Ingredient>>& old_ingredients,
@@ -68,11 +92,33 @@ std::vector<std::string> explain_change(const std::optional<std::vector<Ingredie
 std::string summarize_change(const std::optional<std::vector<Ingredient>>& old_ingredients,
                              const std::vector<Ingredient>& new_ingredients) {
   if (!old_ingredients) return "key changed";
-  auto changes = diff(*old_ingredients, new_ingredients);
-  if (changes.empty()) return "key changed";
-  std::string s = describe_ingredient(changes.front().name) + " changed";
-  if (changes.size() > 1) s += " (+" + std::to_string(changes.size() - 1) + " more)";
-  return s;
+  const std::string s = summary(diff(*old_ingredients, new_ingredients));
+  return s.empty() ? "key changed" : s;
+}
+
+namespace {
+
+std::vector<Ingredient> besides_inputs(const std::vector<Ingredient>& all) {
+  std::vector<Ingredient> out;
+  for (const auto& i : all)
+    if (!i.name.starts_with("input:")) out.push_back(i);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> explain_change_besides_inputs(const std::optional<std::vector<Ingredient>>& old_ingredients,
+                                                       const std::vector<Ingredient>& new_ingredients) {
+  if (!old_ingredients) return {};
+  std::vector<std::string> out;
+  for (const auto& c : diff(besides_inputs(*old_ingredients), besides_inputs(new_ingredients)))
+    out.push_back(line(c));
+  return out;
+}
+
+std::string summarize_change_besides_inputs(const std::optional<std::vector<Ingredient>>& old_ingredients,
+                                            const std::vector<Ingredient>& new_ingredients) {
+  return old_ingredients ? summary(diff(besides_inputs(*old_ingredients), besides_inputs(new_ingredients))) : "";
 }
 
 }  // namespace winml::graph

@@ -23,6 +23,14 @@ std::vector<std::string> explain_change(const std::optional<std::vector<Ingredie
 std::string summarize_change(const std::optional<std::vector<Ingredient>>& old_ingredients,
                              const std::vector<Ingredient>& new_ingredients);
 
+// A dry run cannot know the outputs of the upstream stages it would rebuild:
+// the change among the other ingredients (config, files, code), without the
+// "input:" ones. Empty when nothing else changed or nothing is recorded.
+std::vector<std::string> explain_change_besides_inputs(const std::optional<std::vector<Ingredient>>& old_ingredients,
+                                                       const std::vector<Ingredient>& new_ingredients);
+std::string summarize_change_besides_inputs(const std::optional<std::vector<Ingredient>>& old_ingredients,
+                                            const std::vector<Ingredient>& new_ingredients);
+
 // "config:quantize.samples" -> "config quantize.samples"; "input:x" -> "input x".
 std::string describe_ingredient(const std::string& name);
 

@@ -38,7 +38,9 @@ StageResult ImportStage::run(const StageContext& ctx) {
 
 Declarations ExportStage::declare(const config::TargetConfig& config) const {
   Declarations d;
-  d.config = {"export"};
+  // model.source chooses between importing it and exporting (empty here): a
+  // switch explains as "model.source changed", not as a dozen new keys.
+  d.config = {"export", "model.source"};
   // Patterns are resolved by the engine on every build, so a file added later
   // that matches one enters the key.
   for (const auto& p : config.export_.inputs) d.files.push_back({graph::InputKind::kGlob, p});

@@ -7,7 +7,9 @@ namespace winml::stages {
 
 Declarations OptimizeStage::declare(const config::TargetConfig& config) const {
   Declarations d;
-  d.config = {"optimize", "compile.ep"};
+  // build.auto chooses between this stage and the auto-optimizing one: a
+  // switch explains as "build.auto: true -> false", not as a key that vanished.
+  d.config = {"optimize", "compile.ep", "build.auto"};
   d.rules = {"optimize/presets.toml", "ep/" + config.compile.ep + ".toml"};
   d.code = {"winml_passes", "stages/optimize_stage"};
   d.writes_models = true;
