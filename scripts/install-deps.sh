@@ -16,6 +16,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libonnx-testdata ninja-build
   # a real pseudo-terminal for the terminal tests; zsh to parse its completion script
   tmux zsh
+  # groff formats the manual page in its test; dpkg-dev builds the .deb (dpkg-shlibdeps)
+  groff-base dpkg-dev
   # the fuzz targets: clang with libFuzzer and the sanitizer runtimes
   clang libclang-rt-14-dev
   # a real HTTP cache server for the shared-cache tests, and curl for its benchmark

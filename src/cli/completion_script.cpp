@@ -23,6 +23,7 @@ std::vector<CompletionOption> options_of(const CLI::App& app,
     if (c.names.empty()) continue;
     c.description = o->get_description();
     c.takes_value = o->get_type_size() != 0;
+    if (c.takes_value) c.value_name = o->get_type_name();
     out.push_back(std::move(c));
   }
   return out;

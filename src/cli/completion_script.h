@@ -17,6 +17,7 @@ struct CompletionOption {
   std::vector<std::string> names;  // "--jobs", "-j"
   std::string description;
   bool takes_value = false;
+  std::string value_name;  // "INT", "TEXT": what the help shows after the name
 };
 
 struct CompletionSubcommand {

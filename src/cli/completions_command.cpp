@@ -1,7 +1,6 @@
 // winml-make completions bash|zsh|fish: a completion script for the shell,
 // generated from the command line's own definition.
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <iostream>
 
 #include "cli/completion_script.h"
@@ -14,11 +13,9 @@ Command add_completions_command(CLI::App& app, const Command& build) {
   CLI::App* sub = app.add_subcommand("completions", "Print a shell completion script (bash, zsh or fish)");
   sub->add_option("shell", *shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
   const CLI::App* root = &app;
-  const auto build_owns = [own = build.own_options](const CLI::Option* o) {
-    return std::find(own.begin(), own.end(), o) != own.end();
-  };
-  return {sub, [shell, root, build_owns](const Context&) {
-            std::cout << completion_script(completion_model(*root, build_owns), *shell);
+  return {sub, [shell, root, build](const Context&) {
+            const auto owns = [&build](const CLI::Option* o) { return build.owns(o); };
+            std::cout << completion_script(completion_model(*root, owns), *shell);
             return 0;
           }};
 }

@@ -43,6 +43,7 @@ struct Command {
 Command add_inspect_command(CLI::App& app);
 // After the build (its options are not completed after a subcommand).
 Command add_completions_command(CLI::App& app, const Command& build);
+Command add_man_command(CLI::App& app, const Command& build);
 Command add_config_command(CLI::App& app);
 Command add_optimize_command(CLI::App& app);
 Command add_analyze_command(CLI::App& app);

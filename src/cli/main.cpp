@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   };
   cli::Command build = cli::add_build_command(app);
   commands.push_back(cli::add_completions_command(app, build));
+  commands.push_back(cli::add_man_command(app, build));
 
   try {
     app.parse(argc, argv);

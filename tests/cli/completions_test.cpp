@@ -4,44 +4,15 @@
 // really completes.
 #include <gtest/gtest.h>
 
-#include <regex>
-#include <set>
-#include <sstream>
-
+#include "cli/help_text.h"
 #include "support/cli_runner.h"
 #include "support/temp_dir.h"
 
 using namespace winml;
+using test::options_in_help;
+using test::subcommands_in_help;
 
 namespace {
-
-// Subcommand names listed under "Subcommands:" in a --help text.
-std::vector<std::string> subcommands_in_help(const std::string& help) {
-  std::vector<std::string> out;
-  std::istringstream lines(help.substr(help.find("Subcommands:") == std::string::npos ? help.size()
-                                                                                        : help.find("Subcommands:")));
-  std::string line;
-  std::getline(lines, line);
-  static const std::regex entry(R"(^  ([a-z]+)\s)");
-  std::smatch m;
-  while (std::getline(lines, line))
-    if (std::regex_search(line, m, entry)) out.push_back(m[1]);
-  return out;
-}
-
-// Every "--long" and "-s" option name a --help text shows.
-std::set<std::string> options_in_help(const std::string& help) {
-  std::set<std::string> out;
-  static const std::regex name(R"((^|[ ,])(--?[A-Za-z][A-Za-z0-9-]*))");
-  std::istringstream lines(help);
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.rfind("  -", 0) != 0) continue;  // option lines start with two spaces and a dash
-    const std::string names = line.substr(0, line.find("  ", 2));
-    for (std::sregex_iterator it(names.begin(), names.end(), name), end; it != end; ++it) out.insert((*it)[2]);
-  }
-  return out;
-}
 
 std::string bash_complete(const std::string& script_file, const std::string& words, int cword) {
   auto r = test::run_program({"bash", "-c",
