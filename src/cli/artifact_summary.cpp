@@ -56,19 +56,23 @@ std::vector<std::string> artifact_summary(const graph::Graph& graph, const std::
       if (graph.nodes[i].name == "package") package = &r;
     }
     if (!complete || !package || package->outputs.empty() || !(all || changed)) continue;
-    std::vector<std::string> parts;
+    std::vector<std::string> parts, warnings;
     for (std::size_t i : by_target[ti]) {
       const auto& name = graph.nodes[i].name;
-      if (results[i].status == graph::Status::kSkipped || (name != "quantize" && name != "compile")) continue;
+      if (results[i].status == graph::Status::kSkipped) continue;
       const auto m = metrics_of(results[i]);
       if (name == "quantize") parts.push_back(quantize_part(m));
       if (name == "compile" && m.contains("validation")) parts.push_back("validated");
+      // A stage's fallbacks (per tensor instead of per channel, sizes it chose): below the artifact.
+      for (const auto& w : m.value("warnings", nlohmann::json::array()))
+        if (w.is_string()) warnings.push_back("    warning: " + name + ": " + w.get<std::string>());
     }
     std::string line = "  " + graph.targets[ti] + ": " + dir_prefix + graph.targets[ti] + "/";
     for (std::size_t k = 0; k < package->outputs.size(); ++k)
       line += (k ? " + " : "") + package->outputs[k].name + " " + human_bytes(package->outputs[k].size);
     for (const auto& p : parts) line += "; " + p;
     lines.push_back(line);
+    lines.insert(lines.end(), warnings.begin(), warnings.end());
   }
   return lines;
 }

@@ -1,6 +1,7 @@
 // What a build gave, per model: the final artifact with its sidecars and
 // sizes, and the quality figures its stages measured (quantization SQNR per
-// output, nodes quantized and skipped, validation). One line per model.
+// output, nodes quantized and skipped, validation). One line per model, then
+// one per warning a stage reported ("    warning: quantize: ...").
 #pragma once
 
 #include <string>

@@ -107,6 +107,10 @@ nlohmann::json compile_model(const fs::path& input, const fs::path& output, cons
     vo.threads = options.threads;
     metrics["validation"] = validate_compiled(output, vo);
     say(options, summarize_validation(metrics["validation"]));
+    if (metrics["validation"].contains("warnings")) {
+      metrics["warnings"] = metrics["validation"]["warnings"];
+      for (const auto& w : metrics["warnings"]) say(options, "warning: " + w.get<std::string>());
+    }
   } else {
     metrics["validation"] = {{"mode", "skipped"}};
     say(options, "validate: skipped (validate = false)");

@@ -9,6 +9,7 @@
 #include "compile/epcontext_node.h"
 #include "compile/external_backend.h"
 #include "model/epcontext.h"
+#include "model/input_dims.h"
 #include "model/model_io.h"
 #include "model/node_util.h"
 #include "model/path_safety.h"
@@ -147,6 +148,9 @@ nlohmann::json validate_compiled(const fs::path& path, const ValidateOptions& op
   }
   result["mode"] = "run";
   result["inputs"] = inputs;
+  // The runtime sized the open dimensions 1: say so (a detector validated on 1x1 pixels proves little).
+  if (const auto open = model::open_input_dims(m.proto.graph(), options.dims); !open.empty())
+    result["warnings"] = {model::defaulted_dims_warning(open, 1, "validation")};
   result["outputs"] = out;
   return result;
 }

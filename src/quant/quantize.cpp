@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "model/epcontext.h"
+#include "model/input_dims.h"
 #include "quant/accuracy.h"
 #include "quant/calibration/calibrate.h"
 #include "quant/calibration/samples.h"
@@ -11,6 +12,7 @@
 #include "quant/graph_edit.h"
 #include "quant/graph_info.h"
 #include "quant/op_support.h"
+#include "quant/opset_upgrade.h"
 #include "quant/qdq_apply.h"
 #include "quant/qdq_plan.h"
 #include "quant/runtime_runner.h"
@@ -121,11 +123,29 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     stripped->path = out.path;
     stripped->external_files = out.external_files;
   }
+  json report = {{"mode", c.mode}, {"requantized", existing.total() > 0}};
+  json warnings = json::array();  // every fallback the result hides, in the report and the build summary
+  if (c.mode != "fp16" && out.opset() < kQdqMinOpset) {
+    const std::int64_t from = out.opset();
+    upgrade_opset(out, kQdqUpgradeOpset, path);
+    log(ctx, "upgraded opset " + std::to_string(from) + " to " + std::to_string(kQdqUpgradeOpset) +
+                 " for QDQ quantization (as ONNX Runtime's quantizer does)");
+    report["opset_upgraded_from"] = from;
+    stripped.emplace();  // calibrate and compare on the upgraded float model: the names the plan uses
+    stripped->proto = out.proto;
+    stripped->path = out.path;
+    stripped->external_files = out.external_files;
+  }
   const model::Model& reference = stripped ? *stripped : in;
   const std::int64_t opset = out.opset();
+  report["opset"] = opset;
 
-  json report = {{"mode", c.mode}, {"requantized", existing.total() > 0}};
   std::unique_ptr<SampleSource> samples = sample_source(reference.proto, c, ctx);
+  if (c.calibration_data.empty()) {
+    // Generated samples need a size for every open input dimension.
+    const auto open = model::open_input_dims(reference.proto.graph(), ctx.dims);
+    if (!open.empty()) warnings.push_back(model::defaulted_dims_warning(open, 1, "calibration"));
+  }
   // As configured (relative to the project): reports are cached and shared, so no machine paths.
   report["calibration_data"] = c.calibration_data.empty() ? samples->describe() : c.calibration_data;
   report["samples"] = samples->size();
@@ -144,11 +164,11 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     report["constants_converted"] = f.converted_constants;
     report["calibration_time_seconds"] = 0.0;
   } else {
-    if (opset < 10)
-      throw InputError(file_error(path, "opset " + std::to_string(opset) +
-                                            " has no QuantizeLinear/DequantizeLinear; QDQ quantization needs opset 10 "
-                                            "or later"));
     QdqOptions o = qdq_options(c, ctx, opset);
+    if (c.per_channel && !o.axis_supported)
+      warnings.push_back("per_channel = true needs opset 13 (QuantizeLinear's axis) for " + c.weight_type +
+                         " weights; the model has opset " + std::to_string(opset) +
+                         ", so weights were quantized per tensor");
     report["folded_identities"] = fold_constant_identities(*out.proto.mutable_graph());
     GraphInfo info = analyze_graph(out.proto);
     QdqPlan plan = plan_qdq(*out.proto.mutable_graph(), info, o, opset);
@@ -168,7 +188,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     ApplyResult applied = apply_qdq(out, plan, info, cal.ranges, o, cal.channel_means);
     report["weight_type"] = c.weight_type;
     report["activation_type"] = c.activation_type;
-    report["per_channel"] = c.per_channel;
+    report["per_channel"] = c.per_channel && o.axis_supported;  // what was done, not what was asked
     report["weight_symmetric"] = o.weight_symmetric;
     report["activation_symmetric"] = o.activation_symmetric;
     report["calibration_method"] = c.calibration_method;
@@ -185,6 +205,14 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     report["qdq_domain"] = applied.qdq_domain.empty() ? "ai.onnx" : applied.qdq_domain;
     report["uncalibrated_tensors"] = applied.uncalibrated;
   }
+
+  if (report.value("nodes_quantized", 0) == 0)
+    warnings.push_back(std::string("no node was quantized") +
+                       (report.value("nodes_skipped", 0) ? " (every candidate was skipped: see skipped_op_types)"
+                                                          : " (the model has no node of a type quantize handles)") +
+                       "; the model stays in float");
+  report["warnings"] = warnings;
+  for (const auto& w : warnings) log(ctx, "warning: " + w.get<std::string>());
 
   if (ctx.accuracy_report) {
     log(ctx, "comparing against the float model on " + std::to_string(samples->size()) + " samples");

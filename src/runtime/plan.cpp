@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "base/topological_order.h"
+#include "model/input_dims.h"
 #include "model/model.h"
 #include "runtime/convert.h"
 #include "runtime/errors.h"
@@ -34,13 +35,12 @@ void Plan::reindex() {
 Shape resolve_input_shape(const onnx::ValueInfoProto& input, const std::map<std::string, std::int64_t>& dims) {
   Shape s;
   if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape()) return s;
-  for (const auto& d : input.type().tensor_type().shape().dim()) {
-    if (d.has_dim_value()) {
-      s.push_back(d.dim_value());
-    } else {
-      auto it = dims.find(d.dim_param());
-      s.push_back(it == dims.end() ? 1 : it->second);
-    }
+  const auto& shape = input.type().tensor_type().shape();
+  for (int i = 0; i < shape.dim_size(); ++i) {
+    // A fixed size as written (0 included); an open one (a negative size
+    // too, as some exporters write) from `dims`, else 1.
+    if (shape.dim(i).has_dim_value() && shape.dim(i).dim_value() >= 0) s.push_back(shape.dim(i).dim_value());
+    else s.push_back(model::input_dim(input, static_cast<std::size_t>(i), dims).value_or(1));
   }
   return s;
 }
@@ -353,7 +353,9 @@ class PlanBuilder {
       if (in.type().has_tensor_type() && in.type().tensor_type().has_shape()) {
         plan_->values[id].shape = s;
         for (const auto& d : in.type().tensor_type().shape().dim())
-          plan_->values[id].dim_params.push_back(d.has_dim_value() ? "" : d.dim_param().empty() ? "?" : d.dim_param());
+          plan_->values[id].dim_params.push_back(d.has_dim_value() && d.dim_value() >= 0 ? ""
+                                                 : d.dim_param().empty()                 ? "?"
+                                                                                         : d.dim_param());
       }
     }
     for (const auto& o : g_.output()) {

@@ -14,7 +14,7 @@ void set_type(onnx::ValueInfoProto* v, const std::string& name, const std::vecto
   for (const auto& d : shape) {
     auto* dim = s->add_dim();
     if (!d.param.empty()) dim->set_dim_param(d.param);
-    else dim->set_dim_value(d.value);
+    else if (d.value >= 0) dim->set_dim_value(d.value);  // Dim(""): an unnamed dimension, neither set
   }
 }
 }  // namespace

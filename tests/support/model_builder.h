@@ -12,7 +12,7 @@ namespace winml::test {
 // A dimension: a fixed size, or a symbolic name.
 struct Dim {
   Dim(std::int64_t v) : value(v) {}  // NOLINT: implicit on purpose
-  Dim(const char* p) : param(p) {}   // NOLINT
+  Dim(const char* p) : param(p) {}   // NOLINT; "" for an unnamed dimension
   std::int64_t value = -1;
   std::string param;
 };

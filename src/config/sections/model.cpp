@@ -21,8 +21,10 @@ std::shared_ptr<const Section<ModelConfig>> model_schema() {
            "Leave empty to produce the model with [export].")
         .alternative = "other.onnx";
     auto& dims = s->key("dims", &ModelConfig::dims, ValueType::kIntTable,
-           "Values for symbolic dimensions (e.g. { batch = 1, sequence = 128 }) used by calibration, "
-           "validation and shape inference; unnamed dimensions default to 1.");
+           "Sizes for open input dimensions, used by calibration, validation and shape inference: a name sets "
+           "every dimension called so ({ batch = 1, sequence = 128 }); \"<input>.<index>\" sets one dimension of "
+           "one input, unnamed ones included ({ \"x.2\" = 640 }), and wins over a name. A dimension left open "
+           "is sized 1, with a warning in the quantize and compile reports and the build summary.");
     dims.alternative = json{{"batch", 1}};
     // Bounded so that a typo cannot ask calibration for terabytes.
     dims.min = 1, dims.max = 1 << 20;

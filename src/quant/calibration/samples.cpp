@@ -7,6 +7,7 @@
 #include <set>
 
 #include "base/error.h"
+#include "model/input_dims.h"
 #include "model/tensor_data.h"
 #include "quant/calibration/random.h"
 #include "base/half.h"
@@ -26,11 +27,8 @@ std::vector<InputSpec> model_inputs(const onnx::ModelProto& m, const std::map<st
     s.name = in.name();
     const auto& tt = in.type().tensor_type();
     s.dtype = tt.elem_type();
-    for (const auto& d : tt.shape().dim()) {
-      if (d.has_dim_value() && d.dim_value() > 0) s.shape.push_back(d.dim_value());
-      else if (d.has_dim_param() && dims.count(d.dim_param())) s.shape.push_back(dims.at(d.dim_param()));
-      else s.shape.push_back(resolve ? 1 : -1);
-    }
+    for (int i = 0; i < tt.shape().dim_size(); ++i)
+      s.shape.push_back(model::input_dim(in, static_cast<std::size_t>(i), dims).value_or(resolve ? 1 : -1));
     r.push_back(std::move(s));
   }
   return r;
@@ -90,7 +88,9 @@ class DirectorySamples : public SampleSource {
 
   std::map<std::string, model::TensorFile> sample(std::size_t i) const override {
     std::map<std::string, model::TensorFile> feeds;
-    for (const auto& [name, path] : files_of(subdirs_.at(i))) {
+    for (const auto& file : files_of(subdirs_.at(i))) {
+      const std::string& name = file.first;  // (clang 14 cannot capture a structured binding)
+      const fs::path& path = file.second;
       model::TensorFile t = model::read_tensor_file(path);
       const InputSpec& spec = *std::find_if(inputs_.begin(), inputs_.end(), [&](const InputSpec& s) { return s.name == name; });
       if (t.dtype != spec.dtype)
