@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz (clang, ASan, UBSan) into
-# build-fuzz, seeds each corpus from real inputs, and runs every target for
+# build-sanitize (the instrumented build scripts/sanitize.sh also uses),
+# seeds each corpus from real inputs, and runs every target for
 # SECONDS (default 60). Exits non-zero when a target finds a crash, a leak,
 # a hang (> 10 s on one input) or an allocation beyond 1 GiB; the input is
-# saved in build-fuzz/crashes/<target>/ for replay:
-#   build-fuzz/tests/fuzz/<target> build-fuzz/crashes/<target>/crash-...
+# saved in build-sanitize/crashes/<target>/ for replay:
+#   build-sanitize/tests/fuzz/<target> build-sanitize/crashes/<target>/crash-...
 # Seeds: the repository's configs, libonnx-testdata's models, small models
 # with external data, and what a real build of examples/quickstart writes
 # (its ref blob, state, ingredient log and cache entries); so the main
@@ -22,9 +23,9 @@ shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_config fuzz_model fuzz_tensor_file fuzz_ref_blob fuzz_records)
 root=$PWD
-out=$root/build-fuzz
+out=$root/build-sanitize
 
-CC=clang CXX=clang++ cmake -S . -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWINML_FUZZ=ON >/dev/null
+CC=clang CXX=clang++ cmake -S . -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWINML_SANITIZE=ON >/dev/null
 cmake --build "$out" -j"$(nproc)" --target "${targets[@]}"
 
 seeds=$out/seeds

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# README command 2: install dependencies, build, and run the whole test suite.
+# README command 2: install dependencies, build, and run the whole test suite
+# (CTest, the sanitizer subset, the fuzz targets).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"
-# The fuzz targets, a bounded and repeatable run (scripts/fuzz.sh for longer ones).
+# The runtime's and compile's tests again, built with ASan and UBSan; then
+# the fuzz targets in the same instrumented tree, a bounded and repeatable
+# run (scripts/fuzz.sh for longer ones).
+bash scripts/sanitize.sh
 bash scripts/fuzz.sh --ci

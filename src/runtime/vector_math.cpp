@@ -13,7 +13,9 @@ namespace {
 // polynomial to r^7, 2^n assembled in the exponent bits.
 inline float exp1(float x) {
   const float hi = 88.72283f, lo = -87.33654f;  // e^x overflows / leaves the normal range
-  float xc = x > hi ? hi : (x < lo ? lo : x);
+  // NaN falls to lo (every comparison is false): the conversion to int below
+  // must never see NaN, which is undefined; the result is replaced by x anyway.
+  float xc = x > hi ? hi : (x >= lo ? x : lo);
   float t = xc * 1.44269504088896341f + 12582912.0f;  // round to nearest: 1.5 * 2^23
   float n = t - 12582912.0f;
   float r = xc - n * 0.693359375f;  // ln2 split so n * hi is exact

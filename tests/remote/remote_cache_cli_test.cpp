@@ -175,7 +175,7 @@ TEST_P(RemoteCacheTrouble, TheBuildSucceedsWithOneWarning) {
   small_project(a);
   auto r = a.run({}, remote_env(url));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_EQ(count_of(r.out + r.err, "warning:"), 1) << r.out << r.err;
+  EXPECT_EQ(count_of(r.out + r.err, "winml-make: warning: remote cache"), 1) << r.out << r.err;
   EXPECT_NE((r.out + r.err).find(trouble.expect_in_warning), std::string::npos) << r.out << r.err;
   EXPECT_EQ((r.out + r.err).find("wrongpass"), std::string::npos) << "a password was printed";
   EXPECT_TRUE(fs::exists(a.out("net", "model.onnx")));
@@ -197,7 +197,7 @@ TEST(RemoteCache, AClosedPortOrAStalledServerCostsOneWarningAndBoundedTime) {
   }
   auto r = a.run({}, remote_env("http://127.0.0.1:" + std::to_string(closed_port) + "/cache"));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_EQ(count_of(r.out + r.err, "warning:"), 1) << r.out << r.err;
+  EXPECT_EQ(count_of(r.out + r.err, "winml-make: warning: remote cache"), 1) << r.out << r.err;
 
   test::StalledServer stalled;
   Project b;
@@ -207,7 +207,7 @@ TEST(RemoteCache, AClosedPortOrAStalledServerCostsOneWarningAndBoundedTime) {
                            {{"WINML_MAKE_REMOTE_CACHE_TIMEOUT", "1"}}));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_EQ(count_of(r.out + r.err, "warning:"), 1) << r.out << r.err;
+  EXPECT_EQ(count_of(r.out + r.err, "winml-make: warning: remote cache"), 1) << r.out << r.err;
   EXPECT_NE((r.out + r.err).find("switched off"), std::string::npos) << r.out << r.err;
   EXPECT_LT(seconds, 30) << "a stalled server held the build";
 }

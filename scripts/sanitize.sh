@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds the instrumented tree (clang, AddressSanitizer + UndefinedBehavior-
+# Sanitizer on every library, the tests and the winml-make binary they run;
+# shared with scripts/fuzz.sh) into build-sanitize and runs the tests
+# labelled `sanitize` (tests/CMakeLists.txt: the CPU runtime's conformance,
+# unit, model and ONNX Runtime oracle tests; compile, EPContext, control flow
+# and real-model compile tests). Any sanitizer report aborts its test, so the
+# run fails. The exported models and onnxruntime-node come from the main
+# build (scripts/build.sh and its fixtures) when it has them.
+# usage: scripts/sanitize.sh [CTEST ARGS...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=$root/build-sanitize
+
+CC=clang CXX=clang++ cmake -S . -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWINML_SANITIZE=ON \
+  -DWINML_TEST_MODELS="$root/build/test-models" -DWINML_ORT_NODE_DIR="$root/build/ort-node" >/dev/null
+targets=(runtime_conformance_tests runtime_unit_tests runtime_model_tests runtime_oracle_tests
+         compile_tests compile_ort_tests compile_real_model_tests)
+cmake --build "$out" -j"$(nproc)" --target "${targets[@]}"
+
+# halt_on_error: the first report fails the test; leaks are reported too.
+export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:allocator_may_return_null=0
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+ctest --test-dir "$out" -L sanitize --output-on-failure -j"$(nproc)" "$@"
