@@ -170,8 +170,8 @@ json analyze_model(const model::Model& m, const AnalyzeOptions& options) {
   return out;
 }
 
-std::map<std::string, bool> discover_flags(const json& analysis, const std::string& target_ep) {
-  const ep::EpTable table = ep::load_ep_table(target_ep);
+std::map<std::string, bool> discover_flags(const json& analysis, const std::string& ep_name) {
+  const ep::EpTable table = ep::load_ep_table(ep_name);
   std::int64_t opset = analysis.at("metadata").at("opset_version").get<std::int64_t>();
   std::map<std::string, bool> flags;
   for (const auto& p : analysis.at("patterns")) {

@@ -29,7 +29,7 @@ nlohmann::json analyze_model(const model::Model& m, const AnalyzeOptions& option
 // and the target EP benefits from: a pattern counts only when the EP's table
 // runs the op the pass would produce (e.g. LayerNormalization, Gemm,
 // com.microsoft Gelu) and the model's opset allows the fusion.
-std::map<std::string, bool> discover_flags(const nlohmann::json& analysis, const std::string& target_ep);
+std::map<std::string, bool> discover_flags(const nlohmann::json& analysis, const std::string& ep);
 
 // A short human-readable summary of an analysis.
 std::string format_analysis(const nlohmann::json& analysis);

@@ -75,16 +75,16 @@ nlohmann::json remote_json(const remote::RemoteSettings& settings, const remote:
 int run_build(const Context& ctx, const BuildFlags& f) {
   const auto start = std::chrono::steady_clock::now();
   const std::atomic<bool>& cancel = install_interrupt_handler();
-  stages::SessionOptions so = session_options(ctx, !f.dry_run, &cancel);
+  stages::BuildSessionOptions so = session_options(ctx, !f.dry_run, &cancel);
   so.lock_timeout_seconds = f.lock_timeout;
   // Deliberately never freed: tearing down the plan and state of a large
   // project costs ~5% of a no-op build, and the process ends right after.
-  stages::Session& session = *new stages::Session(so, stages::builtin_stages());
+  stages::BuildSession& session = *new stages::BuildSession(so, stages::builtin_stages());
   if (!session.open()) {
     std::cerr << "winml-make: interrupted while waiting for the lock\n";
     return kExitInterrupted;
   }
-  const stages::Plan& plan = session.plan();
+  const stages::BuildPlan& plan = session.plan();
   graph::BuildOptions o;
   o.targets = select_targets(session, f.targets);
   if (!f.shard.empty()) {

@@ -20,7 +20,7 @@ Command add_graph_command(CLI::App& app) {
   sub->add_option("targets", opts->targets, "Models to show (default: all)");
   sub->fallthrough();
   return {sub, [opts](const Context& ctx) {
-            stages::Session session(session_options(ctx, /*write=*/false, nullptr),
+            stages::BuildSession session(session_options(ctx, /*write=*/false, nullptr),
                                     stages::builtin_stages());
             session.open();
             auto selected = select_targets(session, opts->targets);

@@ -61,7 +61,7 @@ Command add_optimize_command(CLI::App& app) {
   return {sub, [opts, sub](const Context&) {
             passes::OptimizeOptions o;
             o.level = opts->level;
-            o.target_ep = opts->ep;
+            o.ep = opts->ep;
             parse_pass_flags(sub->remaining(), o.passes);
             for (const auto& p : opts->enable) o.passes[p] = true;
             for (const auto& p : opts->disable) o.passes[p] = false;

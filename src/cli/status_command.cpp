@@ -24,7 +24,7 @@ Command add_status_command(CLI::App& app) {
   sub->add_flag("--json", opts->json, "Machine-readable output");
   sub->fallthrough();
   return {sub, [opts](const Context& ctx) {
-            stages::Session session(session_options(ctx, /*write=*/false, nullptr),
+            stages::BuildSession session(session_options(ctx, /*write=*/false, nullptr),
                                     stages::builtin_stages());
             session.open();
             const auto& plan = session.plan();

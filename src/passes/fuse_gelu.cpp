@@ -23,9 +23,9 @@ class FuseGelu : public NodePass {
       if (m->tanh) model::set_attr_string(gelu, "approximate", "tanh");
     } else {
       const char* op = m->tanh ? "FastGelu" : "Gelu";
-      if (!ctx.target_ep || !ctx.target_ep->runs("com.microsoft", op)) {
+      if (!ctx.ep_table || !ctx.ep_table->runs("com.microsoft", op)) {
         ctx.note(std::string("fuse_gelu: ONNX Gelu needs opset >= 20 and the target EP ") +
-                 (ctx.target_ep ? "'" + ctx.target_ep->name + "' does not list" : "(none given) cannot confirm") +
+                 (ctx.ep_table ? "'" + ctx.ep_table->name + "' does not list" : "(none given) cannot confirm") +
                  " com.microsoft " + op + "; decomposed GELU kept");
         return false;
       }

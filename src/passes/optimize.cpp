@@ -17,11 +17,11 @@
 
 namespace winml::passes {
 
-OptimizeOptions OptimizeOptions::from_config(const config::OptimizeConfig& c, const std::string& target_ep) {
+OptimizeOptions OptimizeOptions::from_config(const config::OptimizeConfig& c, const std::string& ep) {
   OptimizeOptions o;
   o.level = c.level;
   o.passes = c.passes;
-  o.target_ep = target_ep;
+  o.ep = ep;
   return o;
 }
 
@@ -142,10 +142,10 @@ OptimizeReport optimize_model(model::Model& model, const OptimizeOptions& option
   refuse_compiled_model(model.proto, model.path.string());
   OptimizeReport report;
   report.passes = resolve_passes(options.level, options.passes);
-  std::unique_ptr<ep::EpTable> ep;
-  if (!options.target_ep.empty()) ep = std::make_unique<ep::EpTable>(ep::load_ep_table(options.target_ep));
+  std::unique_ptr<ep::EpTable> table;
+  if (!options.ep.empty()) table = std::make_unique<ep::EpTable>(ep::load_ep_table(options.ep));
 
-  PassContext ctx{model, opset_facts(model), ep.get(),
+  PassContext ctx{model, opset_facts(model), table.get(),
                   options.evaluator ? options.evaluator : &runtime_evaluator(), {}};
   report.opsets = ctx.opsets;
   report.nodes_before = count_nodes(model.proto);

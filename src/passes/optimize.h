@@ -18,13 +18,13 @@ namespace winml::passes {
 struct OptimizeOptions {
   std::string level = "basic";          // a [levels] key of rules/optimize/presets.toml
   std::map<std::string, bool> passes;   // per-pass overrides of the level
-  std::string target_ep;                // rules/ep/<name>.toml; "" for none
+  std::string ep;                // rules/ep/<name>.toml; "" for none
   int max_rounds = 10;                  // bound on rounds of the rewrite loop
   // Evaluates constant nodes for fold_constants; null: winml-make's runtime
   // (runtime_evaluator()).
   const ConstantEvaluator* evaluator = nullptr;
 
-  static OptimizeOptions from_config(const config::OptimizeConfig& c, const std::string& target_ep = "");
+  static OptimizeOptions from_config(const config::OptimizeConfig& c, const std::string& ep = "");
 };
 
 struct OptimizeReport {

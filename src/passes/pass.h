@@ -40,7 +40,7 @@ struct PassContext {
   model::Model& model;
   OpsetFacts opsets;
   // Operator table of the EP the model is optimized for; null when none was named.
-  const ep::EpTable* target_ep = nullptr;
+  const ep::EpTable* ep_table = nullptr;  // the target EP's operator table, when one is named
   // Evaluates constant nodes for fold_constants; null disables evaluation.
   const ConstantEvaluator* evaluator = nullptr;
   // Human-readable remarks for the report (skipped work, fallbacks).

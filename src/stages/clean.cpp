@@ -7,7 +7,7 @@
 
 namespace winml::stages {
 
-std::vector<CleanedModel> clean_models(Session& session, const std::set<std::string>& models) {
+std::vector<CleanedModel> clean_models(BuildSession& session, const std::set<std::string>& models) {
   store::BuildState& state = session.state();
   const ConfinedDir owned(session.plan().output_dir);
   std::map<std::string, std::vector<std::string>> records;  // model -> its record ids

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "stages/session.h"
+#include "stages/build_session.h"
 
 namespace winml::stages {
 
@@ -25,6 +25,6 @@ struct CleanedModel {
 
 // Removes the recorded files of `models` (every recorded model when empty)
 // and drops their records; saves the state.
-std::vector<CleanedModel> clean_models(Session& session, const std::set<std::string>& models);
+std::vector<CleanedModel> clean_models(BuildSession& session, const std::set<std::string>& models);
 
 }  // namespace winml::stages

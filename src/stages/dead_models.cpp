@@ -7,7 +7,7 @@
 
 namespace winml::stages {
 
-std::vector<DeadModel> dead_models(Session& session) {
+std::vector<DeadModel> dead_models(BuildSession& session) {
   const auto& targets = session.plan().graph.targets;
   const std::set<std::string> configured(targets.begin(), targets.end());
   std::map<std::string, DeadModel> dead;

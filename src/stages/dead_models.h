@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "stages/session.h"
+#include "stages/build_session.h"
 
 namespace winml::stages {
 
@@ -22,6 +22,6 @@ struct DeadModel {
 };
 
 // Sorted by name.
-std::vector<DeadModel> dead_models(Session& session);
+std::vector<DeadModel> dead_models(BuildSession& session);
 
 }  // namespace winml::stages

@@ -1,5 +1,5 @@
 // Everything a stage's output depends on besides its input artifact, in one
-// value. The engine hashes exactly this into the stage's key (stages/plan.cpp)
+// value. The engine hashes exactly this into the stage's key (stages/build_plan.cpp)
 // and builds the StageContext from it alone (stages/stage_runner.cpp): the
 // stage sees the declared config keys (every other key comes back empty), the
 // declared rules files (others read as absent), the declared files resolved,

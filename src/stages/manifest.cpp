@@ -32,7 +32,7 @@ double round_ms(double s) { return static_cast<double>(static_cast<long long>(s 
 
 }  // namespace
 
-nlohmann::json manifest_json(const Plan& plan, const config::TargetConfig& target, const std::vector<std::size_t>& nodes,
+nlohmann::json manifest_json(const BuildPlan& plan, const config::TargetConfig& target, const std::vector<std::size_t>& nodes,
                              const std::vector<graph::NodeResult>& results, bool interrupted) {
   const auto& g = plan.graph;
   const std::string& name = target.model.name;
@@ -100,7 +100,7 @@ std::string build_config_text(const config::TargetConfig& target, const nlohmann
   return config::canonical_json_text(t);
 }
 
-std::vector<store::OutputFile> write_target_reports(const Plan& plan, const config::TargetConfig& target,
+std::vector<store::OutputFile> write_target_reports(const BuildPlan& plan, const config::TargetConfig& target,
                                                     const std::vector<std::size_t>& nodes,
                                                     const std::vector<graph::NodeResult>& results,
                                                     const std::filesystem::path& dir, bool interrupted) {

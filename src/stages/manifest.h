@@ -13,14 +13,14 @@
 
 #include "config/config.h"
 #include "graph/builder.h"
-#include "stages/plan.h"
+#include "stages/build_plan.h"
 
 namespace winml::stages {
 
 inline constexpr int kManifestSchemaVersion = 1;
 
 // `nodes`: the target's node indices in plan.graph.
-nlohmann::json manifest_json(const Plan& plan, const config::TargetConfig& target, const std::vector<std::size_t>& nodes,
+nlohmann::json manifest_json(const BuildPlan& plan, const config::TargetConfig& target, const std::vector<std::size_t>& nodes,
                              const std::vector<graph::NodeResult>& results, bool interrupted);
 
 // The replayable config: `target` with `discovered_flags` merged into
@@ -33,7 +33,7 @@ std::string build_config_text(const config::TargetConfig& target, const nlohmann
 inline constexpr const char* kReportsRecord = "reports";
 
 // Writes both files into `dir` (atomically); returns them as recorded outputs.
-std::vector<store::OutputFile> write_target_reports(const Plan& plan, const config::TargetConfig& target,
+std::vector<store::OutputFile> write_target_reports(const BuildPlan& plan, const config::TargetConfig& target,
                                                     const std::vector<std::size_t>& nodes,
                                                     const std::vector<graph::NodeResult>& results,
                                                     const std::filesystem::path& dir, bool interrupted);

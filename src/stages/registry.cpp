@@ -2,15 +2,15 @@
 
 namespace winml::stages {
 
-std::shared_ptr<Stage> StageRegistry::find(const std::string& slot) const {
-  auto it = stages_.find(slot);
+std::shared_ptr<Stage> StageRegistry::find(const std::string& kind) const {
+  auto it = stages_.find(kind);
   return it == stages_.end() ? nullptr : it->second;
 }
 
 std::string StageRegistry::fingerprint() const {
   std::string out;
-  for (const auto& [slot, stage] : stages_)
-    out += slot + "=" + stage->implementation() + ";";
+  for (const auto& [kind, stage] : stages_)
+    out += kind + "=" + stage->implementation() + ";";
   return out;
 }
 

@@ -1,11 +1,11 @@
-// Which implementation runs each stage. Slots:
+// Which implementation runs each stage. Node kinds (graph::Node::kind):
 //
 //   import              export from [model] source (an existing .onnx)
 //   export              export with [export] command or torchvision
 //   analyze             optional: writes analyze_result.json and discovers optimization flags
 //   optimize, quantize, compile, package
 //
-// A missing optional slot (analyze) is reported as skipped; the others are required.
+// A missing optional kind (analyze) is reported as skipped; the others are required.
 #pragma once
 
 #include <map>
@@ -19,9 +19,9 @@ namespace winml::stages {
 
 class StageRegistry {
  public:
-  void set(const std::string& slot, std::shared_ptr<Stage> stage) { stages_[slot] = std::move(stage); }
-  std::shared_ptr<Stage> find(const std::string& slot) const;
-  // "slot=implementation;..." over every slot: part of the plan memo,
+  void set(const std::string& kind, std::shared_ptr<Stage> stage) { stages_[kind] = std::move(stage); }
+  std::shared_ptr<Stage> find(const std::string& kind) const;
+  // "kind=implementation;..." over every kind: part of the plan memo,
   // so a binary with other stages never reuses a stored plan.
   std::string fingerprint() const;
 

@@ -8,7 +8,7 @@
 #include "stages/auto_optimize.h"
 #include "stages/declarations.h"
 #include "stages/manifest.h"
-#include "stages/plan.h"
+#include "stages/build_plan.h"
 #include "stages/registry.h"
 #include "support/temp_dir.h"
 

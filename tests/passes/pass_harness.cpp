@@ -11,13 +11,13 @@
 namespace winml::test {
 
 Optimized optimize_with(const onnx::ModelProto& proto, const std::vector<std::string>& passes,
-                        const std::string& target_ep, const std::string& level) {
+                        const std::string& ep, const std::string& level) {
   Optimized o;
   o.model.proto = proto;
   o.model.path = "in-memory.onnx";
   passes::OptimizeOptions options;
   options.level = level;
-  options.target_ep = target_ep;
+  options.ep = ep;
   for (const auto& p : passes) options.passes[p] = true;
   o.report = passes::optimize_model(o.model, options);
   return o;

@@ -20,7 +20,7 @@ struct Optimized {
 
 // Optimizes a copy of `proto` with exactly `passes` on top of `level`.
 Optimized optimize_with(const onnx::ModelProto& proto, const std::vector<std::string>& passes,
-                        const std::string& target_ep = "", const std::string& level = "none");
+                        const std::string& ep = "", const std::string& level = "none");
 
 // Op type -> count in the main graph.
 std::map<std::string, int> op_counts(const onnx::GraphProto& g);

@@ -107,7 +107,7 @@ TEST_P(RealModel, BasicAndExtendedKeepOutputs) {
     model::Model m = model::load_model(source);
     passes::OptimizeOptions options;
     options.level = level;
-    if (std::string(level) == "extended") options.target_ep = "cpu";  // enables com.microsoft Gelu
+    if (std::string(level) == "extended") options.ep = "cpu";  // enables com.microsoft Gelu
     auto report = passes::optimize_model(m, options);
     EXPECT_TRUE(report.fixed_point);
     EXPECT_LT(report.nodes_after, report.nodes_before);

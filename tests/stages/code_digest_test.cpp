@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "config/project.h"
-#include "stages/plan.h"
+#include "stages/build_plan.h"
 #include "stages/registry.h"
 #include "support/cli_runner.h"
 #include "support/temp_dir.h"

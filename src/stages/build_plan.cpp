@@ -1,4 +1,4 @@
-#include "stages/plan.h"
+#include "stages/build_plan.h"
 
 #include <cstdlib>
 #include <set>
@@ -62,8 +62,8 @@ fs::path output_dir_of(const config::ProjectConfig& project, const fs::path& ove
   return out;
 }
 
-Plan make_plan(const config::ProjectConfig& project, const StageRegistry& registry, const fs::path& output_dir) {
-  Plan plan;
+BuildPlan make_plan(const config::ProjectConfig& project, const StageRegistry& registry, const fs::path& output_dir) {
+  BuildPlan plan;
   plan.output_dir = output_dir;
   plan.build = project.build;
   auto& g = plan.graph;
@@ -158,7 +158,7 @@ store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& regis
   return h.finish();
 }
 
-std::string serialize_plan(const Plan& plan) {
+std::string serialize_plan(const BuildPlan& plan) {
   std::string out;
   store::RecordWriter w;
   w.field("H").field(kPlanMagic).field(kPlanVersion).field(plan.memo_key).field(plan.output_dir.string());
@@ -175,13 +175,13 @@ std::string serialize_plan(const Plan& plan) {
   return out;
 }
 
-std::optional<Plan> parse_plan(std::string_view text) {
+std::optional<BuildPlan> parse_plan(std::string_view text) {
   using store::field_text;
   using store::parse_i64;
   using store::parse_u64;
   store::RecordReader reader(text);
   std::vector<std::string_view> f;
-  Plan plan;
+  BuildPlan plan;
   std::uint64_t version = 0, n = 0, v1 = 0, v2 = 0, v3 = 0, v4 = 0;
   if (!reader.next(f) || f.size() != 5 || f[0] != "H" || f[1] != kPlanMagic || !parse_u64(f[2], version) ||
       version != kPlanVersion)

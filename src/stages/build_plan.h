@@ -23,7 +23,7 @@ namespace winml::stages {
 
 namespace fs = std::filesystem;
 
-struct Plan {
+struct BuildPlan {
   graph::Graph graph;
   fs::path output_dir;  // absolute
   config::BuildConfig build;
@@ -32,9 +32,9 @@ struct Plan {
 };
 
 // The graph for `project` (output_dir: absolute).
-Plan make_plan(const config::ProjectConfig& project, const StageRegistry& registry, const fs::path& output_dir);
+BuildPlan make_plan(const config::ProjectConfig& project, const StageRegistry& registry, const fs::path& output_dir);
 
-// The slot that runs `node` (node.kind).
+// The stage that runs `node` (registered under node.kind).
 std::shared_ptr<Stage> stage_for(const graph::Node& node, const StageRegistry& registry);
 
 struct PlanSource {
@@ -47,8 +47,8 @@ struct PlanSource {
 store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& registry, store::StatCache& stats,
                             const std::vector<std::string>& env_names);
 
-std::string serialize_plan(const Plan& plan);
-std::optional<Plan> parse_plan(std::string_view text);
+std::string serialize_plan(const BuildPlan& plan);
+std::optional<BuildPlan> parse_plan(std::string_view text);
 
 // The output directory a project uses: -o, else [build] output_dir. Throws
 // InputError when it is the project directory or contains it, or is a file.

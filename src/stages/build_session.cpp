@@ -1,4 +1,4 @@
-#include "stages/session.h"
+#include "stages/build_session.h"
 
 #include <chrono>
 #include <fstream>
@@ -12,10 +12,10 @@
 
 namespace winml::stages {
 
-Session::Session(SessionOptions options, const StageRegistry& registry)
+BuildSession::BuildSession(BuildSessionOptions options, const StageRegistry& registry)
     : options_(std::move(options)), registry_(registry) {}
 
-Session::~Session() = default;
+BuildSession::~BuildSession() = default;
 
 namespace {
 constexpr const char* kRunningMarker = "running";
@@ -62,7 +62,7 @@ bool reports_intact(store::BuildState& state, const std::string& record_id, cons
 
 // The plan a previous build stored, or nothing when there is none or it is
 // damaged: then it is made again from the configuration.
-std::optional<Plan> stored_plan(const fs::path& plan_file) {
+std::optional<BuildPlan> stored_plan(const fs::path& plan_file) {
   std::error_code ec;
   if (!fs::exists(plan_file, ec)) return std::nullopt;
   try {
@@ -75,7 +75,7 @@ std::optional<Plan> stored_plan(const fs::path& plan_file) {
 }
 }  // namespace
 
-void Session::sweep_after_crash(const fs::path& output_dir) {
+void BuildSession::sweep_after_crash(const fs::path& output_dir) {
   const fs::path marker = output_dir / kStateDir / kRunningMarker;
   std::error_code ec;
   if (fs::exists(marker, ec)) {
@@ -94,7 +94,7 @@ void Session::sweep_after_crash(const fs::path& output_dir) {
   if (!fs::exists(marker, ec)) std::ofstream(marker.native(), std::ios::trunc);
 }
 
-void Session::lock_and_load(const fs::path& output_dir) {
+void BuildSession::lock_and_load(const fs::path& output_dir) {
   if (loaded_dir_ == output_dir && state_) return;
   lock_.reset();
   const fs::path dir = output_dir / kStateDir;
@@ -113,7 +113,7 @@ void Session::lock_and_load(const fs::path& output_dir) {
   loaded_dir_ = output_dir;
 }
 
-bool Session::open() {
+bool BuildSession::open() {
   const auto& src = options_.source;
   // A stored plan is looked for where the output directory usually is (-o or
   // "build"); a project with another output_dir is parsed every time.
@@ -121,7 +121,7 @@ bool Session::open() {
     check_output_dir(src.project_dir, src.config_file, src.output_dir_override, "-o");
   const fs::path probe = src.output_dir_override.empty() ? src.project_dir / "build" : src.output_dir_override;
   const fs::path plan_file = probe / kStateDir / "plan";
-  if (std::optional<Plan> stored = stored_plan(plan_file)) {
+  if (std::optional<BuildPlan> stored = stored_plan(plan_file)) {
     if (stored->output_dir == probe) {
       lock_and_load(probe);
       if (!state_) return false;
@@ -147,27 +147,27 @@ bool Session::open() {
   return true;
 }
 
-const config::ProjectConfig& Session::project() {
+const config::ProjectConfig& BuildSession::project() {
   std::lock_guard lock(project_mu_);
   if (!project_)
     project_ = config::load_project(options_.source.project_dir, options_.source.config_file, options_.source.defines);
   return *project_;
 }
 
-const config::TargetConfig& Session::target(const std::string& name) {
+const config::TargetConfig& BuildSession::target(const std::string& name) {
   for (const auto& t : project().targets)
     if (t.model.name == name) return t;
   throw BuildError("model '" + name + "' is not in the configuration any more");
 }
 
-bool Session::reports_current(std::size_t target_index, const std::vector<std::size_t>& nodes) {
+bool BuildSession::reports_current(std::size_t target_index, const std::vector<std::size_t>& nodes) {
   const auto& g = plan_->graph;
   const std::string& t = g.targets[target_index];
   return reports_intact(*state_, t + "/" + kReportsRecord, plan_->output_dir.native() + "/" + t + "/",
                         described_records(*state_, g, nodes));
 }
 
-void Session::finish(const std::vector<graph::NodeResult>& results, const std::set<std::string>& selected,
+void BuildSession::finish(const std::vector<graph::NodeResult>& results, const std::set<std::string>& selected,
                      bool interrupted) {
   const auto& g = plan_->graph;
   const auto by_target = g.nodes_by_target();

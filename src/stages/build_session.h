@@ -15,14 +15,14 @@
 #include "config/config.h"
 #include "graph/builder.h"
 #include "stages/layout.h"
-#include "stages/plan.h"
+#include "stages/build_plan.h"
 #include "store/build_state.h"
 #include "store/ingredient_log.h"
 #include "store/lock.h"
 
 namespace winml::stages {
 
-struct SessionOptions {
+struct BuildSessionOptions {
   PlanSource source;
   bool write = true;  // takes the lock and may write; false for status, graph and dry runs
   double lock_timeout_seconds = -1;
@@ -31,22 +31,22 @@ struct SessionOptions {
   std::function<void(const fs::path& lock_file, const std::string& holder)> on_lock_wait;
 };
 
-class Session {
+class BuildSession {
  public:
-  Session(SessionOptions options, const StageRegistry& registry);
-  ~Session();
+  BuildSession(BuildSessionOptions options, const StageRegistry& registry);
+  ~BuildSession();
 
   // False when interrupted while waiting for the lock. Throws InputError for
   // a bad config.
   bool open();
 
-  const Plan& plan() const { return *plan_; }
+  const BuildPlan& plan() const { return *plan_; }
   const StageRegistry& registry() const { return registry_; }
   store::BuildState& state() { return *state_; }
   store::IngredientLog& ingredients() { return *ingredients_; }
   fs::path state_dir() const { return plan_->output_dir / kStateDir; }
   fs::path target_dir(const std::string& target) const { return plan_->output_dir / target; }
-  const SessionOptions& options() const { return options_; }
+  const BuildSessionOptions& options() const { return options_; }
   // The previous build into this output directory was killed (its running
   // marker was still there); its temporaries here are already swept.
   bool after_crash() const { return after_crash_; }
@@ -75,9 +75,9 @@ class Session {
   // temporary files it left in the output directory.
   void sweep_after_crash(const fs::path& output_dir);
 
-  SessionOptions options_;
+  BuildSessionOptions options_;
   const StageRegistry& registry_;
-  std::optional<Plan> plan_;
+  std::optional<BuildPlan> plan_;
   bool plan_reused_ = false;
   bool after_crash_ = false;
   fs::path loaded_dir_;
