@@ -76,8 +76,9 @@ int main(int argc, char** argv) {
   time_cat(file);
   winml::store::hash_file(file);
   using winml::store::ReadPath;
-  const std::pair<const char*, ReadPath> paths[] = {
-      {"hash_file (measured path)", ReadPath::kAuto}, {"  read() into 256 KiB", ReadPath::kRead}, {"  mmap()", ReadPath::kMap}};
+  const std::pair<const char*, ReadPath> paths[] = {{"hash_file (measured path)", ReadPath::kAuto},
+                                                    {"  read() into 256 KiB", ReadPath::kRead},
+                                                    {"  mmap()", ReadPath::kMap}};
   std::vector<double> hash_t[3], cat_t;
   for (int r = 0; r < runs; ++r) {
     for (int p = 0; p < 3; ++p) {

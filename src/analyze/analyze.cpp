@@ -8,9 +8,9 @@
 
 #include "analyze/classify.h"
 #include "ep/ep_table.h"
+#include "model/node_util.h"
 #include "model/tensor_data.h"
 #include "model/walk.h"
-#include "model/node_util.h"
 #include "passes/pass.h"
 #include "passes/patterns.h"
 
@@ -138,8 +138,8 @@ json analyze_model(const model::Model& m, const AnalyzeOptions& options) {
             op_set.insert(view.node(i).op_type());
           }
           for (const auto& o : op_set) ops.push_back(o);
-          patterns.push_back({{"kind", match.kind}, {"graph", where}, {"nodes", nodes}, {"ops", ops},
-                              {"output", match.output}});
+          patterns.push_back(
+              {{"kind", match.kind}, {"graph", where}, {"nodes", nodes}, {"ops", ops}, {"output", match.output}});
         }
         for (int i = 0; i < view.size(); ++i)
           for (const auto& a : view.node(i).attribute()) {
@@ -224,8 +224,8 @@ std::string format_analysis(const json& a) {
     for (const auto& u : c.at("unknown")) unknown.push_back(u.get<std::string>().substr(3));  // drop "OP/"
     for (const auto& i : r.at("information")) {
       if (i.at("level") == "info") continue;
-      if (i.at("level") == "warning" && std::find(c.at("unknown").begin(), c.at("unknown").end(),
-                                                  i.at("operator")) != c.at("unknown").end())
+      if (i.at("level") == "warning" &&
+          std::find(c.at("unknown").begin(), c.at("unknown").end(), i.at("operator")) != c.at("unknown").end())
         continue;  // listed once below
       s += "  " + i.at("level").get<std::string>() + " " +
            (i.at("operator").get<std::string>().empty() ? std::string("model") : i.at("operator").get<std::string>()) +

@@ -14,13 +14,13 @@
 namespace winml::analyze {
 
 struct AnalyzeOptions {
-  std::vector<std::string> eps;  // EP tables to evaluate; empty: every table in rules/ep
-  std::string device;            // device_type reported; "": each EP's default device
+  std::vector<std::string> eps;                // EP tables to evaluate; empty: every table in rules/ep
+  std::string device;                          // device_type reported; "": each EP's default device
   std::map<std::string, std::string> devices;  // per-EP device, overriding `device`
   // analysis_timestamp is left out when false, so build artifacts stay
   // byte-for-byte reproducible.
   bool timestamp = true;
-  std::string model_path;        // reported as metadata.model_path; "": the model's own path
+  std::string model_path;  // reported as metadata.model_path; "": the model's own path
 };
 
 nlohmann::json analyze_model(const model::Model& m, const AnalyzeOptions& options = {});

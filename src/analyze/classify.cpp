@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "base/text.h"
-#include "model/tensor_data.h"
 #include "model/node_util.h"
+#include "model/tensor_data.h"
 #include "model/tensor_values.h"
 
 namespace winml::analyze {
@@ -142,8 +142,8 @@ json EpClassifier::result() const {
                "not supported by " + table_.ep_type + " (rules/ep/" + table_.name + ".toml)", {});
     } else {
       classification["unknown"].push_back(key);
-      add_info("warning", key, static_cast<std::size_t>(use.nodes),
-               "not listed in rules/ep/" + table_.name + ".toml", {});
+      add_info("warning", key, static_cast<std::size_t>(use.nodes), "not listed in rules/ep/" + table_.name + ".toml",
+               {});
     }
   }
   for (const auto& req : table_.requirements)
@@ -151,8 +151,8 @@ json EpClassifier::result() const {
   if (table_.static_input_shapes && !dynamic_inputs_.empty())
     add_info("warning", "", 0, table_.ep_type + " needs fixed input shapes; set [model] dims for the symbolic ones",
              dynamic_inputs_);
-  bool full = classification["partial"].empty() && classification["unsupported"].empty() &&
-              classification["unknown"].empty();
+  bool full =
+      classification["partial"].empty() && classification["unsupported"].empty() && classification["unknown"].empty();
   bool none = classification["supported"].empty() && classification["partial"].empty();
   json r;
   r["ep"] = table_.name;
@@ -162,7 +162,7 @@ json EpClassifier::result() const {
   r["runtime_support"] = full ? "full" : none ? "none" : "partial";
   r["has_errors"] = !classification["unsupported"].empty();
   r["has_warnings"] = !classification["partial"].empty() || !classification["unknown"].empty() ||
-                     (table_.static_input_shapes && !dynamic_inputs_.empty());
+                      (table_.static_input_shapes && !dynamic_inputs_.empty());
   r["classification"] = classification;
   r["information"] = info;
   return r;

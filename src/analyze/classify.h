@@ -38,7 +38,7 @@ class EpClassifier {
   };
   const ep::EpTable& table_;
   std::string device_;
-  std::map<std::string, OpUse> ops_;  // by op key
+  std::map<std::string, OpUse> ops_;                                  // by op key
   std::map<std::string, std::pair<std::string, std::string>> names_;  // op key -> (domain, op)
   std::vector<std::string> dynamic_inputs_;
 };

@@ -23,16 +23,14 @@ std::string errno_text() { return std::strerror(errno); }
 
 fs::path make_temp_name(const fs::path& dest) {
   static std::atomic<unsigned> counter{0};
-  std::string name = "." + dest.filename().string() + std::string(kTempMarker) +
-                     std::to_string(::getpid()) + "." + std::to_string(counter++);
+  std::string name = "." + dest.filename().string() + std::string(kTempMarker) + std::to_string(::getpid()) + "." +
+                     std::to_string(counter++);
   return dest.parent_path() / name;
 }
 
 }  // namespace
 
-bool is_temp_name(const fs::path& p) {
-  return p.filename().string().find(kTempMarker) != std::string::npos;
-}
+bool is_temp_name(const fs::path& p) { return p.filename().string().find(kTempMarker) != std::string::npos; }
 
 bool is_abandoned_temp(const fs::path& p) {
   const std::string name = p.filename().string();
@@ -99,7 +97,8 @@ void AtomicFileWriter::copy_from_fd(int src_fd, std::uint64_t src_offset, std::u
     if (data < 0 && errno == ENXIO) data = end;  // only a hole remains
     if (data > in_off) {
       loff_t skip = std::min(data, end) - in_off;
-      if (::lseek(fd_, skip, SEEK_CUR) < 0) throw BuildError(file_error(dest_.string(), "seek failed: " + errno_text()));
+      if (::lseek(fd_, skip, SEEK_CUR) < 0)
+        throw BuildError(file_error(dest_.string(), "seek failed: " + errno_text()));
       in_off += skip;
       size_ += static_cast<std::uint64_t>(skip);
       if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0)

@@ -2,8 +2,6 @@
 
 namespace winml {
 
-std::string file_error(const std::string& path, const std::string& message) {
-  return path + ": " + message;
-}
+std::string file_error(const std::string& path, const std::string& message) { return path + ": " + message; }
 
 }  // namespace winml

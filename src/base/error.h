@@ -9,9 +9,9 @@ namespace winml {
 // Documented exit codes (docs/exit-codes.md).
 enum ExitCode : int {
   kExitOk = 0,
-  kExitBuildFailure = 1,  // a stage or the build failed
-  kExitInputError = 2,    // usage error, bad config, bad model
-  kExitInterrupted = 130, // SIGINT
+  kExitBuildFailure = 1,   // a stage or the build failed
+  kExitInputError = 2,     // usage error, bad config, bad model
+  kExitInterrupted = 130,  // SIGINT
 };
 
 // Bad input from the user: a config, a model, a path. The message starts with

@@ -21,7 +21,8 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::filesystem::path& 
   f->size_ = static_cast<std::uint64_t>(st.st_size);
   if (f->size_ > 0) {
     void* p = ::mmap(nullptr, f->size_, PROT_READ, MAP_PRIVATE, f->fd_, 0);
-    if (p == MAP_FAILED) throw InputError(file_error(path.string(), std::string("cannot map: ") + std::strerror(errno)));
+    if (p == MAP_FAILED)
+      throw InputError(file_error(path.string(), std::string("cannot map: ") + std::strerror(errno)));
     f->data_ = static_cast<const std::byte*>(p);
   }
   return f;

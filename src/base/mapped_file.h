@@ -22,9 +22,7 @@ class MappedFile {
   std::uint64_t size() const { return size_; }
   int fd() const { return fd_; }
   const std::filesystem::path& path() const { return path_; }
-  std::string_view view() const {
-    return {reinterpret_cast<const char*>(data_), static_cast<std::size_t>(size_)};
-  }
+  std::string_view view() const { return {reinterpret_cast<const char*>(data_), static_cast<std::size_t>(size_)}; }
 
  private:
   MappedFile() = default;

@@ -18,11 +18,11 @@ int open_regular_file(const std::filesystem::path& path, struct stat* st) {
   struct stat* s = st ? st : &local;
   if (::fstat(fd, s) != 0 || !S_ISREG(s->st_mode)) {
     ::close(fd);
-    const char* what = S_ISDIR(s->st_mode)    ? "a directory"
-                       : S_ISFIFO(s->st_mode) ? "a FIFO"
+    const char* what = S_ISDIR(s->st_mode)                          ? "a directory"
+                       : S_ISFIFO(s->st_mode)                       ? "a FIFO"
                        : S_ISCHR(s->st_mode) || S_ISBLK(s->st_mode) ? "a device"
-                       : S_ISSOCK(s->st_mode) ? "a socket"
-                                              : "not a regular file";
+                       : S_ISSOCK(s->st_mode)                       ? "a socket"
+                                                                    : "not a regular file";
     throw InputError(file_error(path.string(), std::string("is ") + what + ", not a regular file"));
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);

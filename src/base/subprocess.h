@@ -12,10 +12,10 @@
 namespace winml {
 
 struct ProcessSpec {
-  std::vector<std::string> argv;            // argv[0] is looked up in the caller's PATH if it has no '/'
-  std::filesystem::path cwd;                // empty: inherit
-  std::map<std::string, std::string> env;   // the child's entire environment
-  std::filesystem::path log_file;           // stdout and stderr, appended; empty: inherit
+  std::vector<std::string> argv;           // argv[0] is looked up in the caller's PATH if it has no '/'
+  std::filesystem::path cwd;               // empty: inherit
+  std::map<std::string, std::string> env;  // the child's entire environment
+  std::filesystem::path log_file;          // stdout and stderr, appended; empty: inherit
   // When it turns true the command is asked to stop (SIGTERM, then SIGKILL
   // after a grace period). The command shares the caller's process group, so
   // a terminal's Ctrl-C reaches it too; but a shell that was between two

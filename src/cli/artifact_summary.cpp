@@ -28,7 +28,8 @@ std::string quantize_part(const nlohmann::json& m) {
   const auto& accuracy = m.value("accuracy", nlohmann::json::array());
   if (!accuracy.empty()) {
     s += ", SQNR";
-    for (const auto& a : accuracy) s += " " + a.value("output", std::string("?")) + " " + decibels(a.value("sqnr_db", nlohmann::json()));
+    for (const auto& a : accuracy)
+      s += " " + a.value("output", std::string("?")) + " " + decibels(a.value("sqnr_db", nlohmann::json()));
   }
   return s;
 }

@@ -48,8 +48,9 @@ std::string remote_line(const remote::RemoteStats& s, bool read_only) {
   std::string line = "winml-make: remote cache: " + std::to_string(s.hits) + " hit" + (s.hits == 1 ? "" : "s") + ", " +
                      std::to_string(s.misses) + " miss" + (s.misses == 1 ? "" : "es");
   if (read_only) line += ", read-only";
-  else line += ", " + std::to_string(s.uploads) + " uploaded (" + std::to_string(s.blobs_uploaded) + " files sent, " +
-               std::to_string(s.blobs_present) + " already there)";
+  else
+    line += ", " + std::to_string(s.uploads) + " uploaded (" + std::to_string(s.blobs_uploaded) + " files sent, " +
+            std::to_string(s.blobs_present) + " already there)";
   line += "; " + human_bytes(s.bytes_down) + " down, " + human_bytes(s.bytes_up) + " up";
   char time[32];
   std::snprintf(time, sizeof time, " in %.2f s", s.seconds);
@@ -107,8 +108,8 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   o.cancel = &cancel;
   // --no-remote-cache wins over every way of naming a server (a developer's
   // machine with the CI's variables exported, an offline build).
-  const auto remote_settings = f.no_remote_cache ? std::nullopt
-                                                 : remote::resolve_remote_settings(f.remote_cache, plan.build.remote_cache);
+  const auto remote_settings =
+      f.no_remote_cache ? std::nullopt : remote::resolve_remote_settings(f.remote_cache, plan.build.remote_cache);
   std::optional<store::LocalCache> cache;
   std::unique_ptr<store::DirectoryLock> cache_lock;
   if (!f.no_cache && plan.build.cache && !f.dry_run) {
@@ -146,7 +147,8 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   std::string missing_library;
   if (remote_settings && o.cache && !remote::http_libraries_available(&missing_library)) {
     log << "winml-make: warning: remote cache " << remote::redact_url(remote_settings->url)
-        << " not used: " << missing_library << " (Debian: apt install libcurl4); the build goes on with the local cache\n";
+        << " not used: " << missing_library
+        << " (Debian: apt install libcurl4); the build goes on with the local cache\n";
   } else if (remote_settings && o.cache) {
     remote::RemoteSettings rs = *remote_settings;
     rs.http.abort = &cancel;
@@ -208,11 +210,13 @@ Command add_build_command(CLI::App& app) {
       app.add_option("--remote-cache", f->remote_cache,
                      "URL of a shared cache speaking Bazel's HTTP cache protocol (default: $WINML_MAKE_REMOTE_CACHE, "
                      "else [build] remote_cache)"),
-      app.add_flag("--no-remote-cache", f->no_remote_cache,
-                   "Use no shared cache, whatever --remote-cache, $WINML_MAKE_REMOTE_CACHE or [build] remote_cache say"),
+      app.add_flag(
+          "--no-remote-cache", f->no_remote_cache,
+          "Use no shared cache, whatever --remote-cache, $WINML_MAKE_REMOTE_CACHE or [build] remote_cache say"),
       app.add_flag("--cached-only", f->cached_only,
                    "Fail, naming the stage, when a stage would have to run instead of coming from a cache"),
-      app.add_option("--shard", f->shard, "Build only shard I of N (I/N): the models a stable hash of the name puts there"),
+      app.add_option("--shard", f->shard,
+                     "Build only shard I of N (I/N): the models a stable hash of the name puts there"),
       app.add_option("--color", f->color,
                      "Status words in colour: auto (on a terminal, unless $NO_COLOR is set), always, never")
           ->check(CLI::IsMember({"auto", "always", "never"})),

@@ -143,14 +143,15 @@ void BuildReporter::summary(const std::vector<graph::NodeResult>& results, doubl
   for (const auto& r : results) {
     if (r.status == graph::Status::kNotRun && r.reason.empty()) continue;  // not selected
     ++considered;
-    counts[r.status == graph::Status::kNotRun                ? "not run"
+    counts[r.status == graph::Status::kNotRun              ? "not run"
            : r.status == graph::Status::kFailed && dry_run ? "would fail"
                                                            : graph::status_name(r.status)]++;
   }
   std::lock_guard lock(mu_);
   std::vector<std::string> parts;
   for (const char* k : {"completed", "cached", "stale", "failed", "would fail", "not run", "up-to-date", "skipped"})
-    if (counts[k]) parts.push_back(std::to_string(counts[k]) + " " + (std::string(k) == "up-to-date" ? "up to date" : k));
+    if (counts[k])
+      parts.push_back(std::to_string(counts[k]) + " " + (std::string(k) == "up-to-date" ? "up to date" : k));
   std::string text = "winml-make: ";
   if (!dry_run && counts["completed"] + counts["cached"] + counts["failed"] + counts["not run"] == 0)
     text += "nothing to do, ";
@@ -193,7 +194,7 @@ nlohmann::json run_report(const graph::Graph& graph, const std::vector<graph::No
     }
     if (selected) targets.push_back({{"model", t}, {"stages", stages}});
   }
-  return {{"schema_version", 1}, {"status", status},   {"dry_run", dry_run},   {"elapsed_seconds", seconds},
+  return {{"schema_version", 1},      {"status", status},   {"dry_run", dry_run}, {"elapsed_seconds", seconds},
           {"output_dir", output_dir}, {"summary", summary}, {"targets", targets}};
 }
 

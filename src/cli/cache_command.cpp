@@ -51,14 +51,15 @@ Command add_cache_command(CLI::App& app) {
               auto r = cache.verify();
               for (const auto& p : r.problems) std::cout << p << "\n";
               std::cout << "checked " << r.entries_checked << " entries and " << r.blobs_checked << " blobs ("
-                        << human_bytes(r.bytes_checked) << "): "
-                        << (r.problems.empty() ? "all good" : std::to_string(r.problems.size()) + " removed") << "\n";
+                        << human_bytes(r.bytes_checked)
+                        << "): " << (r.problems.empty() ? "all good" : std::to_string(r.problems.size()) + " removed")
+                        << "\n";
               return r.problems.empty() ? 0 : 1;
             }
             if (gc->parsed()) {
               auto r = cache.gc(store::parse_size(opts->max_size));
-              std::cout << "removed " << r.entries_removed << " entries and " << r.blobs_removed << " blobs: "
-                        << human_bytes(r.bytes_before) << " -> " << human_bytes(r.bytes_after) << "\n";
+              std::cout << "removed " << r.entries_removed << " entries and " << r.blobs_removed
+                        << " blobs: " << human_bytes(r.bytes_before) << " -> " << human_bytes(r.bytes_after) << "\n";
               return 0;
             }
             return 0;

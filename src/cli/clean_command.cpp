@@ -34,8 +34,7 @@ Command add_clean_command(CLI::App& app) {
   sub->fallthrough();
   return {sub, [opts](const Context& ctx) {
             const std::atomic<bool>& cancel = install_interrupt_handler();
-            stages::BuildSession session(session_options(ctx, /*write=*/true, &cancel),
-                                    stages::builtin_stages());
+            stages::BuildSession session(session_options(ctx, /*write=*/true, &cancel), stages::builtin_stages());
             if (!session.open()) return static_cast<int>(kExitInterrupted);
             std::set<std::string> selected;
             if (opts->dead) {

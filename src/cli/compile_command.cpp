@@ -1,7 +1,7 @@
 // winml-make compile -m IN -o OUT [--ep EP] [--device D] [--embed] [--no-validate]
 //                    [--dim NAME=VALUE]... [--env NAME]... [--json] [-- COMPILER ARGS...]
-#include <CLI/CLI.hpp>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdlib>
 #include <iostream>
@@ -38,8 +38,9 @@ Command add_compile_command(CLI::App& app) {
       ->allow_extra_args(false);
   sub->add_option("--threads", opts->threads, "Validation threads (0: one per core)");
   sub->add_flag("--json", opts->json, "Print the compile and validation report as JSON");
-  sub->add_option("compiler", opts->command,
-                  "After --: the vendor compiler with {input}, {output}, {output_dir}, {embed} and {device} placeholders");
+  sub->add_option(
+      "compiler", opts->command,
+      "After --: the vendor compiler with {input}, {output}, {output_dir}, {embed} and {device} placeholders");
   return {sub, [opts](const Context&) {
             config::CompileConfig section;
             section.ep = opts->ep;
@@ -48,7 +49,8 @@ Command add_compile_command(CLI::App& app) {
             section.validate = !opts->no_validate;
             section.command = opts->command;
             // Resolved like a build's: the EP's default device when none is given.
-            compile::CompileOptions o = compile::CompileOptions::from_config(config::compile_schema()->resolved(section));
+            compile::CompileOptions o =
+                compile::CompileOptions::from_config(config::compile_schema()->resolved(section));
             o.threads = opts->threads;
             o.project_dir = std::filesystem::current_path();
             o.config_origin = "the command line";
@@ -61,8 +63,8 @@ Command add_compile_command(CLI::App& app) {
             }
             if (!opts->json) o.log = [](const std::string& line) { std::cout << line << "\n"; };
             // A vendor compiler's output: quoted in the error when it fails.
-            o.log_file = std::filesystem::temp_directory_path() /
-                         ("winml-make-compile-" + std::to_string(::getpid()) + ".log");
+            o.log_file =
+                std::filesystem::temp_directory_path() / ("winml-make-compile-" + std::to_string(::getpid()) + ".log");
             struct RemoveLog {
               std::filesystem::path file;
               ~RemoveLog() {

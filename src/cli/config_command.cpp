@@ -37,7 +37,8 @@ Command add_config_command(CLI::App& app) {
                   std::find(opts->targets.begin(), opts->targets.end(), t.model.name) != opts->targets.end())
                 out[t.model.name] = config::to_json(t);
             for (const auto& name : opts->targets)
-              if (!out.contains(name)) throw InputError(project.config_file.string() + ": no model named '" + name + "'");
+              if (!out.contains(name))
+                throw InputError(project.config_file.string() + ": no model named '" + name + "'");
             std::cout << out.dump(2) << "\n";
             return 0;
           }};

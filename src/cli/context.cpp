@@ -18,7 +18,8 @@ fs::path Context::config_file() const {
 }
 
 std::string version_string() {
-  std::string out = std::string("winml-make ") + WINML_VERSION + "\ncode digests (in the keys of the stages that run the code):";
+  std::string out =
+      std::string("winml-make ") + WINML_VERSION + "\ncode digests (in the keys of the stages that run the code):";
   for (const auto& unit : stages::code_units())
     out += "\n  " + std::string(unit.name) + std::string(24 - std::min<std::size_t>(23, unit.name.size()), ' ') +
            std::string(unit.digest);

@@ -10,15 +10,15 @@
 namespace CLI {
 class App;
 class Option;
-}
+}  // namespace CLI
 
 namespace winml::cli {
 
 struct Context {
-  std::string directory;  // -C: the project directory (default: current directory)
-  std::string config;     // -c: config file instead of <project>/winml.toml
-  std::string output_dir;  // -o: output directory instead of [build] output_dir
-  std::string cache_dir;   // --cache-dir: for the build and the cache command
+  std::string directory;             // -C: the project directory (default: current directory)
+  std::string config;                // -c: config file instead of <project>/winml.toml
+  std::string output_dir;            // -o: output directory instead of [build] output_dir
+  std::string cache_dir;             // --cache-dir: for the build and the cache command
   std::vector<std::string> defines;  // -D SECTION.KEY=VALUE and the --no-* shorthands, in order
 
   // Absolute project directory.

@@ -13,8 +13,8 @@ Command add_epcontext_command(CLI::App& app) {
     bool embed = false, extern_ = false, json = false;
   };
   auto opts = std::make_shared<Options>();
-  CLI::App* sub = app.add_subcommand(
-      "epcontext", "Convert a compiled model between embedded EPContext blobs and .bin sidecars");
+  CLI::App* sub =
+      app.add_subcommand("epcontext", "Convert a compiled model between embedded EPContext blobs and .bin sidecars");
   sub->add_option("-m,--model", opts->input, "Compiled (EPContext) model")->required();
   sub->add_option("-o,--output", opts->output, "Output model (sidecars are written next to it)")->required();
   auto* embed = sub->add_flag("--embed", opts->embed, "Move every blob into its node (embed_mode = 1)");

@@ -20,8 +20,7 @@ Command add_graph_command(CLI::App& app) {
   sub->add_option("targets", opts->targets, "Models to show (default: all)");
   sub->fallthrough();
   return {sub, [opts](const Context& ctx) {
-            stages::BuildSession session(session_options(ctx, /*write=*/false, nullptr),
-                                    stages::builtin_stages());
+            stages::BuildSession session(session_options(ctx, /*write=*/false, nullptr), stages::builtin_stages());
             session.open();
             auto selected = select_targets(session, opts->targets);
             graph::Graph g = session.plan().graph;
@@ -29,9 +28,9 @@ Command add_graph_command(CLI::App& app) {
             o.dry_run = true;
             o.targets = selected;
             stages::StageRunner runner(session);
-            graph::Builder builder(g, {session.options().source.project_dir, session.plan().output_dir,
-                                       session.state_dir()},
-                                   session.state(), session.ingredients(), runner);
+            graph::Builder builder(
+                g, {session.options().source.project_dir, session.plan().output_dir, session.state_dir()},
+                session.state(), session.ingredients(), runner);
             auto results = builder.build(o);
             if (!selected.empty()) {
               // Keep only the selected models (indices shift: rebuild deps).

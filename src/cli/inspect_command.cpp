@@ -14,7 +14,8 @@ Command add_inspect_command(CLI::App& app) {
     bool json = false;
   };
   auto opts = std::make_shared<Options>();
-  CLI::App* sub = app.add_subcommand("inspect", "Summarize a model: IR, opsets, I/O, ops, weights, sidecars, EPContext");
+  CLI::App* sub =
+      app.add_subcommand("inspect", "Summarize a model: IR, opsets, I/O, ops, weights, sidecars, EPContext");
   sub->add_option("-m,--model", opts->model, "ONNX model file")->required();
   sub->add_flag("--json", opts->json, "Print JSON instead of text");
   return {sub, [opts](const Context&) {

@@ -10,13 +10,13 @@
 using namespace winml;
 
 int main(int argc, char** argv) {
-  CLI::App app{"winml-make: incremental, content-hashed builds of ONNX model pipelines (winml.toml)",
-               "winml-make"};
+  CLI::App app{"winml-make: incremental, content-hashed builds of ONNX model pipelines (winml.toml)", "winml-make"};
   app.set_version_flag("--version", cli::version_string());
   cli::Context ctx;
   app.add_option("-C,--directory", ctx.directory, "Project directory (default: the current directory)");
-  app.add_option("-c,--config", ctx.config, "Config file to use instead of <project>/winml.toml (TOML, or a "
-                                           "winml_build_config.json to replay)");
+  app.add_option("-c,--config", ctx.config,
+                 "Config file to use instead of <project>/winml.toml (TOML, or a "
+                 "winml_build_config.json to replay)");
   // Global, so `winml-make -o DIR status` and `winml-make status -o DIR` mean the same.
   app.add_option("-o,--output-dir", ctx.output_dir, "Output directory (default: [build] output_dir)");
   // Settings on the command line, global like -o: a build and its status
@@ -26,17 +26,17 @@ int main(int argc, char** argv) {
                  "bare string; repeatable)")
       ->allow_extra_args(false);
   // Shorthands, applied after every -D.
-  const std::vector<std::pair<const char*, const char*>> shorthands = {
-      {"--no-quant", "quantize.enabled=false"},
-      {"--no-compile", "compile.enabled=false"},
-      {"--no-validate", "compile.validate=false"}};
+  const std::vector<std::pair<const char*, const char*>> shorthands = {{"--no-quant", "quantize.enabled=false"},
+                                                                       {"--no-compile", "compile.enabled=false"},
+                                                                       {"--no-validate", "compile.validate=false"}};
   std::vector<bool> shorthand_given(shorthands.size(), false);
-  app.add_flag_callback("--no-quant", [&] { shorthand_given[0] = true; },
-                        "Skip the quantize stage (same as -D quantize.enabled=false)");
-  app.add_flag_callback("--no-compile", [&] { shorthand_given[1] = true; },
-                        "Skip the compile stage (same as -D compile.enabled=false)");
-  app.add_flag_callback("--no-validate", [&] { shorthand_given[2] = true; },
-                        "Do not run the compiled model to validate it (same as -D compile.validate=false)");
+  app.add_flag_callback(
+      "--no-quant", [&] { shorthand_given[0] = true; }, "Skip the quantize stage (same as -D quantize.enabled=false)");
+  app.add_flag_callback(
+      "--no-compile", [&] { shorthand_given[1] = true; }, "Skip the compile stage (same as -D compile.enabled=false)");
+  app.add_flag_callback(
+      "--no-validate", [&] { shorthand_given[2] = true; },
+      "Do not run the compiled model to validate it (same as -D compile.validate=false)");
   std::string min_sqnr;
   app.add_option("--min-sqnr", min_sqnr,
                  "Fail quantization below this SQNR in dB for any output (same as -D quantize.min_sqnr_db=DB)");
@@ -46,18 +46,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
 
   std::vector<cli::Command> commands = {
-      cli::add_config_command(app),
-      cli::add_inspect_command(app),
-      cli::add_optimize_command(app),
-      cli::add_analyze_command(app),
-      cli::add_status_command(app),
-      cli::add_clean_command(app),
-      cli::add_graph_command(app),
-      cli::add_cache_command(app),
-      cli::add_run_command(app),
-      cli::add_quantize_command(app),
-      cli::add_compile_command(app),
-      cli::add_epcontext_command(app),
+      cli::add_config_command(app),   cli::add_inspect_command(app), cli::add_optimize_command(app),
+      cli::add_analyze_command(app),  cli::add_status_command(app),  cli::add_clean_command(app),
+      cli::add_graph_command(app),    cli::add_cache_command(app),   cli::add_run_command(app),
+      cli::add_quantize_command(app), cli::add_compile_command(app), cli::add_epcontext_command(app),
   };
   cli::Command build = cli::add_build_command(app);
   commands.push_back(cli::add_completions_command(app, build));

@@ -39,26 +39,31 @@ struct Entry {
 // What docs/cli.md's tables say; tests/cli/man_page_test.cpp keeps them in step.
 const Entry kExitCodes[] = {
     {"0", "Success, including a build where everything was up to date and status with stale stages."},
-    {"1", "A build or stage failed on valid input (an export command or compiler failed, validation failed, "
-          "a write failed, the lock timed out)."},
-    {"2", "Usage or input error: unknown option or subcommand, invalid config (file and line named), unknown "
-          "target, missing or invalid model."},
+    {"1",
+     "A build or stage failed on valid input (an export command or compiler failed, validation failed, "
+     "a write failed, the lock timed out)."},
+    {"2",
+     "Usage or input error: unknown option or subcommand, invalid config (file and line named), unknown "
+     "target, missing or invalid model."},
     {"130", "Interrupted: finished stages are kept, nothing of an unfinished one is recorded."},
 };
 const Entry kEnvironment[] = {
     {"WINML_MAKE_CACHE_DIR", "Cache directory when --cache-dir is not given."},
     {"XDG_CACHE_HOME", "Otherwise the cache is $XDG_CACHE_HOME/winml-make (else ~/.cache/winml-make)."},
-    {"WINML_MAKE_RULES_DIR", "A rules overlay: files here add to or replace the shipped rules (EP tables, presets, "
-                             "export recipe); the project's own rules/ overrides both."},
+    {"WINML_MAKE_RULES_DIR",
+     "A rules overlay: files here add to or replace the shipped rules (EP tables, presets, "
+     "export recipe); the project's own rules/ overrides both."},
     {"NO_COLOR", "When set and not empty, no colour in the build's output, whatever --color says."},
     {"WINML_RUNTIME_ISA", "generic or avx2: force a lower GEMM variant of the CPU runtime."},
 };
 const Entry kFiles[] = {
     {"winml.toml", "The project's configuration (winml.toml.example in the documentation lists every key)."},
-    {"build/<model>/", "Each model's artifacts: export.onnx, optimized.onnx, quantized.onnx, compiled.onnx, "
-                       "model.onnx, analyze_result.json, winml_build_config.json, build_manifest.json."},
-    {"build/.winml-make/", "The build records: what each stage was built from and what it wrote. clean removes "
-                            "only files they list."},
+    {"build/<model>/",
+     "Each model's artifacts: export.onnx, optimized.onnx, quantized.onnx, compiled.onnx, "
+     "model.onnx, analyze_result.json, winml_build_config.json, build_manifest.json."},
+    {"build/.winml-make/",
+     "The build records: what each stage was built from and what it wrote. clean removes "
+     "only files they list."},
 };
 
 void entries(std::ostringstream& o, const char* section, const Entry* begin, const Entry* end, bool bold) {
@@ -78,11 +83,12 @@ std::string man_page(const CompletionModel& m, const std::string& version) {
     << ".SH SYNOPSIS\n.B winml\\-make\n[\\fIOPTION\\fR...] [\\fIMODEL\\fR...]\n.br\n"
     << ".B winml\\-make\n\\fICOMMAND\\fR [\\fIOPTION\\fR...] [\\fIARGUMENT\\fR...]\n"
     << ".SH DESCRIPTION\n"
-    << roff("A project directory holds a declarative winml.toml; winml-make turns each configured model into a "
-            "deployment artifact through a graph of content-hashed stages: export, optimize, analyze, quantize, "
-            "compile and package. A stage reruns only when something it depends on really changed (content, its "
-            "configuration, its code), and an incremental build leaves exactly the bytes a clean build would. "
-            "Without a command, winml-make builds the named models (default: all).")
+    << roff(
+           "A project directory holds a declarative winml.toml; winml-make turns each configured model into a "
+           "deployment artifact through a graph of content-hashed stages: export, optimize, analyze, quantize, "
+           "compile and package. A stage reruns only when something it depends on really changed (content, its "
+           "configuration, its code), and an incremental build leaves exactly the bytes a clean build would. "
+           "Without a command, winml-make builds the named models (default: all).")
     << "\n.SH OPTIONS\nThese apply to the build and to every command.\n";
   options_section(o, m.global);
   o << ".SH BUILD OPTIONS\nOptions of the build itself (winml-make without a command).\n";
@@ -101,8 +107,9 @@ std::string man_page(const CompletionModel& m, const std::string& version) {
   entries(o, "ENVIRONMENT", std::begin(kEnvironment), std::end(kEnvironment), true);
   entries(o, "FILES", std::begin(kFiles), std::end(kFiles), false);
   o << ".SH SEE ALSO\n"
-    << roff("The full documentation, with a reference of every command and configuration key, is in "
-            "/usr/share/doc/winml-make/ (docs/ in the source tree).")
+    << roff(
+           "The full documentation, with a reference of every command and configuration key, is in "
+           "/usr/share/doc/winml-make/ (docs/ in the source tree).")
     << "\n";
   return o.str();
 }

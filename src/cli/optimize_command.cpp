@@ -25,10 +25,10 @@ void parse_pass_flags(const std::vector<std::string>& extras, std::map<std::stri
 }
 
 std::string text_report(const passes::OptimizeReport& r, const std::string& out) {
-  std::string s = "optimized: " + std::to_string(r.nodes_before) + " -> " + std::to_string(r.nodes_after) +
-                  " nodes, " + std::to_string(r.initializers_before) + " -> " +
-                  std::to_string(r.initializers_after) + " initializers in " + std::to_string(r.rounds) +
-                  (r.rounds == 1 ? " round" : " rounds") + (r.fixed_point ? "" : " (no fixed point)") + "\n";
+  std::string s = "optimized: " + std::to_string(r.nodes_before) + " -> " + std::to_string(r.nodes_after) + " nodes, " +
+                  std::to_string(r.initializers_before) + " -> " + std::to_string(r.initializers_after) +
+                  " initializers in " + std::to_string(r.rounds) + (r.rounds == 1 ? " round" : " rounds") +
+                  (r.fixed_point ? "" : " (no fixed point)") + "\n";
   for (const auto& p : r.passes) {
     auto it = r.rewrites.find(p);
     std::int64_t n = it == r.rewrites.end() ? 0 : it->second;
@@ -48,14 +48,16 @@ Command add_optimize_command(CLI::App& app) {
     bool json = false;
   };
   auto opts = std::make_shared<Options>();
-  CLI::App* sub = app.add_subcommand("optimize", "Optimize an ONNX model with the graph passes (rules/optimize/presets.toml)");
+  CLI::App* sub =
+      app.add_subcommand("optimize", "Optimize an ONNX model with the graph passes (rules/optimize/presets.toml)");
   sub->add_option("-m,--model", opts->model, "Input ONNX model")->required();
   sub->add_option("-o,--output", opts->output, "Output ONNX model (weights go to <output>.data at >= 100 MiB)")
       ->required();
   sub->add_option("--level", opts->level, "Preset of passes: none, basic, extended")->capture_default_str();
   sub->add_option("--enable", opts->enable, "Turn a pass on (repeatable; also --enable-PASS)");
   sub->add_option("--disable", opts->disable, "Turn a pass off (repeatable; also --disable-PASS)");
-  sub->add_option("--ep", opts->ep, "Target execution provider (rules/ep/<EP>.toml); enables contrib-op fusions it runs");
+  sub->add_option("--ep", opts->ep,
+                  "Target execution provider (rules/ep/<EP>.toml); enables contrib-op fusions it runs");
   sub->add_flag("--json", opts->json, "Print the optimization report as JSON");
   sub->allow_extras();
   return {sub, [opts, sub](const Context&) {

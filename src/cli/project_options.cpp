@@ -25,8 +25,8 @@ stages::BuildSessionOptions session_options(const Context& ctx, bool write, cons
   o.write = write;
   o.cancel = cancel;
   o.on_lock_wait = [](const fs::path& lock_file, const std::string& holder) {
-    std::cerr << "winml-make: waiting for " << holder << ", which is building into " << lock_file.parent_path().parent_path().string()
-              << " (lock " << lock_file.string() << ")" << std::endl;
+    std::cerr << "winml-make: waiting for " << holder << ", which is building into "
+              << lock_file.parent_path().parent_path().string() << " (lock " << lock_file.string() << ")" << std::endl;
   };
   return o;
 }

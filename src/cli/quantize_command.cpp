@@ -59,9 +59,11 @@ config::QuantizeConfig section_from(const Options& o) {
   set("bias_correction", false, o.no_bias_correction);
   std::string errors;
   // Messages name the flag the user typed, not the config key.
-  static const std::map<std::string, std::string> kFlagOfKey = {
-      {"op_types_to_quantize", "op-types"}, {"nodes_to_exclude", "exclude-nodes"}, {"op_block_list", "block-ops"},
-      {"keep_io_types", "fp16-io"},         {"bias_correction", "no-bias-correction"}};
+  static const std::map<std::string, std::string> kFlagOfKey = {{"op_types_to_quantize", "op-types"},
+                                                                {"nodes_to_exclude", "exclude-nodes"},
+                                                                {"op_block_list", "block-ops"},
+                                                                {"keep_io_types", "fp16-io"},
+                                                                {"bias_correction", "no-bias-correction"}};
   auto sink = [&](const std::string& path, const std::string& message, config::ErrorAt) {
     std::string key = path.substr(path.find('.') + 1), flag = key;
     if (auto it = kFlagOfKey.find(key); it != kFlagOfKey.end()) flag = it->second;
@@ -78,9 +80,9 @@ config::QuantizeConfig section_from(const Options& o) {
 void print_summary(const std::string& in, const std::string& out, const nlohmann::json& r) {
   std::cout << "quantized " << in << " -> " << out << " (" << r["mode"].get<std::string>();
   if (r["mode"] == "qdq")
-    std::cout << ", weights " << r["weight_type"].get<std::string>() << (r["per_channel"].get<bool>() ? " per channel" : "")
-              << ", activations " << r["activation_type"].get<std::string>() << ", "
-              << r["calibration_method"].get<std::string>();
+    std::cout << ", weights " << r["weight_type"].get<std::string>()
+              << (r["per_channel"].get<bool>() ? " per channel" : "") << ", activations "
+              << r["activation_type"].get<std::string>() << ", " << r["calibration_method"].get<std::string>();
   std::cout << ", " << r["samples"] << " samples from " << r["calibration_data"].get<std::string>() << ")\n";
   std::cout << "  nodes quantized: " << r["nodes_quantized"] << ", skipped: " << r["nodes_skipped"];
   if (!r["skipped_op_types"].empty()) {

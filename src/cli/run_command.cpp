@@ -103,8 +103,14 @@ int run(const Options& o) {
   for (const auto& info : session.outputs()) {
     const runtime::Tensor& t = outputs.at(info.name);
     auto s = runtime::tensor_stats(t);
-    report["outputs"].push_back({{"name", info.name}, {"dtype", runtime::dtype_name(t.dtype())}, {"shape", t.shape()},
-                                 {"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"nan", s.nan}, {"inf", s.inf}});
+    report["outputs"].push_back({{"name", info.name},
+                                 {"dtype", runtime::dtype_name(t.dtype())},
+                                 {"shape", t.shape()},
+                                 {"min", s.min},
+                                 {"max", s.max},
+                                 {"mean", s.mean},
+                                 {"nan", s.nan},
+                                 {"inf", s.inf}});
   }
   report["first_run_ms"] = first_ms;
   if (!times.empty()) {
@@ -124,15 +130,15 @@ int run(const Options& o) {
     return 0;
   }
   for (const auto& out : report["outputs"]) {
-    std::printf("%s: %s%s  min %.6g  max %.6g  mean %.6g  nan %lld  inf %lld\n",
-                out["name"].get<std::string>().c_str(), out["dtype"].get<std::string>().c_str(),
-                shape_text(out["shape"].get<runtime::Shape>()).c_str(), out["min"].get<double>(),
-                out["max"].get<double>(), out["mean"].get<double>(), out["nan"].get<long long>(),
-                out["inf"].get<long long>());
+    std::printf("%s: %s%s  min %.6g  max %.6g  mean %.6g  nan %lld  inf %lld\n", out["name"].get<std::string>().c_str(),
+                out["dtype"].get<std::string>().c_str(), shape_text(out["shape"].get<runtime::Shape>()).c_str(),
+                out["min"].get<double>(), out["max"].get<double>(), out["mean"].get<double>(),
+                out["nan"].get<long long>(), out["inf"].get<long long>());
   }
   if (!times.empty())
-    std::printf("latency: median %.2f ms over %d runs (min %.2f ms), %d threads, %s\n", report["median_ms"].get<double>(),
-                o.repeat, report["min_ms"].get<double>(), session.threads(), runtime::gemm_isa());
+    std::printf("latency: median %.2f ms over %d runs (min %.2f ms), %d threads, %s\n",
+                report["median_ms"].get<double>(), o.repeat, report["min_ms"].get<double>(), session.threads(),
+                runtime::gemm_isa());
   std::printf("peak RSS: %.1f MiB\n", static_cast<double>(rss) / (1024.0 * 1024.0));
   if (report.contains("profile_ms_per_run")) {
     std::vector<std::pair<double, std::string>> rows;
@@ -140,7 +146,8 @@ int run(const Options& o) {
     std::sort(rows.rbegin(), rows.rend());
     std::printf("time per run by op type:\n");
     for (const auto& [ms, op] : rows)
-      std::printf("  %-24s %9.2f ms  (%d nodes)\n", op.c_str(), ms, report["profile_ms_per_run"][op]["nodes"].get<int>());
+      std::printf("  %-24s %9.2f ms  (%d nodes)\n", op.c_str(), ms,
+                  report["profile_ms_per_run"][op]["nodes"].get<int>());
   }
   return 0;
 }

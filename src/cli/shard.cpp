@@ -7,9 +7,7 @@
 
 namespace winml::cli {
 
-bool Shard::holds(const std::string& model) const {
-  return store::digest_of(model).low % count == index - 1;
-}
+bool Shard::holds(const std::string& model) const { return store::digest_of(model).low % count == index - 1; }
 
 Shard parse_shard(const std::string& text) {
   Shard s;
@@ -19,8 +17,8 @@ Shard parse_shard(const std::string& text) {
     return ec == std::errc() && end == part.data() + part.size() && !part.empty();
   };
   if (slash == std::string::npos || !number(std::string_view(text).substr(0, slash), s.index) ||
-      !number(std::string_view(text).substr(slash + 1), s.count) || s.count == 0 || s.index == 0 ||
-      s.index > s.count || s.count > 10000)
+      !number(std::string_view(text).substr(slash + 1), s.count) || s.count == 0 || s.index == 0 || s.index > s.count ||
+      s.count > 10000)
     throw InputError("--shard '" + text + "': expected I/N with 1 <= I <= N (e.g. --shard 2/4)");
   return s;
 }

@@ -24,8 +24,7 @@ Command add_status_command(CLI::App& app) {
   sub->add_flag("--json", opts->json, "Machine-readable output");
   sub->fallthrough();
   return {sub, [opts](const Context& ctx) {
-            stages::BuildSession session(session_options(ctx, /*write=*/false, nullptr),
-                                    stages::builtin_stages());
+            stages::BuildSession session(session_options(ctx, /*write=*/false, nullptr), stages::builtin_stages());
             session.open();
             const auto& plan = session.plan();
             graph::BuildOptions o;
@@ -49,7 +48,8 @@ Command add_status_command(CLI::App& app) {
             const auto dead = o.targets.empty() ? stages::dead_models(session) : std::vector<stages::DeadModel>{};
             if (opts->json) {
               auto report = run_report(plan.graph, results, "ok", true, 0, plan.output_dir.string());
-              for (auto& t : report["targets"]) t["reports"] = reports[t["model"].get<std::string>()] ? "up-to-date" : "stale";
+              for (auto& t : report["targets"])
+                t["reports"] = reports[t["model"].get<std::string>()] ? "up-to-date" : "stale";
               report["dead"] = nlohmann::json::array();
               for (const auto& m : dead)
                 report["dead"].push_back({{"model", m.name},
@@ -96,8 +96,7 @@ Command add_status_command(CLI::App& app) {
               if (m.recorded)
                 std::cout << m.files << " file" << (m.files == 1 ? "" : "s") << " (" << human_bytes(m.bytes)
                           << ") written for it; winml-make clean --dead removes them\n";
-              else
-                std::cout << "no build records for it, so winml-make will not delete anything there\n";
+              else std::cout << "no build records for it, so winml-make will not delete anything there\n";
             }
             if (stale) std::cout << stale << " stale stage(s); run winml-make to rebuild them\n";
             else if (stale_reports) std::cout << "stale reports; run winml-make to rewrite them\n";

@@ -33,7 +33,8 @@ void say(const CompileOptions& o, const std::string& line) {
 std::string summarize_validation(const nlohmann::json& v) {
   if (v.value("mode", "") == "run") {
     std::string outs;
-    for (const auto& [name, shape] : v["outputs"].items()) outs += (outs.empty() ? "" : ", ") + name + " " + shape.dump();
+    for (const auto& [name, shape] : v["outputs"].items())
+      outs += (outs.empty() ? "" : ", ") + name + " " + shape.dump();
     return "validate: ran on all-ones inputs, outputs finite (" + outs + ")";
   }
   return "validate: structure only -- " + v.value("reason", std::string());
@@ -48,10 +49,10 @@ nlohmann::json compile_model(const fs::path& input, const fs::path& output, cons
   const EpTarget target = ep_target(options.ep);
   const bool external = target.aot_compile && options.ep != "ref";
   if (!options.command.empty() && !external)
-    throw InputError(file_error(options.config_origin,
-                                "a vendor compiler (" + options.command_setting + ") is only used for EPs compiled ahead of "
-                                "time (aot_compile = true in rules/ep/<ep>.toml); ep = \"" + options.ep +
-                                    "\" is compiled by winml-make itself"));
+    throw InputError(file_error(options.config_origin, "a vendor compiler (" + options.command_setting +
+                                                           ") is only used for EPs compiled ahead of "
+                                                           "time (aot_compile = true in rules/ep/<ep>.toml); ep = \"" +
+                                                           options.ep + "\" is compiled by winml-make itself"));
   fs::create_directories(output.parent_path().empty() ? fs::path(".") : output.parent_path());
 
   nlohmann::json metrics;
@@ -67,8 +68,8 @@ nlohmann::json compile_model(const fs::path& input, const fs::path& output, cons
                        " nodes, blob " + p["blob"].get<std::string>() + " (" +
                        std::to_string(p["blob_bytes"].get<std::uint64_t>()) + " bytes)");
     if (!metrics["nodes_not_compiled"].empty())
-      say(options, "compile: left outside the blobs (the runtime has no kernel): " +
-                       metrics["nodes_not_compiled"].dump());
+      say(options,
+          "compile: left outside the blobs (the runtime has no kernel): " + metrics["nodes_not_compiled"].dump());
   } else if (!target.aot_compile) {
     say(options, "compile: " + target.ep_type + " compiles at load time; writing the prepared model");
     PrepareOptions po;
@@ -80,7 +81,8 @@ nlohmann::json compile_model(const fs::path& input, const fs::path& output, cons
           options.config_origin,
           "ep = \"" + options.ep + "\" (" + target.ep_type +
               ") needs ahead-of-time compilation with the vendor's SDK, which winml-make does not bundle: give "
-              "the compiler to run in " + options.command_setting + ", e.g. [\"python\", \"compile_" + options.ep +
+              "the compiler to run in " +
+              options.command_setting + ", e.g. [\"python\", \"compile_" + options.ep +
               ".py\", \"{input}\", \"{output}\"] (placeholders: {input}, {output}, {output_dir}, {embed}, {device}; "
               "the environment it needs goes in [compile] env / --env), or choose ep = \"ref\" (built in) or an EP "
               "that compiles at load time (cpu, dml)"));

@@ -29,8 +29,8 @@ struct CompileOptions {
   std::string device;  // [compile] device (vendor compilers' {device}); empty: the EP's default
   bool embed = false;
   bool validate = true;
-  std::vector<std::string> command;        // vendor compiler (placeholders)
-  std::map<std::string, std::string> env;  // its environment
+  std::vector<std::string> command;          // vendor compiler (placeholders)
+  std::map<std::string, std::string> env;    // its environment
   std::map<std::string, std::int64_t> dims;  // [model] dims
   std::uint64_t external_data_threshold = model::kDefaultExternalDataThreshold;
   std::filesystem::path project_dir;  // where a vendor compiler runs
@@ -40,8 +40,8 @@ struct CompileOptions {
   // How the user sets the vendor compiler, for messages.
   std::string command_setting = "[compile] command";
   std::function<void(const std::string&)> log;  // progress and notes, one line each
-  int threads = 0;  // validation
-  const std::atomic<bool>* cancel = nullptr;  // stops a vendor compiler
+  int threads = 0;                              // validation
+  const std::atomic<bool>* cancel = nullptr;    // stops a vendor compiler
 
   // The [compile] keys (resolved: `device` filled), as builds and the
   // subcommand both take them; the rest is the caller's.

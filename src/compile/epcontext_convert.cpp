@@ -46,7 +46,8 @@ nlohmann::json convert_epcontext(const fs::path& in, const fs::path& out, bool e
   if (contexts.empty()) throw InputError(file_error(in.string(), "has no EPContext nodes: nothing to convert"));
   for (const auto& c : contexts)
     if (c.main_context == 0)
-      throw InputError(file_error(in.string(), "EPContext node '" + c.node_name + "' shares the context of another "
+      throw InputError(file_error(in.string(), "EPContext node '" + c.node_name +
+                                                   "' shares the context of another "
                                                    "node (main_context = 0); converting shared contexts is not "
                                                    "supported"));
   std::size_t verified = verify_ref_blobs(m);
@@ -63,7 +64,8 @@ nlohmann::json convert_epcontext(const fs::path& in, const fs::path& out, bool e
         const auto* source_attr = model::find_attr(n, "source");
         const std::string source = source_attr ? source_attr->s() : std::string();
         onnx::AttributeProto* context = model::find_attr(n, "ep_cache_context");
-        if (!context) throw InputError(file_error(in.string(), "EPContext node '" + n.name() + "' has no ep_cache_context"));
+        if (!context)
+          throw InputError(file_error(in.string(), "EPContext node '" + n.name() + "' has no ep_cache_context"));
         const bool was_embedded = embed_mode_of(n) != 0;
         nlohmann::json info{{"node", n.name()}, {"source", source}};
         if (embed) {
@@ -79,7 +81,8 @@ nlohmann::json convert_epcontext(const fs::path& in, const fs::path& out, bool e
           if (was_embedded) {
             write_file_atomic(dir / name, context->s());
           } else {
-            copy_file_atomic(model::resolve_inside(m.dir(), context->s(), "EPContext ep_cache_context", in), dir / name);
+            copy_file_atomic(model::resolve_inside(m.dir(), context->s(), "EPContext ep_cache_context", in),
+                             dir / name);
           }
           info["bytes"] = fs::file_size(dir / name);
           info["file"] = name;
@@ -90,15 +93,16 @@ nlohmann::json convert_epcontext(const fs::path& in, const fs::path& out, bool e
       }
     });
     if (embedded_bytes + 64 * model::kMiB >= static_cast<std::uint64_t>(INT_MAX))
-      throw InputError(file_error(in.string(), "its blobs take " + std::to_string(embedded_bytes) +
-                                                   " bytes, too many to embed in an ONNX file (protobuf's 2 GiB limit)"));
+      throw InputError(
+          file_error(in.string(), "its blobs take " + std::to_string(embedded_bytes) +
+                                      " bytes, too many to embed in an ONNX file (protobuf's 2 GiB limit)"));
     std::uint64_t weights = 0;
     model::for_each_tensor(m.proto.graph(), [&](const onnx::TensorProto& t, model::TensorSite site) {
       if (site == model::TensorSite::kInitializer) weights += model::payload_size(t);
     });
     model::SaveOptions save;
-    save.external = weights >= model::kDefaultExternalDataThreshold ? model::ExternalData::kAlways
-                                                                    : model::ExternalData::kNever;
+    save.external =
+        weights >= model::kDefaultExternalDataThreshold ? model::ExternalData::kAlways : model::ExternalData::kNever;
     model::save_model(m, staged, save);
   });
 

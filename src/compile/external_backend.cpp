@@ -43,7 +43,8 @@ nlohmann::json verify_epcontext_model(const model::Model& m) {
   const fs::path& path = m.path;
   auto nodes = model::find_ep_contexts(m.proto, m.dir());
   if (nodes.empty())
-    throw BuildError(file_error(path.string(), "has no EPContext nodes: the compiler did not produce a compiled model"));
+    throw BuildError(
+        file_error(path.string(), "has no EPContext nodes: the compiler did not produce a compiled model"));
   nlohmann::json blobs = nlohmann::json::array();
   for (const auto& n : nodes) {
     nlohmann::json b;
@@ -58,8 +59,8 @@ nlohmann::json verify_epcontext_model(const model::Model& m) {
       }
       fs::path file = model::resolve_inside(m.dir(), n.blob_file, "EPContext ep_cache_context", path);
       if (fs::file_size(file) == 0)
-        throw BuildError(file_error(path.string(), "EPContext blob '" + n.blob_file + "' of node '" + n.node_name +
-                                                       "' is empty"));
+        throw BuildError(
+            file_error(path.string(), "EPContext blob '" + n.blob_file + "' of node '" + n.node_name + "' is empty"));
       b["file"] = n.blob_file;
       b["bytes"] = fs::file_size(file);
     } else if (n.embed_mode == 1) {
@@ -86,11 +87,12 @@ nlohmann::json compile_external(const fs::path& input, const fs::path& out, cons
   RemoveOnExit cleanup{work};
 
   const fs::path staged = work / out.filename();
-  std::map<std::string, std::string> values = {{"input", fs::absolute(input).string()},
-                                               {"output", fs::absolute(staged).string()},
-                                               {"output_dir", fs::absolute(work).string()},
-                                               {"embed", options.embed ? "1" : "0"},
-                                               {"device", options.device.empty() ? target.default_device : options.device}};
+  std::map<std::string, std::string> values = {
+      {"input", fs::absolute(input).string()},
+      {"output", fs::absolute(staged).string()},
+      {"output_dir", fs::absolute(work).string()},
+      {"embed", options.embed ? "1" : "0"},
+      {"device", options.device.empty() ? target.default_device : options.device}};
   ProcessSpec spec;
   spec.argv = substitute_placeholders(options.command, values, options.config_origin);
   spec.cwd = options.cwd;

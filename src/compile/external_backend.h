@@ -26,12 +26,12 @@
 namespace winml::compile {
 
 struct ExternalOptions {
-  std::vector<std::string> command;          // with placeholders
-  std::map<std::string, std::string> env;    // the tool's entire environment
-  bool embed = false;                        // {embed}: "1" or "0"
-  std::string device;                        // {device}: [compile] device, else the EP's default
-  std::filesystem::path cwd;                 // where the tool runs (the project directory)
-  std::filesystem::path log_file;            // the tool's stdout and stderr (appended)
+  std::vector<std::string> command;                 // with placeholders
+  std::map<std::string, std::string> env;           // the tool's entire environment
+  bool embed = false;                               // {embed}: "1" or "0"
+  std::string device;                               // {device}: [compile] device, else the EP's default
+  std::filesystem::path cwd;                        // where the tool runs (the project directory)
+  std::filesystem::path log_file;                   // the tool's stdout and stderr (appended)
   std::string config_origin = "[compile] command";  // names the setting in messages
   const std::atomic<bool>* cancel = nullptr;        // stops the tool (see ProcessSpec)
 };

@@ -25,7 +25,8 @@ void free_names(const onnx::GraphProto& g, std::set<std::string>& out) {
 
 // Union-find over node indices.
 int root(std::vector<int>& parent, int x) {
-  while (parent[static_cast<std::size_t>(x)] != x) x = parent[static_cast<std::size_t>(x)] = parent[parent[static_cast<std::size_t>(x)]];
+  while (parent[static_cast<std::size_t>(x)] != x)
+    x = parent[static_cast<std::size_t>(x)] = parent[parent[static_cast<std::size_t>(x)]];
   return x;
 }
 
@@ -129,7 +130,8 @@ std::vector<Partition> partition_graph(const onnx::GraphProto& graph, const std:
   for (const auto& o : graph.output()) graph_outputs.insert(o.name());
   std::map<std::string, std::set<int>> readers;  // value -> partitions (or -1: outside) reading it
   for (int i = 0; i < count; ++i)
-    for (const auto& name : reads[static_cast<std::size_t>(i)]) readers[name].insert(partition_of[static_cast<std::size_t>(i)]);
+    for (const auto& name : reads[static_cast<std::size_t>(i)])
+      readers[name].insert(partition_of[static_cast<std::size_t>(i)]);
   for (std::size_t k = 0; k < parts.size(); ++k) {
     Partition& part = parts[k];
     std::set<std::string> produced, seen_inputs, seen_inits;
@@ -150,7 +152,8 @@ std::vector<Partition> partition_graph(const onnx::GraphProto& graph, const std:
       for (const auto& o : graph.node(i).output()) {
         if (o.empty()) continue;
         const auto& r = readers[o];
-        bool outside = graph_outputs.count(o) || std::any_of(r.begin(), r.end(), [&](int p) { return p != static_cast<int>(k); });
+        bool outside =
+            graph_outputs.count(o) || std::any_of(r.begin(), r.end(), [&](int p) { return p != static_cast<int>(k); });
         if (outside) part.outputs.push_back(o);
       }
   }
@@ -158,9 +161,8 @@ std::vector<Partition> partition_graph(const onnx::GraphProto& graph, const std:
   // An order that can run one after another: by level, then first node.
   std::vector<std::size_t> order(parts.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return part_level[a] < part_level[b];
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return part_level[a] < part_level[b]; });
   std::vector<Partition> sorted;
   for (auto k : order) sorted.push_back(std::move(parts[k]));
   return sorted;

@@ -20,9 +20,9 @@
 namespace winml::compile {
 
 struct Partition {
-  std::vector<int> nodes;            // node indices, in graph order
-  std::vector<std::string> inputs;   // values read from outside (graph inputs, other nodes; no initializers)
-  std::vector<std::string> outputs;  // values used outside or graph outputs, in production order
+  std::vector<int> nodes;                 // node indices, in graph order
+  std::vector<std::string> inputs;        // values read from outside (graph inputs, other nodes; no initializers)
+  std::vector<std::string> outputs;       // values used outside or graph outputs, in production order
   std::vector<std::string> initializers;  // initializers the nodes (and their subgraphs) read
 };
 

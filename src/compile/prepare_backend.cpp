@@ -16,12 +16,13 @@ namespace winml::compile {
 namespace {
 
 // Operator domains ONNX Runtime's standard builds implement.
-const std::set<std::string> kOrtDomains = {"", "ai.onnx", "ai.onnx.ml", "com.microsoft", "com.microsoft.nchwc",
-                                           "ai.onnx.preview.training"};
+const std::set<std::string> kOrtDomains = {
+    "", "ai.onnx", "ai.onnx.ml", "com.microsoft", "com.microsoft.nchwc", "ai.onnx.preview.training"};
 
 std::size_t typed_values(const onnx::ModelProto& m) {
   std::size_t n = 0;
-  model::for_each_graph(m.graph(), [&](const onnx::GraphProto& g, int) { n += static_cast<std::size_t>(g.value_info_size()); });
+  model::for_each_graph(m.graph(),
+                        [&](const onnx::GraphProto& g, int) { n += static_cast<std::size_t>(g.value_info_size()); });
   return n;
 }
 
@@ -38,7 +39,8 @@ nlohmann::json prepare_model(model::Model in, const std::filesystem::path& out, 
   });
   if (!foreign.empty()) {
     std::vector<std::string> parts;
-    for (const auto& [domain, ops] : foreign) parts.push_back(domain + " (" + join({ops.begin(), ops.end()}, ", ") + ")");
+    for (const auto& [domain, ops] : foreign)
+      parts.push_back(domain + " (" + join({ops.begin(), ops.end()}, ", ") + ")");
     throw BuildError(file_error(source, target.ep_type + " cannot load operators of domain " + join(parts, "; ") +
                                             ": ONNX Runtime implements none of them (a custom-op library would be "
                                             "needed)"));
@@ -59,10 +61,8 @@ nlohmann::json prepare_model(model::Model in, const std::filesystem::path& out, 
     try {
       // From the file when there is one: the checker then resolves external
       // data locations against the model's directory, not the working one.
-      if (!in.path.empty() && std::filesystem::exists(in.path))
-        onnx::checker::check_model(in.path.string());
-      else
-        onnx::checker::check_model(in.proto);
+      if (!in.path.empty() && std::filesystem::exists(in.path)) onnx::checker::check_model(in.path.string());
+      else onnx::checker::check_model(in.proto);
     } catch (const std::exception& e) {
       throw InputError(file_error(source, std::string("ONNX checker: ") + e.what()));
     }

@@ -203,8 +203,8 @@ class RefCompiler {
     if (parts_.empty()) {
       std::vector<std::string> ops;
       for (const auto& [op, n] : not_compiled_) ops.push_back(op);
-      throw BuildError(file_error(source_, "no node of the model runs on the ref runtime (unsupported: " +
-                                               join(ops, ", ") + ")"));
+      throw BuildError(
+          file_error(source_, "no node of the model runs on the ref runtime (unsupported: " + join(ops, ", ") + ")"));
     }
     for (const auto& p : parts_) in_partition_.insert(p.nodes.begin(), p.nodes.end());
     // Values the outer graph still reads: its nodes' inputs, graph outputs,

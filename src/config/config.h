@@ -36,8 +36,8 @@ struct InputTensorSpec {
 };
 
 struct ModelConfig {
-  std::string name;    // target id; resolved from source/export when empty
-  std::string source;  // an existing .onnx to import
+  std::string name;                          // target id; resolved from source/export when empty
+  std::string source;                        // an existing .onnx to import
   std::map<std::string, std::int64_t> dims;  // values for symbolic dimensions
 };
 

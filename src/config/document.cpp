@@ -58,14 +58,14 @@ std::string location_of(const toml::value& v, const std::string& file) {
 
 json convert(const toml::value& v, const std::string& path, Document& doc) {
   auto loc = v.location();
-  if (!path.empty() && loc.line() > 0) doc.locations[path] = {static_cast<unsigned>(loc.line()), static_cast<unsigned>(loc.column())};
+  if (!path.empty() && loc.line() > 0)
+    doc.locations[path] = {static_cast<unsigned>(loc.line()), static_cast<unsigned>(loc.column())};
   switch (v.type()) {
     case toml::value_t::boolean: return v.as_boolean();
     case toml::value_t::integer: return static_cast<std::int64_t>(v.as_integer());
     case toml::value_t::floating: {
       double d = v.as_floating();
-      if (!std::isfinite(d))
-        throw InputError(location_of(v, doc.file) + ": '" + path + "' must be a finite number");
+      if (!std::isfinite(d)) throw InputError(location_of(v, doc.file) + ": '" + path + "' must be a finite number");
       return d;
     }
     case toml::value_t::string: {
@@ -78,7 +78,8 @@ json convert(const toml::value& v, const std::string& path, Document& doc) {
     case toml::value_t::array: {
       json a = json::array();
       const auto& arr = v.as_array();
-      for (std::size_t i = 0; i < arr.size(); ++i) a.push_back(convert(arr[i], path + "[" + std::to_string(i) + "]", doc));
+      for (std::size_t i = 0; i < arr.size(); ++i)
+        a.push_back(convert(arr[i], path + "[" + std::to_string(i) + "]", doc));
       return a;
     }
     case toml::value_t::table: {
@@ -86,8 +87,7 @@ json convert(const toml::value& v, const std::string& path, Document& doc) {
       for (const auto& [k, child] : v.as_table()) o[k] = convert(child, path.empty() ? k : path + "." + k, doc);
       return o;
     }
-    default:
-      throw InputError(location_of(v, doc.file) + ": '" + path + "' is a date/time, which no key accepts");
+    default: throw InputError(location_of(v, doc.file) + ": '" + path + "' is a date/time, which no key accepts");
   }
 }
 
@@ -118,8 +118,8 @@ void check_limits(const std::string& text, const std::string& file, bool toml) {
                                           std::to_string(kMaxConfigBytes)));
   std::size_t line = 1, line_start = 0;
   int depth = 0;
-  char quote = 0;          // inside a string: its quote character
-  bool triple = false;     // a TOML multi-line string
+  char quote = 0;       // inside a string: its quote character
+  bool triple = false;  // a TOML multi-line string
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (c == '\n') {
@@ -181,7 +181,8 @@ Document load_toml(const fs::path& path) {
     root = toml::parse(in, doc.file);
   } catch (const toml::exception& e) {
     auto loc = e.location();
-    std::string where = doc.file + (loc.line() ? ":" + std::to_string(loc.line()) + ":" + std::to_string(loc.column()) : "");
+    std::string where =
+        doc.file + (loc.line() ? ":" + std::to_string(loc.line()) + ":" + std::to_string(loc.column()) : "");
     throw InputError(where + ": TOML syntax error: " + summarize_toml_error(e.what()) + "\n" + e.what());
   } catch (const std::exception& e) {
     throw InputError(file_error(doc.file, std::string("cannot parse: ") + e.what()));
@@ -203,16 +204,14 @@ Document load_json(const fs::path& path) {
   try {
     doc.root = json::parse(text);
   } catch (const json::parse_error& e) {
-    throw InputError(file_error(doc.file, std::string("JSON syntax error at byte ") + std::to_string(e.byte) + ": " +
-                                              e.what()));
+    throw InputError(
+        file_error(doc.file, std::string("JSON syntax error at byte ") + std::to_string(e.byte) + ": " + e.what()));
   }
   if (!doc.root.is_object()) throw InputError(file_error(doc.file, "the top level must be an object"));
   check_no_nul(doc.root, "", doc.file);
   return doc;
 }
 
-Document load_document(const fs::path& path) {
-  return path.extension() == ".json" ? load_json(path) : load_toml(path);
-}
+Document load_document(const fs::path& path) { return path.extension() == ".json" ? load_json(path) : load_toml(path); }
 
 }  // namespace winml::config

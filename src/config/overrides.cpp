@@ -46,8 +46,7 @@ void apply_overrides(Document& doc, const std::vector<std::string>& defines) {
       throw InputError(arg + ": expected SECTION.KEY=VALUE (e.g. -D quantize.samples=16)");
     const std::string path = define.substr(0, eq);
     const auto parts = split_path(path);
-    if (parts.size() < 2)
-      throw InputError(arg + ": name the section too, as in -D quantize.samples=16");
+    if (parts.size() < 2) throw InputError(arg + ": name the section too, as in -D quantize.samples=16");
     for (const auto& p : parts)
       if (p.empty()) throw InputError(arg + ": '" + path + "' has an empty key");
     const json value = parse_value(define.substr(eq + 1));

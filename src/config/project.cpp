@@ -144,7 +144,9 @@ ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
     TargetConfig t;
     t.build = project.build;
     t.model = model_schema()->read(known);
-    auto section = [&, &entry = entry](const char* name) { return merged(root.value(name, json()), entry.value(name, json())); };
+    auto section = [&, &entry = entry](const char* name) {
+      return merged(root.value(name, json()), entry.value(name, json()));
+    };
     t.export_ = export_schema()->read(section("export"));
     t.optimize = optimize_schema()->read(section("optimize"));
     t.quantize = quantize_schema()->read(section("quantize"));
@@ -154,8 +156,9 @@ ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
     if (t.model.source.empty() && !has_export)
       errors.add(path, "'" + path + "' has no source: set source = \"model.onnx\", or [export] command or torchvision");
     if (!t.model.source.empty() && has_export)
-      errors.add(path + ".source", "'" + path + ".source' and an [export] command/torchvision are both set; "
-                                   "choose one way to obtain the model");
+      errors.add(path + ".source", "'" + path +
+                                       ".source' and an [export] command/torchvision are both set; "
+                                       "choose one way to obtain the model");
     if (!t.export_.command.empty() && !t.export_.torchvision.empty())
       errors.add("export", "[export] command and torchvision are both set; choose one");
     resolve(t);
@@ -175,8 +178,9 @@ ProjectConfig load_project(const fs::path& project_dir, const fs::path& config_f
   fs::path file = config_file.empty() ? project_dir / kProjectFile : config_file;
   if (!fs::exists(file)) {
     if (config_file.empty())
-      throw InputError(file_error(file.string(), "no such file: run winml-make in a project directory (one with "
-                                                 "winml.toml), or pass -C DIR or -c CONFIG"));
+      throw InputError(file_error(file.string(),
+                                  "no such file: run winml-make in a project directory (one with "
+                                  "winml.toml), or pass -C DIR or -c CONFIG"));
     throw InputError(file_error(file.string(), "no such file"));
   }
   Document doc = load_document(file);

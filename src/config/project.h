@@ -14,8 +14,7 @@ inline constexpr const char* kProjectFile = "winml.toml";
 
 // Loads `config_file` (default: <project_dir>/winml.toml). Every problem is
 // reported at once in an InputError whose first line names file:line:column.
-ProjectConfig load_project(const std::filesystem::path& project_dir,
-                           const std::filesystem::path& config_file = {},
+ProjectConfig load_project(const std::filesystem::path& project_dir, const std::filesystem::path& config_file = {},
                            const std::vector<std::string>& defines = {});  // -D (overrides.h)
 
 // The same from an already-read document (for tests and -c JSON).

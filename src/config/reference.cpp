@@ -80,7 +80,10 @@ void example_section(std::ostream& o, const SectionSchema& s, const std::string&
     comment(o, k.doc);
     o << "# [[" << header << "." << k.name << "]]\n";
     for (const auto& e : k.element->keys()) {
-      o << "# " << e.name << " = " << toml_value(e.name == "name" ? json("input") : e.name == "shape" ? json::array({"batch", 3, 224, 224}) : e.default_value)
+      o << "# " << e.name << " = "
+        << toml_value(e.name == "name"    ? json("input")
+                      : e.name == "shape" ? json::array({"batch", 3, 224, 224})
+                                          : e.default_value)
         << "  # " << e.doc << choices_text(e) << "\n";
     }
   }
@@ -91,8 +94,8 @@ void reference_section(std::ostream& o, const SectionSchema& s, const std::strin
   o << "| key | type | default | description |\n|---|---|---|---|\n";
   auto row = [&](const KeyInfo& k, const std::string& prefix) {
     std::string def = k.default_doc.empty() ? "`" + toml_value(k.default_value) + "`" : k.default_doc;
-    o << "| `" << prefix << k.name << "` | " << type_name(k.type) << " | " << def << " | " << k.doc
-      << choices_text(k) << " |\n";
+    o << "| `" << prefix << k.name << "` | " << type_name(k.type) << " | " << def << " | " << k.doc << choices_text(k)
+      << " |\n";
   };
   for (const auto& k : s.keys()) {
     row(k, "");

@@ -72,9 +72,7 @@ std::string json_kind(const json& v) {
 
 bool is_int(const json& v) { return v.is_number_integer(); }
 
-bool all_of(const json& v, bool (*pred)(const json&)) {
-  return v.is_array() && std::all_of(v.begin(), v.end(), pred);
-}
+bool all_of(const json& v, bool (*pred)(const json&)) { return v.is_array() && std::all_of(v.begin(), v.end(), pred); }
 
 bool type_matches(const KeyInfo& k, const json& v) {
   if (k.optional && v.is_null()) return true;
@@ -88,8 +86,7 @@ bool type_matches(const KeyInfo& k, const json& v) {
     case ValueType::kFloatList: return all_of(v, [](const json& e) { return e.is_number(); });
     case ValueType::kIntTable:
       return v.is_object() && std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_number_integer(); });
-    case ValueType::kShape:
-      return all_of(v, [](const json& e) { return e.is_number_integer() || e.is_string(); });
+    case ValueType::kShape: return all_of(v, [](const json& e) { return e.is_number_integer() || e.is_string(); });
     case ValueType::kTableList: return all_of(v, [](const json& e) { return e.is_object(); });
     case ValueType::kJson: return v.is_object();
   }
@@ -112,7 +109,8 @@ void SectionSchema::validate(const json& object, const std::string& path, const 
         auto names = dynamic_bool_keys_();
         if (std::find(names.begin(), names.end(), name) != names.end()) {
           if (!value.is_boolean())
-            errors(key_path, "'" + key_path + "' must be a boolean, not " + with_article(json_kind(value)), ErrorAt::kValue);
+            errors(key_path, "'" + key_path + "' must be a boolean, not " + with_article(json_kind(value)),
+                   ErrorAt::kValue);
           continue;
         }
       }
@@ -121,12 +119,16 @@ void SectionSchema::validate(const json& object, const std::string& path, const 
       std::string hint = nearest_match(name, qualified);
       errors(key_path,
              "unknown key '" + key_path + "'" +
-                 (hint.empty() ? " (valid keys: " + join(qualified, ", ") + ")" : " (did you mean '" + prefix + hint + "'?)"),
+                 (hint.empty() ? " (valid keys: " + join(qualified, ", ") + ")"
+                               : " (did you mean '" + prefix + hint + "'?)"),
              ErrorAt::kKey);
       continue;
     }
     if (!type_matches(*k, value)) {
-      errors(key_path, "'" + key_path + "' must be " + with_article(type_name(k->type)) + ", not " + with_article(json_kind(value)), ErrorAt::kValue);
+      errors(
+          key_path,
+          "'" + key_path + "' must be " + with_article(type_name(k->type)) + ", not " + with_article(json_kind(value)),
+          ErrorAt::kValue);
       continue;
     }
     if (value.is_null()) continue;
@@ -134,8 +136,10 @@ void SectionSchema::validate(const json& object, const std::string& path, const 
     if (!allowed.empty()) {
       auto check = [&](const std::string& s) {
         if (std::find(allowed.begin(), allowed.end(), s) == allowed.end())
-          errors(key_path, "'" + key_path + "' is '" + s + "', expected one of: " + join(allowed, ", ") +
-                               did_you_mean(s, allowed), ErrorAt::kValue);
+          errors(
+              key_path,
+              "'" + key_path + "' is '" + s + "', expected one of: " + join(allowed, ", ") + did_you_mean(s, allowed),
+              ErrorAt::kValue);
       };
       if (value.is_string()) check(value.get<std::string>());
       else if (value.is_array())
@@ -149,10 +153,11 @@ void SectionSchema::validate(const json& object, const std::string& path, const 
         if ((k->min && d < *k->min) || (k->max && d > *k->max)) {
           auto fmt = [](double x) {
             return x == std::floor(x) && std::fabs(x) < 1e15 ? std::to_string(static_cast<long long>(x))
-                                                              : json(x).dump();
+                                                             : json(x).dump();
           };
-          errors(key_path, "'" + where + "' is " + v.dump() + ", expected a value in [" +
-                               (k->min ? fmt(*k->min) : "-inf") + ", " + (k->max ? fmt(*k->max) : "inf") + "]",
+          errors(key_path,
+                 "'" + where + "' is " + v.dump() + ", expected a value in [" + (k->min ? fmt(*k->min) : "-inf") +
+                     ", " + (k->max ? fmt(*k->max) : "inf") + "]",
                  ErrorAt::kValue);
         }
       };
@@ -160,8 +165,7 @@ void SectionSchema::validate(const json& object, const std::string& path, const 
         for (std::size_t i = 0; i < value.size(); ++i) check_range(key_path + "[" + std::to_string(i) + "]", value[i]);
       else if (value.is_object())
         for (const auto& [name, v] : value.items()) check_range(key_path + "." + name, v);
-      else
-        check_range(key_path, value);
+      else check_range(key_path, value);
     }
     if (k->type == ValueType::kTableList && k->element) {
       for (std::size_t i = 0; i < value.size(); ++i)

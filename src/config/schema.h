@@ -41,8 +41,8 @@ struct KeyInfo {
   std::vector<std::string> choices;                           // allowed strings
   std::function<std::vector<std::string>()> dynamic_choices;  // e.g. EP names from rules/
   std::optional<double> min, max;                             // numeric range
-  bool optional = false;  // may be unset (null); resolved later from other keys
-  std::string default_doc;  // describes a computed default, when the literal one is not meaningful
+  bool optional = false;                                      // may be unset (null); resolved later from other keys
+  std::string default_doc;                       // describes a computed default, when the literal one is not meaningful
   std::shared_ptr<const SectionSchema> element;  // kTableList
   // Extra check for kJson; returns an error message or "".
   std::function<std::string(const json&)> validator;

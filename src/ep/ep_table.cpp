@@ -62,9 +62,10 @@ std::vector<int> ints(const toml::value& v, const std::string& key) {
 }
 
 OpConstraint parse_constraint(const toml::value& v, const std::string& origin) {
-  static const std::set<std::string> known = {"op",     "domain",    "dtypes",  "dtype_inputs",     "max_rank",
-                                              "constant_inputs", "nonnegative_inputs", "devices", "attribute", "values", "attribute_default",
-                                              "min_opset", "max_opset", "static_shapes", "note"};
+  static const std::set<std::string> known = {
+      "op",      "domain",    "dtypes", "dtype_inputs",      "max_rank",  "constant_inputs", "nonnegative_inputs",
+      "devices", "attribute", "values", "attribute_default", "min_opset", "max_opset",       "static_shapes",
+      "note"};
   for (const auto& [k, _] : v.as_table())
     if (!known.count(k)) bad(origin, "[[partial]] has unknown key '" + k + "'");
   OpConstraint c;
@@ -116,7 +117,7 @@ EpTable parse_ep_table(const std::string& name, const std::string& text, const s
     t.aot_compile = toml::find_or<bool>(ep, "aot_compile", false);
     t.static_input_shapes = toml::find_or<bool>(ep, "static_input_shapes", false);
     t.requirements = strings(ep, "requirements", origin);
-    static const std::set<std::string> known = {"name",        "ep_type",     "ihv_type",           "default_device",
+    static const std::set<std::string> known = {"name",        "ep_type",      "ihv_type",           "default_device",
                                                 "aot_compile", "requirements", "static_input_shapes"};
     for (const auto& [k, _] : ep.as_table())
       if (!known.count(k)) bad(origin, "[ep] has unknown key '" + k + "'");
@@ -124,7 +125,8 @@ EpTable parse_ep_table(const std::string& name, const std::string& text, const s
       for (const auto& [domain, table] : root.at("ops").as_table()) {
         std::string d = canonical_domain(domain);
         for (const auto& [k, _] : table.as_table())
-          if (k != "supported" && k != "unsupported") bad(origin, "[ops.\"" + domain + "\"] has unknown key '" + k + "'");
+          if (k != "supported" && k != "unsupported")
+            bad(origin, "[ops.\"" + domain + "\"] has unknown key '" + k + "'");
         for (const auto& op : strings(table, "supported", origin)) t.supported[d].insert(op);
         for (const auto& op : strings(table, "unsupported", origin)) {
           if (t.supported[d].count(op)) bad(origin, op + " is listed as both supported and unsupported");
@@ -149,7 +151,8 @@ EpTable load_ep_table(const std::string& name) {
   if (!text) {
     std::string known;
     for (const auto& n : ep_table_names()) known += (known.empty() ? "" : ", ") + n;
-    throw InputError(file_error(rules.origin(path), "unknown execution provider '" + name + "' (known: " + known + ")"));
+    throw InputError(
+        file_error(rules.origin(path), "unknown execution provider '" + name + "' (known: " + known + ")"));
   }
   // Parsed once per distinct text: a project asks for the same table for
   // every model (its default device), and analysis for every table.

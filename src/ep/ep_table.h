@@ -22,30 +22,30 @@ std::string canonical_domain(const std::string& domain);
 struct OpConstraint {
   std::string domain = "ai.onnx";
   std::string op;
-  std::vector<std::string> dtypes;  // allowed element types ("float32", ...) of the checked inputs
-  std::vector<int> dtype_inputs;    // inputs whose element type is checked (default: input 0)
-  std::optional<int> max_rank;      // of every input and output with a known rank
-  std::vector<int> constant_inputs; // inputs that must be constant (initializers)
-  std::vector<int> nonnegative_inputs;  // inputs that must not hold negative values (checked when constant)
-  std::vector<std::string> devices;     // devices the op runs on ("cpu", "gpu", "npu"); empty: all
-  std::string attribute;            // attribute whose value is restricted...
-  std::vector<std::string> values;  // ...to one of these (ints written as text)
+  std::vector<std::string> dtypes;               // allowed element types ("float32", ...) of the checked inputs
+  std::vector<int> dtype_inputs;                 // inputs whose element type is checked (default: input 0)
+  std::optional<int> max_rank;                   // of every input and output with a known rank
+  std::vector<int> constant_inputs;              // inputs that must be constant (initializers)
+  std::vector<int> nonnegative_inputs;           // inputs that must not hold negative values (checked when constant)
+  std::vector<std::string> devices;              // devices the op runs on ("cpu", "gpu", "npu"); empty: all
+  std::string attribute;                         // attribute whose value is restricted...
+  std::vector<std::string> values;               // ...to one of these (ints written as text)
   std::optional<std::string> attribute_default;  // the value when the attribute is absent
   std::optional<std::int64_t> min_opset, max_opset;  // opset of the op's domain
-  bool static_shapes = false;       // all input shapes fixed
-  std::string note;                 // what the EP requires, in words
+  bool static_shapes = false;                        // all input shapes fixed
+  std::string note;                                  // what the EP requires, in words
 };
 
 enum class Support { kSupported, kPartial, kUnsupported, kUnknown };
 
 struct EpTable {
-  std::string name;            // file stem: "qnn"
-  std::string ep_type;         // "QNNExecutionProvider"
+  std::string name;     // file stem: "qnn"
+  std::string ep_type;  // "QNNExecutionProvider"
   std::string ihv_type;
   std::string default_device;
   bool aot_compile = false;
-  bool static_input_shapes = false;     // the EP needs every model input dimension fixed
-  std::vector<std::string> requirements;  // model-level conditions, reported as information
+  bool static_input_shapes = false;                          // the EP needs every model input dimension fixed
+  std::vector<std::string> requirements;                     // model-level conditions, reported as information
   std::map<std::string, std::set<std::string>> supported;    // domain -> ops
   std::map<std::string, std::set<std::string>> unsupported;  // domain -> ops
   std::vector<OpConstraint> partial;

@@ -29,8 +29,8 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& patterns,
   std::set<std::string> files;
   for (const auto& pattern : patterns) {
     if (!model::is_safe_relative(pattern))
-      throw InputError(file_error(config_file, "[export] inputs: '" + pattern +
-                                                   "' must be a relative path inside the project (no '..')"));
+      throw InputError(file_error(
+          config_file, "[export] inputs: '" + pattern + "' must be a relative path inside the project (no '..')"));
     glob_t g{};
     std::string full = (project_dir / pattern).string();
     int rc = ::glob(full.c_str(), GLOB_NOSORT, nullptr, &g);
@@ -45,15 +45,18 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& patterns,
       }
     ::globfree(&g);
     if (files.size() == before)
-      throw InputError(file_error(config_file, "[export] inputs: '" + pattern + "' matches no file in " +
-                                                   project_dir.string()));
+      throw InputError(
+          file_error(config_file, "[export] inputs: '" + pattern + "' matches no file in " + project_dir.string()));
   }
   return {files.begin(), files.end()};
 }
 
 std::vector<std::string> torchvision_command(const config::ExportConfig& cfg) {
-  std::vector<std::string> argv = {kPython, "{recipe}", "--model", cfg.torchvision, "--out", "{output}",
-                                   "--opset", std::to_string(cfg.opset), "--batch-size", std::to_string(cfg.batch_size)};
+  std::vector<std::string> argv = {kPython,        "{recipe}",
+                                   "--model",      cfg.torchvision,
+                                   "--out",        "{output}",
+                                   "--opset",      std::to_string(cfg.opset),
+                                   "--batch-size", std::to_string(cfg.batch_size)};
   if (!cfg.weights.empty()) argv.insert(argv.end(), {"--weights", cfg.weights});
   for (const auto& t : cfg.input_tensors) {
     std::string dims;
@@ -77,7 +80,8 @@ ExportPlan plan_export(const config::ExportConfig& cfg, const fs::path& project_
     plan.command = torchvision_command(cfg);
     plan.recipe_name = fs::path(kTorchvisionRecipe).filename().string();
     auto text = rules::active().read(kTorchvisionRecipe);
-    if (!text) throw BuildError("the torchvision export recipe (rules/" + std::string(kTorchvisionRecipe) + ") is missing");
+    if (!text)
+      throw BuildError("the torchvision export recipe (rules/" + std::string(kTorchvisionRecipe) + ") is missing");
     plan.recipe_text = *text;
     if (!cfg.weights.empty()) plan.input_files = expand_inputs({cfg.weights}, project_dir, config_file);
   } else if (!cfg.command.empty()) {

@@ -50,8 +50,14 @@ NodeResult interrupted(NodeResult r, std::chrono::steady_clock::time_point start
 
 Builder::Builder(const Graph& graph, BuildPaths paths, store::BuildState& state, store::IngredientLog& ingredients,
                  NodeRunner& runner, BuildObserver* observer)
-    : graph_(graph), paths_(std::move(paths)), owned_(paths_.output_dir), state_(state), disk_(state.disk()),
-      ingredients_(ingredients), runner_(runner), observer_(observer) {
+    : graph_(graph),
+      paths_(std::move(paths)),
+      owned_(paths_.output_dir),
+      state_(state),
+      disk_(state.disk()),
+      ingredients_(ingredients),
+      runner_(runner),
+      observer_(observer) {
   output_prefix_ = paths_.output_dir.native() + "/";
   ids_.reserve(graph.nodes.size());
   for (const auto& n : graph.nodes) ids_.push_back(n.id());
@@ -84,8 +90,7 @@ void Builder::remove_artifacts(std::size_t index, bool drop_record) {
   if (drop_record) state_.erase(id);
 }
 
-bool Builder::decide(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results,
-                     Decision& d) {
+bool Builder::decide(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results, Decision& d) {
   const Node& node = graph_.nodes[index];
   NodeResult& r = d.result;
   r.implementation = node.implementation;
@@ -245,7 +250,12 @@ std::vector<store::OutputFile> Builder::obtain(std::size_t index, const BuildOpt
       artifacts.push_back(std::move(a));
     }
     disk_.make_directories(paths_.state_dir / "logs");
-    RunRequest req{node, paths_.project_dir, staging, artifacts, {}, o.cancel,
+    RunRequest req{node,
+                   paths_.project_dir,
+                   staging,
+                   artifacts,
+                   {},
+                   o.cancel,
                    paths_.state_dir / "logs" / (node.target + "." + node.name + ".log")};
     for (const auto& e : d.extra) req.extra_inputs.push_back(fs::path(e.path));
     RunResult run = runner_.run(req);

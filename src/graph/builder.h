@@ -21,8 +21,8 @@
 #include "graph/runner.h"
 #include "store/build_state.h"
 #include "store/cache.h"
-#include "store/remote_cache.h"
 #include "store/ingredient_log.h"
+#include "store/remote_cache.h"
 
 namespace winml::graph {
 
@@ -32,8 +32,8 @@ enum class Status {
   kCached,     // restored from the cache
   kSkipped,    // disabled in config
   kFailed,
-  kNotRun,     // blocked by a failed dependency, stopped after a failure, or interrupted
-  kStale,      // dry run: would run
+  kNotRun,  // blocked by a failed dependency, stopped after a failure, or interrupted
+  kStale,   // dry run: would run
 };
 
 // The manifest's words: completed, cached, up-to-date, skipped, failed (not-run
@@ -50,17 +50,17 @@ struct NodeResult {
   std::vector<store::OutputFile> outputs;
   std::string implementation;
   std::string metrics_json = "{}";
-  double elapsed_seconds = 0;      // this run
-  bool from_remote = false;        // kCached: the remote cache provided it
-  bool input_error = false;        // failed on bad input (exit 2) rather than a stage error
+  double elapsed_seconds = 0;  // this run
+  bool from_remote = false;    // kCached: the remote cache provided it
+  bool input_error = false;    // failed on bad input (exit 2) rather than a stage error
 };
 
 struct BuildOptions {
   int jobs = 1;
   bool keep_going = false;
-  bool rebuild = false;     // delete every artifact of the selected targets first; never restore from the cache
-  bool dry_run = false;     // decide and explain, write nothing
-  bool explain = false;     // fill NodeResult::explanation
+  bool rebuild = false;  // delete every artifact of the selected targets first; never restore from the cache
+  bool dry_run = false;  // decide and explain, write nothing
+  bool explain = false;  // fill NodeResult::explanation
   store::LocalCache* cache = nullptr;
   store::RemoteCache* remote = nullptr;  // consulted on a local miss; used only with `cache`
   bool cached_only = false;              // a stage that would have to run fails instead
@@ -104,7 +104,7 @@ class Builder {
   struct Decision {
     NodeResult result;
     std::shared_ptr<const store::NodeRecord> record;  // the previous build's, if any
-    std::vector<ResolvedInput> extra;                  // the declared inputs, resolved
+    std::vector<ResolvedInput> extra;                 // the declared inputs, resolved
   };
   NodeResult process(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results);
   // Whether a dependency of the node failed or did not run.
@@ -113,8 +113,8 @@ class Builder {
   // a dry run, or a missing declared input); true when the node must run.
   bool decide(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results, Decision& d);
   std::vector<store::OutputFile> obtain(std::size_t index, const BuildOptions& o, const Decision& d,
-                                        const std::vector<NodeResult>& results, const fs::path& staging,
-                                        NodeResult& r, KeysInFlight::Hold& hold);
+                                        const std::vector<NodeResult>& results, const fs::path& staging, NodeResult& r,
+                                        KeysInFlight::Hold& hold);
   void place_and_record(std::size_t index, const BuildOptions& o, const Decision& d, const fs::path& staging,
                         std::vector<store::OutputFile> outputs, NodeResult& r);
   void remove_artifacts(std::size_t index, bool drop_record);
@@ -134,7 +134,6 @@ class Builder {
   std::string output_prefix_;     // output_dir + '/'
   std::atomic<std::uint64_t> hashed_{0};
   KeysInFlight in_flight_;  // keys being run now
-
 };
 
 }  // namespace winml::graph

@@ -111,8 +111,7 @@ std::vector<std::string> explain_change_besides_inputs(const std::optional<std::
                                                        const std::vector<Ingredient>& new_ingredients) {
   if (!old_ingredients) return {};
   std::vector<std::string> out;
-  for (const auto& c : diff(besides_inputs(*old_ingredients), besides_inputs(new_ingredients)))
-    out.push_back(line(c));
+  for (const auto& c : diff(besides_inputs(*old_ingredients), besides_inputs(new_ingredients))) out.push_back(line(c));
   return out;
 }
 

@@ -52,9 +52,8 @@ ResolvedInput file_input(const std::string& prefix, const fs::path& project_dir,
 // A plain relative path (no '.', '..' or empty components): joined as strings.
 bool plain_relative(const std::string& p) {
   if (p.empty() || p.front() == '/' || p.find("//") != std::string::npos) return false;
-  return p != "." && p != ".." && !p.starts_with("./") && !p.starts_with("../") &&
-         p.find("/./") == std::string::npos && p.find("/../") == std::string::npos && !p.ends_with("/.") &&
-         !p.ends_with("/..");
+  return p != "." && p != ".." && !p.starts_with("./") && !p.starts_with("../") && p.find("/./") == std::string::npos &&
+         p.find("/../") == std::string::npos && !p.ends_with("/.") && !p.ends_with("/..");
 }
 
 }  // namespace
@@ -68,12 +67,12 @@ std::vector<ResolvedInput> resolve_inputs(const std::vector<InputDecl>& decls, c
     // (made lazily: the common kModel case below needs no std::filesystem arithmetic)
     fs::path path = decl.kind == InputKind::kModel && plain_relative(decl.path) ? fs::path() : full_path();
     switch (decl.kind) {
-      case InputKind::kFile:
-        out.push_back(file_input("file:", project_dir, path, state));
-        break;
+      case InputKind::kFile: out.push_back(file_input("file:", project_dir, path, state)); break;
       case InputKind::kTree: {
-        if (!disk.stat(path.native()).is_dir) throw InputError(file_error(path.string(), "no such directory (a declared input)"));
-        for (const auto& rel : disk.list_files(path)) out.push_back(file_input("file:", project_dir, path / rel, state));
+        if (!disk.stat(path.native()).is_dir)
+          throw InputError(file_error(path.string(), "no such directory (a declared input)"));
+        for (const auto& rel : disk.list_files(path))
+          out.push_back(file_input("file:", project_dir, path / rel, state));
         break;
       }
       case InputKind::kGlob: {
@@ -86,7 +85,8 @@ std::vector<ResolvedInput> resolve_inputs(const std::vector<InputDecl>& decls, c
         std::string rest = slash == std::string::npos ? pattern : pattern.substr(slash + 1);
         fs::path dir = base.is_absolute() ? base : project_dir / base;
         if (wild == std::string::npos) {
-          if (disk.stat((dir / rest).native()).exists) out.push_back(file_input("file:", project_dir, dir / rest, state));
+          if (disk.stat((dir / rest).native()).exists)
+            out.push_back(file_input("file:", project_dir, dir / rest, state));
           break;
         }
         for (const auto& rel : disk.list_files(dir))

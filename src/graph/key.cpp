@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <map>
-#include <unordered_map>
 #include <string_view>
+#include <unordered_map>
 
 namespace winml::graph {
 

@@ -21,18 +21,18 @@ class Interrupted : public std::runtime_error {
 };
 
 struct InputArtifact {
-  fs::path primary;              // e.g. <out>/<model>/optimized.onnx
-  std::vector<fs::path> files;   // primary first, then its sidecars
+  fs::path primary;             // e.g. <out>/<model>/optimized.onnx
+  std::vector<fs::path> files;  // primary first, then its sidecars
 };
 
 struct RunRequest {
   const Node& node;
   fs::path project_dir;
-  fs::path staging_dir;               // write every output here; it is empty and private to this run
-  std::vector<InputArtifact> inputs;  // one per dep, in order
-  std::vector<fs::path> extra_inputs; // the declared inputs, resolved
+  fs::path staging_dir;                // write every output here; it is empty and private to this run
+  std::vector<InputArtifact> inputs;   // one per dep, in order
+  std::vector<fs::path> extra_inputs;  // the declared inputs, resolved
   const std::atomic<bool>* cancel = nullptr;
-  fs::path log_file;                  // <state>/logs/<target>.<node>.log, kept for the user
+  fs::path log_file;  // <state>/logs/<target>.<node>.log, kept for the user
 };
 
 struct RunResult {

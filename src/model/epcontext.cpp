@@ -70,9 +70,8 @@ std::vector<fs::path> resolve_context_files(const onnx::ModelProto& m, const fs:
     if (e.embed_mode != 0 || e.blob_file.empty() || !seen.insert(e.blob_file).second) continue;
     fs::path p = resolve_inside(model_path.parent_path(), e.blob_file, "EPContext ep_cache_context", model_path);
     if (!fs::is_regular_file(p))
-      throw InputError(file_error(model_path.string(), "EPContext blob '" + e.blob_file + "' of node '" +
-                                                           e.node_name + "' is missing (expected at " + p.string() +
-                                                           ")"));
+      throw InputError(file_error(model_path.string(), "EPContext blob '" + e.blob_file + "' of node '" + e.node_name +
+                                                           "' is missing (expected at " + p.string() + ")"));
     files.push_back(p);
   }
   return files;

@@ -17,7 +17,7 @@ inline constexpr const char* kEpContextOp = "EPContext";
 struct EpContextNode {
   std::string node_name;
   std::string partition_name;
-  std::string source;          // EP that produced the blob, e.g. "QNNExecutionProvider"
+  std::string source;  // EP that produced the blob, e.g. "QNNExecutionProvider"
   std::string ep_sdk_version;
   std::int64_t main_context = 1;
   std::int64_t embed_mode = 1;  // ORT reads a missing attribute as 1 (embedded)

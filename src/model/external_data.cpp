@@ -12,8 +12,8 @@ std::uint64_t parse_u64(const std::string& value, const std::string& key, const 
   std::uint64_t v = 0;
   auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
   if (ec != std::errc() || p != value.data() + value.size())
-    throw InputError(file_error(model_path, "tensor '" + t.name() + "' has a non-numeric external data " + key +
-                                                " '" + value + "'"));
+    throw InputError(file_error(
+        model_path, "tensor '" + t.name() + "' has a non-numeric external data " + key + " '" + value + "'"));
   return v;
 }
 }  // namespace
@@ -31,8 +31,7 @@ ExternalDataRef read_external_ref(const onnx::TensorProto& t, const std::string&
   return r;
 }
 
-void set_external_ref(onnx::TensorProto& t, const std::string& location, std::uint64_t offset,
-                      std::uint64_t length) {
+void set_external_ref(onnx::TensorProto& t, const std::string& location, std::uint64_t offset, std::uint64_t length) {
   t.clear_raw_data();
   t.clear_float_data();
   t.clear_int32_data();

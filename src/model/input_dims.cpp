@@ -32,8 +32,8 @@ std::vector<OpenDim> open_input_dims(const onnx::GraphProto& graph, const DimVal
 }
 
 std::string describe(const OpenDim& d) {
-  return "input " + d.input + " dimension " + std::to_string(d.index) + " (" +
-         (d.name.empty() ? "unnamed" : d.name) + ")";
+  return "input " + d.input + " dimension " + std::to_string(d.index) + " (" + (d.name.empty() ? "unnamed" : d.name) +
+         ")";
 }
 
 std::string defaulted_dims_warning(const std::vector<OpenDim>& open, std::int64_t value, const std::string& purpose) {

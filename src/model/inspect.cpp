@@ -79,13 +79,18 @@ json inspect_model(const Model& m) {
   s["initializer_bytes"] = init_bytes;
 
   json ext = json::array();
-  for (const auto& [location, file] : m.external_files) ext.push_back({{"location", location}, {"bytes", file->size()}});
+  for (const auto& [location, file] : m.external_files)
+    ext.push_back({{"location", location}, {"bytes", file->size()}});
   s["external_data"] = ext;
 
   json ctx = json::array();
   for (const auto& e : find_ep_contexts(p, m.dir())) {
-    json j{{"node", e.node_name},         {"source", e.source},       {"partition_name", e.partition_name},
-           {"main_context", e.main_context}, {"embed_mode", e.embed_mode}, {"blob_bytes", e.blob_size}};
+    json j{{"node", e.node_name},
+           {"source", e.source},
+           {"partition_name", e.partition_name},
+           {"main_context", e.main_context},
+           {"embed_mode", e.embed_mode},
+           {"blob_bytes", e.blob_size}};
     if (e.embed_mode == 0) j["blob_file"] = e.blob_file;
     ctx.push_back(j);
   }
@@ -107,7 +112,8 @@ std::string format_inspection(const json& s) {
     for (const auto& v : list) {
       std::vector<std::string> dims;
       if (v["shape"].is_array())
-        for (const auto& d : v["shape"]) dims.push_back(d.is_null() ? "?" : d.is_string() ? d.get<std::string>() : d.dump());
+        for (const auto& d : v["shape"])
+          dims.push_back(d.is_null() ? "?" : d.is_string() ? d.get<std::string>() : d.dump());
       o << "  " << v["name"].get<std::string>() << ": " << v["dtype"].get<std::string>() << "["
         << (v["shape"].is_array() ? join(dims, ",") : "?") << "]\n";
     }

@@ -10,8 +10,8 @@ TensorBytes Model::tensor_bytes(const onnx::TensorProto& t) const {
   ExternalDataRef ref = read_external_ref(t, path.string());
   auto it = external_files.find(ref.location);
   if (it == external_files.end())
-    throw InputError(file_error(path.string(), "external data file '" + ref.location + "' of tensor '" + t.name() +
-                                                   "' is not open"));
+    throw InputError(file_error(path.string(),
+                                "external data file '" + ref.location + "' of tensor '" + t.name() + "' is not open"));
   std::uint64_t length = ref.length ? *ref.length : it->second->size() - ref.offset;
   TensorBytes r;
   r.bytes = std::span<const std::byte>(it->second->data() + ref.offset, static_cast<std::size_t>(length));

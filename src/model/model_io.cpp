@@ -38,8 +38,8 @@ void map_external_data(Model& m) {
     if (it == m.external_files.end()) {
       fs::path file = resolve_inside(m.dir(), ref.location, "external data location", m.path);
       if (!fs::exists(file))
-        throw InputError(file_error(path, "external data file '" + ref.location + "' is missing (expected at " +
-                                              file.string() + ")"));
+        throw InputError(file_error(
+            path, "external data file '" + ref.location + "' is missing (expected at " + file.string() + ")"));
       it = m.external_files.emplace(ref.location, MappedFile::open(file)).first;
     }
     const MappedFile& f = *it->second;
@@ -47,14 +47,12 @@ void map_external_data(Model& m) {
     std::uint64_t expected = static_cast<std::uint64_t>(element_count(t)) * es;
     std::uint64_t length = ref.length.value_or(f.size() >= ref.offset ? f.size() - ref.offset : 0);
     if (ref.offset > f.size() || length > f.size() - ref.offset)
-      throw InputError(file_error(f.path().string(), "is too short for tensor '" + t.name() + "' of " + path +
-                                                         ": needs bytes up to offset " +
-                                                         std::to_string(ref.offset + length) + ", file has " +
-                                                         std::to_string(f.size())));
+      throw InputError(file_error(
+          f.path().string(), "is too short for tensor '" + t.name() + "' of " + path + ": needs bytes up to offset " +
+                                 std::to_string(ref.offset + length) + ", file has " + std::to_string(f.size())));
     if (es != 0 && length != expected)
-      throw InputError(file_error(path, "tensor '" + t.name() + "' has external data length " +
-                                            std::to_string(length) + " but its shape and type need " +
-                                            std::to_string(expected)));
+      throw InputError(file_error(path, "tensor '" + t.name() + "' has external data length " + std::to_string(length) +
+                                            " but its shape and type need " + std::to_string(expected)));
   });
 }
 
@@ -117,15 +115,17 @@ Model load_model(const fs::path& path, const LoadOptions& options) {
   auto file = MappedFile::open(path);
   if (file->size() == 0) throw InputError(file_error(path.string(), "empty file, not an ONNX model"));
   if (file->size() > static_cast<std::uint64_t>(INT_MAX))
-    throw InputError(file_error(path.string(), "model file exceeds 2 GiB; protobuf cannot hold it (store the "
-                                               "weights as external data)"));
+    throw InputError(file_error(path.string(),
+                                "model file exceeds 2 GiB; protobuf cannot hold it (store the "
+                                "weights as external data)"));
   {
     pbio::ArrayInputStream ais(file->data(), static_cast<int>(file->size()));
     pbio::CodedInputStream cis(&ais);
     cis.SetTotalBytesLimit(INT_MAX);
     if (!m.proto.ParseFromCodedStream(&cis) || !cis.ConsumedEntireMessage())
-      throw InputError(file_error(path.string(), "not a valid ONNX model (protobuf parsing failed: the file is "
-                                                 "truncated, corrupt or not ONNX)"));
+      throw InputError(file_error(path.string(),
+                                  "not a valid ONNX model (protobuf parsing failed: the file is "
+                                  "truncated, corrupt or not ONNX)"));
   }
   if (options.validate) validate_structure(m.proto, path.string());
   map_external_data(m);

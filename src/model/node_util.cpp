@@ -4,9 +4,7 @@ namespace winml::model {
 
 bool is_default_domain(std::string_view domain) { return domain.empty() || domain == "ai.onnx"; }
 
-bool is_op(const onnx::NodeProto& n, std::string_view op) {
-  return n.op_type() == op && is_default_domain(n.domain());
-}
+bool is_op(const onnx::NodeProto& n, std::string_view op) { return n.op_type() == op && is_default_domain(n.domain()); }
 
 const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, std::string_view name) {
   for (const auto& a : n.attribute())
@@ -84,8 +82,7 @@ const std::string& input_or_empty(const onnx::NodeProto& n, int i) {
 }
 
 onnx::NodeProto make_node(const std::string& op, const std::vector<std::string>& inputs,
-                          const std::vector<std::string>& outputs, const std::string& name,
-                          const std::string& domain) {
+                          const std::vector<std::string>& outputs, const std::string& name, const std::string& domain) {
   onnx::NodeProto n;
   n.set_op_type(op);
   if (!name.empty()) n.set_name(name);

@@ -97,7 +97,8 @@ void relocate(const fs::path& from, const fs::path& to, bool move) {
         if (it == renamed.end()) {
           fs::path src = resolve_inside(from.parent_path(), a.s(), "EPContext ep_cache_context", from);
           std::string name = renamed_sidecar(src.filename().string(), from_stem, to_stem);
-          for (int k = 2; taken.count(name); ++k) name = to_stem + "_" + std::to_string(k) + "_" + src.filename().string();
+          for (int k = 2; taken.count(name); ++k)
+            name = to_stem + "_" + std::to_string(k) + "_" + src.filename().string();
           taken.insert(name);
           transfer(src, to_dir / name, move);
           it = renamed.emplace(a.s(), name).first;

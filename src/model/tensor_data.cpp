@@ -11,27 +11,52 @@ using onnx::TensorProto;
 
 std::size_t element_size(int32_t dt) {
   switch (dt) {
-    case TensorProto::FLOAT: case TensorProto::INT32: case TensorProto::UINT32: return 4;
-    case TensorProto::DOUBLE: case TensorProto::INT64: case TensorProto::UINT64: case TensorProto::COMPLEX64: return 8;
+    case TensorProto::FLOAT:
+    case TensorProto::INT32:
+    case TensorProto::UINT32: return 4;
+    case TensorProto::DOUBLE:
+    case TensorProto::INT64:
+    case TensorProto::UINT64:
+    case TensorProto::COMPLEX64: return 8;
     case TensorProto::COMPLEX128: return 16;
-    case TensorProto::FLOAT16: case TensorProto::BFLOAT16: case TensorProto::INT16: case TensorProto::UINT16: return 2;
-    case TensorProto::INT8: case TensorProto::UINT8: case TensorProto::BOOL: return 1;
+    case TensorProto::FLOAT16:
+    case TensorProto::BFLOAT16:
+    case TensorProto::INT16:
+    case TensorProto::UINT16: return 2;
+    case TensorProto::INT8:
+    case TensorProto::UINT8:
+    case TensorProto::BOOL: return 1;
     // FLOAT8 variants (IR 9): one byte each.
-    case 17: case 18: case 19: case 20: return 1;
+    case 17:
+    case 18:
+    case 19:
+    case 20: return 1;
     default: return 0;
   }
 }
 
 namespace {
 const std::map<int32_t, std::string>& type_names() {
-  static const std::map<int32_t, std::string> m = {
-      {TensorProto::FLOAT, "float32"},   {TensorProto::UINT8, "uint8"},     {TensorProto::INT8, "int8"},
-      {TensorProto::UINT16, "uint16"},   {TensorProto::INT16, "int16"},     {TensorProto::INT32, "int32"},
-      {TensorProto::INT64, "int64"},     {TensorProto::STRING, "string"},   {TensorProto::BOOL, "bool"},
-      {TensorProto::FLOAT16, "float16"}, {TensorProto::DOUBLE, "float64"},  {TensorProto::UINT32, "uint32"},
-      {TensorProto::UINT64, "uint64"},   {TensorProto::COMPLEX64, "complex64"},
-      {TensorProto::COMPLEX128, "complex128"}, {TensorProto::BFLOAT16, "bfloat16"},
-      {17, "float8e4m3fn"}, {18, "float8e4m3fnuz"}, {19, "float8e5m2"}, {20, "float8e5m2fnuz"}};
+  static const std::map<int32_t, std::string> m = {{TensorProto::FLOAT, "float32"},
+                                                   {TensorProto::UINT8, "uint8"},
+                                                   {TensorProto::INT8, "int8"},
+                                                   {TensorProto::UINT16, "uint16"},
+                                                   {TensorProto::INT16, "int16"},
+                                                   {TensorProto::INT32, "int32"},
+                                                   {TensorProto::INT64, "int64"},
+                                                   {TensorProto::STRING, "string"},
+                                                   {TensorProto::BOOL, "bool"},
+                                                   {TensorProto::FLOAT16, "float16"},
+                                                   {TensorProto::DOUBLE, "float64"},
+                                                   {TensorProto::UINT32, "uint32"},
+                                                   {TensorProto::UINT64, "uint64"},
+                                                   {TensorProto::COMPLEX64, "complex64"},
+                                                   {TensorProto::COMPLEX128, "complex128"},
+                                                   {TensorProto::BFLOAT16, "bfloat16"},
+                                                   {17, "float8e4m3fn"},
+                                                   {18, "float8e4m3fnuz"},
+                                                   {19, "float8e5m2"},
+                                                   {20, "float8e5m2fnuz"}};
   return m;
 }
 }  // namespace
@@ -97,11 +122,16 @@ TensorBytes inline_tensor_bytes(const TensorProto& t) {
     case TensorProto::UINT64: convert_field<uint64_t>(t.uint64_data(), r.owned); break;
     case TensorProto::INT32: convert_field<int32_t>(t.int32_data(), r.owned); break;
     case TensorProto::INT16: convert_field<int16_t>(t.int32_data(), r.owned); break;
-    case TensorProto::UINT16: case TensorProto::FLOAT16: case TensorProto::BFLOAT16:
-      convert_field<uint16_t>(t.int32_data(), r.owned); break;
+    case TensorProto::UINT16:
+    case TensorProto::FLOAT16:
+    case TensorProto::BFLOAT16: convert_field<uint16_t>(t.int32_data(), r.owned); break;
     case TensorProto::INT8: convert_field<int8_t>(t.int32_data(), r.owned); break;
-    case TensorProto::UINT8: case TensorProto::BOOL: case 17: case 18: case 19: case 20:
-      convert_field<uint8_t>(t.int32_data(), r.owned); break;
+    case TensorProto::UINT8:
+    case TensorProto::BOOL:
+    case 17:
+    case 18:
+    case 19:
+    case 20: convert_field<uint8_t>(t.int32_data(), r.owned); break;
     case TensorProto::COMPLEX64: convert_field<float>(t.float_data(), r.owned); break;
     case TensorProto::COMPLEX128: convert_field<double>(t.double_data(), r.owned); break;
     default:

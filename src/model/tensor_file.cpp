@@ -24,9 +24,8 @@ namespace {
 const std::map<std::string, std::int32_t>& npy_types() {
   using T = onnx::TensorProto;
   static const std::map<std::string, std::int32_t> m = {
-      {"f4", T::FLOAT}, {"f8", T::DOUBLE}, {"f2", T::FLOAT16}, {"i1", T::INT8},   {"u1", T::UINT8},
-      {"i2", T::INT16}, {"u2", T::UINT16}, {"i4", T::INT32},   {"u4", T::UINT32}, {"i8", T::INT64},
-      {"u8", T::UINT64}, {"b1", T::BOOL}};
+      {"f4", T::FLOAT},  {"f8", T::DOUBLE}, {"f2", T::FLOAT16}, {"i1", T::INT8},  {"u1", T::UINT8},  {"i2", T::INT16},
+      {"u2", T::UINT16}, {"i4", T::INT32},  {"u4", T::UINT32},  {"i8", T::INT64}, {"u8", T::UINT64}, {"b1", T::BOOL}};
   return m;
 }
 
@@ -53,7 +52,9 @@ std::string dict_value(const std::string& header, const std::string& key) {
 
 TensorFile read_npy(const fs::path& path) {
   std::string bytes = read_file(path);
-  auto bad = [&](const std::string& why) { return InputError(file_error(path.string(), "not a usable .npy file: " + why)); };
+  auto bad = [&](const std::string& why) {
+    return InputError(file_error(path.string(), "not a usable .npy file: " + why));
+  };
   if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) throw bad("missing the NumPy magic");
   int major = static_cast<unsigned char>(bytes[6]);
   std::size_t header_len, offset;
@@ -63,14 +64,16 @@ TensorFile read_npy(const fs::path& path) {
   } else {
     if (bytes.size() < 12) throw bad("truncated header");
     header_len = 0;
-    for (int i = 0; i < 4; ++i) header_len |= static_cast<std::size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+    for (int i = 0; i < 4; ++i)
+      header_len |= static_cast<std::size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
     offset = 12;
   }
   if (offset + header_len > bytes.size()) throw bad("truncated header");
   std::string header = bytes.substr(offset, header_len);
   std::string descr = dict_value(header, "descr");
   if (dict_value(header, "fortran_order") != "False") throw bad("Fortran-ordered arrays are not supported");
-  if (descr.size() != 3 || (descr[0] != '<' && descr[0] != '|')) throw bad("unsupported dtype '" + descr + "' (little-endian numeric only)");
+  if (descr.size() != 3 || (descr[0] != '<' && descr[0] != '|'))
+    throw bad("unsupported dtype '" + descr + "' (little-endian numeric only)");
   auto it = npy_types().find(descr.substr(1));
   if (it == npy_types().end()) throw bad("unsupported dtype '" + descr + "'");
   TensorFile t;
@@ -94,7 +97,8 @@ TensorFile read_npy(const fs::path& path) {
   const std::size_t expected = *size;
   std::size_t data_at = offset + header_len;
   if (bytes.size() - data_at != expected)
-    throw bad("holds " + std::to_string(bytes.size() - data_at) + " data bytes, its shape needs " + std::to_string(expected));
+    throw bad("holds " + std::to_string(bytes.size() - data_at) + " data bytes, its shape needs " +
+              std::to_string(expected));
   t.data.resize(expected);
   if (expected) std::memcpy(t.data.data(), bytes.data() + data_at, expected);  // an empty tensor has no buffer
   return t;
@@ -104,7 +108,8 @@ void write_npy(const fs::path& path, const TensorFile& t) {
   std::string descr;
   for (const auto& [k, v] : npy_types())
     if (v == t.dtype) descr = (k[1] == '1' ? "|" : "<") + k;
-  if (descr.empty()) throw BuildError(file_error(path.string(), "cannot write " + data_type_name(t.dtype) + " as .npy"));
+  if (descr.empty())
+    throw BuildError(file_error(path.string(), "cannot write " + data_type_name(t.dtype) + " as .npy"));
   // Python tuple syntax: "()", "(3,)", "(1, 3)".
   std::string shape = "(";
   for (std::size_t i = 0; i < t.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(t.shape[i]);
@@ -143,8 +148,7 @@ TensorFile read_tensor_pb(const fs::path& path) {
   const auto size = checked_byte_size(p.dims(), element_size(p.data_type()));
   if (!size) throw InputError(file_error(path.string(), "has a negative dimension or a shape of more than 2^64 bytes"));
   TensorFile t = from_proto(p);
-  if (t.data.size() != *size)
-    throw InputError(file_error(path.string(), "tensor data does not match its shape"));
+  if (t.data.size() != *size) throw InputError(file_error(path.string(), "tensor data does not match its shape"));
   return t;
 }
 

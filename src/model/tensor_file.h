@@ -20,7 +20,9 @@ struct TensorFile {
 
   std::int64_t element_count() const;
   template <typename T>
-  const T* as() const { return reinterpret_cast<const T*>(data.data()); }
+  const T* as() const {
+    return reinterpret_cast<const T*>(data.data());
+  }
 };
 
 // InputError naming the file on anything malformed or unsupported.

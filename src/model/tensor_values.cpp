@@ -50,8 +50,14 @@ std::optional<std::vector<float>> read_floats(const Model& m, const TensorProto&
 std::optional<std::vector<std::int64_t>> read_ints(const Model& m, const TensorProto& t) {
   auto dt = t.data_type();
   switch (dt) {
-    case TensorProto::INT64: case TensorProto::INT32: case TensorProto::INT16: case TensorProto::INT8:
-    case TensorProto::UINT64: case TensorProto::UINT32: case TensorProto::UINT16: case TensorProto::UINT8:
+    case TensorProto::INT64:
+    case TensorProto::INT32:
+    case TensorProto::INT16:
+    case TensorProto::INT8:
+    case TensorProto::UINT64:
+    case TensorProto::UINT32:
+    case TensorProto::UINT16:
+    case TensorProto::UINT8:
     case TensorProto::BOOL: break;
     default: return std::nullopt;
   }
@@ -127,10 +133,26 @@ TensorProto make_ints(const std::string& name, std::int32_t type, const std::vec
   for (std::size_t i = 0; i < values.size(); ++i) {
     std::int32_t v = values[i];
     switch (type) {
-      case TensorProto::UINT8: { auto x = static_cast<std::uint8_t>(v); std::memcpy(&data[i], &x, 1); break; }
-      case TensorProto::INT8: { auto x = static_cast<std::int8_t>(v); std::memcpy(&data[i], &x, 1); break; }
-      case TensorProto::UINT16: { auto x = static_cast<std::uint16_t>(v); std::memcpy(&data[2 * i], &x, 2); break; }
-      case TensorProto::INT16: { auto x = static_cast<std::int16_t>(v); std::memcpy(&data[2 * i], &x, 2); break; }
+      case TensorProto::UINT8: {
+        auto x = static_cast<std::uint8_t>(v);
+        std::memcpy(&data[i], &x, 1);
+        break;
+      }
+      case TensorProto::INT8: {
+        auto x = static_cast<std::int8_t>(v);
+        std::memcpy(&data[i], &x, 1);
+        break;
+      }
+      case TensorProto::UINT16: {
+        auto x = static_cast<std::uint16_t>(v);
+        std::memcpy(&data[2 * i], &x, 2);
+        break;
+      }
+      case TensorProto::INT16: {
+        auto x = static_cast<std::int16_t>(v);
+        std::memcpy(&data[2 * i], &x, 2);
+        break;
+      }
       case TensorProto::INT32: std::memcpy(&data[4 * i], &v, 4); break;
       default: throw BuildError("cannot store integers as " + data_type_name(type));
     }

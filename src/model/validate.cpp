@@ -61,8 +61,8 @@ void check_graph(const onnx::GraphProto& g, const std::string& path,
 
 void validate_structure(const onnx::ModelProto& proto, const std::string& path) {
   if (!proto.has_ir_version() || proto.ir_version() < 3)
-    throw InputError(file_error(path, "not a usable ONNX model: IR version " + std::to_string(proto.ir_version()) +
-                                          " (3 or newer is needed)"));
+    throw InputError(file_error(
+        path, "not a usable ONNX model: IR version " + std::to_string(proto.ir_version()) + " (3 or newer is needed)"));
   if (!proto.has_graph()) throw InputError(file_error(path, "not a usable ONNX model: it has no graph"));
   if (proto.opset_import_size() == 0)
     throw InputError(file_error(path, "not a usable ONNX model: it imports no opset"));

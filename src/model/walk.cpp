@@ -10,12 +10,14 @@ void walk_graphs(G& g, const Fn& fn, int depth) {
     auto& node = [&]() -> auto& {
       if constexpr (std::is_const_v<G>) return g.node(n);
       else return *g.mutable_node(n);
-    }();
+    }
+    ();
     for (int a = 0; a < node.attribute_size(); ++a) {
       auto& attr = [&]() -> auto& {
         if constexpr (std::is_const_v<G>) return node.attribute(a);
         else return *node.mutable_attribute(a);
-      }();
+      }
+      ();
       if (attr.has_g()) {
         if constexpr (std::is_const_v<G>) walk_graphs(attr.g(), fn, depth + 1);
         else walk_graphs(*attr.mutable_g(), fn, depth + 1);

@@ -18,7 +18,6 @@ enum class TensorSite { kInitializer, kAttribute, kSparseValue };
 // initializers, sparse initializer values and tensor attributes (Constant
 // nodes), in a deterministic order.
 void for_each_tensor(onnx::GraphProto& g, const std::function<void(onnx::TensorProto&, TensorSite)>& fn);
-void for_each_tensor(const onnx::GraphProto& g,
-                     const std::function<void(const onnx::TensorProto&, TensorSite)>& fn);
+void for_each_tensor(const onnx::GraphProto& g, const std::function<void(const onnx::TensorProto&, TensorSite)>& fn);
 
 }  // namespace winml::model

@@ -18,9 +18,9 @@ class ConstantEvaluator {
   virtual bool can_evaluate(const onnx::NodeProto& n, std::int64_t opset) const = 0;
   // Computes the node's outputs (in output order, named as the outputs), or
   // nullopt when it cannot. `inputs[i]` is null for an absent optional input.
-  virtual std::optional<std::vector<onnx::TensorProto>> evaluate(
-      const onnx::NodeProto& n, std::int64_t opset, const std::vector<const onnx::TensorProto*>& inputs,
-      const model::Model& m) const = 0;
+  virtual std::optional<std::vector<onnx::TensorProto>> evaluate(const onnx::NodeProto& n, std::int64_t opset,
+                                                                 const std::vector<const onnx::TensorProto*>& inputs,
+                                                                 const model::Model& m) const = 0;
 };
 
 }  // namespace winml::passes

@@ -13,8 +13,8 @@ namespace winml::passes {
 namespace {
 
 bool mergeable(const onnx::NodeProto& n) {
-  static const std::set<std::string> kRandom = {"RandomNormal", "RandomUniform", "RandomNormalLike",
-                                                "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"};
+  static const std::set<std::string> kRandom = {
+      "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"};
   if (kRandom.count(n.op_type())) return false;
   for (const auto& a : n.attribute())
     if (a.has_g() || a.graphs_size()) return false;

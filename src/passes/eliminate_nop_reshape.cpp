@@ -23,8 +23,11 @@ class EliminateNopReshape : public NodePass {
     int wildcards = 0;
     for (std::size_t k = 0; k < target->size(); ++k) {
       std::int64_t t = (*target)[k], d = (*in)[k];
-      if (t == 0 && !allow_zero) continue;   // copies the input dimension
-      if (t == -1) { ++wildcards; continue; }
+      if (t == 0 && !allow_zero) continue;  // copies the input dimension
+      if (t == -1) {
+        ++wildcards;
+        continue;
+      }
       if (d < 0 || t != d) return false;
     }
     if (wildcards > 1) return false;

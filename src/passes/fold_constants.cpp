@@ -21,9 +21,9 @@ namespace {
 constexpr std::uint64_t kMaxGrowthBytes = 1 << 20;
 
 bool never_fold(const onnx::NodeProto& n) {
-  static const std::set<std::string> kOps = {"RandomNormal",      "RandomUniform", "RandomNormalLike",
-                                             "RandomUniformLike", "Multinomial",   "Bernoulli",
-                                             "QuantizeLinear",    "DequantizeLinear", "Identity", "Dropout"};
+  static const std::set<std::string> kOps = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+                                             "Multinomial",  "Bernoulli",     "QuantizeLinear",   "DequantizeLinear",
+                                             "Identity",     "Dropout"};
   for (const auto& a : n.attribute())
     if (a.has_g() || a.graphs_size()) return true;
   return kOps.count(n.op_type()) > 0;

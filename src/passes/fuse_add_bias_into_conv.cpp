@@ -29,9 +29,9 @@ class FuseAddBiasIntoConv : public NodePass {
       b = *old_b;
     }
     for (std::size_t k = 0; k < channels; ++k) b[k] += (*add_values)[add_values->size() == 1 ? 0 : k];
-    std::string b_name = v.add_initializer(
-        model::make_floats(v.unique_name(conv.name().empty() ? "conv_bias" : conv.name() + "_bias"),
-                    {static_cast<std::int64_t>(channels)}, b));
+    std::string b_name =
+        v.add_initializer(model::make_floats(v.unique_name(conv.name().empty() ? "conv_bias" : conv.name() + "_bias"),
+                                             {static_cast<std::int64_t>(channels)}, b));
     const std::string out = add.output(0);
     v.set_input(c, 2, b_name);
     v.remove_node(i);

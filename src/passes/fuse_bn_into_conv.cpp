@@ -49,7 +49,7 @@ class FuseBnIntoConv : public NodePass {
     std::string w_name = v.add_initializer(model::make_floats(v.unique_name(conv.input(1) + "_bn"), w_dims, w2));
     std::string b_name = v.add_initializer(
         model::make_floats(v.unique_name(conv.name().empty() ? "conv_bias_bn" : conv.name() + "_bias_bn"),
-                    {static_cast<std::int64_t>(channels)}, b2));
+                           {static_cast<std::int64_t>(channels)}, b2));
     const std::string out = bn.output(0);
     v.set_input(c, 1, w_name);
     v.set_input(c, 2, b_name);

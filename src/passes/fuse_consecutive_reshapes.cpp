@@ -53,7 +53,7 @@ class FuseConsecutiveReshapes : public NodePass {
     std::string shape = v.add_initializer(
         model::make_int64s(v.unique_name(b.output(0) + "_shape"), {static_cast<std::int64_t>(out->size())}, *out));
     auto reshape = model::make_node("Reshape", {x, shape}, {b.output(0)},
-                             v.unique_name(b.name().empty() ? "Reshape" : b.name() + "_reshape"));
+                                    v.unique_name(b.name().empty() ? "Reshape" : b.name() + "_reshape"));
     v.remove_node(i);
     v.add_node(std::move(reshape), i);
     return true;

@@ -16,8 +16,8 @@ class FuseLayerNorm : public NodePass {
  public:
   bool rewrite(GraphView& v, int i, PassContext& ctx) override {
     if (ctx.opsets.onnx < 17) {
-      if (match_layer_norm(v, i)) ctx.note("fuse_layer_norm: needs opset >= 17 (model has " +
-                                           std::to_string(ctx.opsets.onnx) + ")");
+      if (match_layer_norm(v, i))
+        ctx.note("fuse_layer_norm: needs opset >= 17 (model has " + std::to_string(ctx.opsets.onnx) + ")");
       return false;
     }
     auto m = match_layer_norm(v, i);
@@ -53,15 +53,16 @@ class FuseLayerNorm : public NodePass {
       const auto* t = v.constant(name);
       if (static_cast<std::size_t>(t->dims_size()) == normalized.size()) return name;
       auto bytes = ctx.model.tensor_bytes(*t);
-      return v.add_initializer(model::make_tensor(v.unique_name(name + suffix), t->data_type(), normalized, bytes.bytes));
+      return v.add_initializer(
+          model::make_tensor(v.unique_name(name + suffix), t->data_type(), normalized, bytes.bytes));
     };
     auto scale = std::optional<std::string>(materialize(m->scale, "_scale"));
     auto bias = std::optional<std::string>(materialize(m->bias, "_bias"));
     std::vector<std::string> inputs = {m->input, *scale};
     if (!bias->empty()) inputs.push_back(*bias);
-    auto ln = model::make_node("LayerNormalization", inputs, {m->output},
-                               v.unique_name(v.node(i).name().empty() ? "LayerNormalization"
-                                                                      : v.node(i).name() + "_layernorm"));
+    auto ln = model::make_node(
+        "LayerNormalization", inputs, {m->output},
+        v.unique_name(v.node(i).name().empty() ? "LayerNormalization" : v.node(i).name() + "_layernorm"));
     model::set_attr_int(ln, "axis", m->axis);
     model::set_attr_float(ln, "epsilon", m->epsilon);
     int last = m->nodes.back();

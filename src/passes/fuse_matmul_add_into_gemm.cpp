@@ -20,7 +20,7 @@ class FuseMatMulAddIntoGemm : public NodePass {
     const auto& matmul = v.node(mm);
     const std::string& c = add.input(0) == matmul.output(0) ? add.input(1) : add.input(0);
     auto gemm = model::make_node("Gemm", {matmul.input(0), matmul.input(1), c}, {add.output(0)},
-                          v.unique_name(matmul.name().empty() ? "Gemm" : matmul.name() + "_gemm"));
+                                 v.unique_name(matmul.name().empty() ? "Gemm" : matmul.name() + "_gemm"));
     v.remove_node(mm);
     v.remove_node(i);
     v.add_node(std::move(gemm), i);

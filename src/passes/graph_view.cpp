@@ -4,8 +4,8 @@
 #include <queue>
 #include <stdexcept>
 
-#include "model/walk.h"
 #include "model/tensor_values.h"
+#include "model/walk.h"
 
 namespace winml::passes {
 
@@ -457,8 +457,8 @@ void GraphView::commit() {
       for (int u : users[static_cast<std::size_t>(k)])
         if (--pending[static_cast<std::size_t>(u)] == 0) ready.push(u);
     }
-    if (topo.size() != order.size()) throw std::logic_error("optimization pass created a cycle in graph '" +
-                                                            graph_->name() + "'");
+    if (topo.size() != order.size())
+      throw std::logic_error("optimization pass created a cycle in graph '" + graph_->name() + "'");
     order = std::move(topo);
   }
 

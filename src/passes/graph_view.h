@@ -126,7 +126,7 @@ class GraphView {
   std::unordered_map<std::string, const onnx::TensorProto*> initializers_;
   std::unordered_set<std::string> dropped_initializers_;
   std::unordered_map<std::string, const onnx::TypeProto*> types_;
-  std::deque<onnx::TypeProto> owned_types_;        // types synthesized for initializers / set_value_info
+  std::deque<onnx::TypeProto> owned_types_;              // types synthesized for initializers / set_value_info
   mutable std::deque<onnx::TensorProto> owned_tensors_;  // Constant node attributes converted to tensors
   mutable std::unordered_map<std::string, const onnx::TensorProto*> constant_cache_;
   // Every name in the model; kept by the root view, shared by subgraph views.

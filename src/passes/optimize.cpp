@@ -4,11 +4,11 @@
 #include <set>
 #include <unordered_set>
 
-#include "ep/ep_table.h"
 #include "base/atomic_file.h"
 #include "base/error.h"
 #include "base/text.h"
 #include "config/rule_names.h"
+#include "ep/ep_table.h"
 #include "model/epcontext.h"
 #include "model/model_io.h"
 #include "model/walk.h"
@@ -145,8 +145,8 @@ OptimizeReport optimize_model(model::Model& model, const OptimizeOptions& option
   std::unique_ptr<ep::EpTable> table;
   if (!options.ep.empty()) table = std::make_unique<ep::EpTable>(ep::load_ep_table(options.ep));
 
-  PassContext ctx{model, opset_facts(model), table.get(),
-                  options.evaluator ? options.evaluator : &runtime_evaluator(), {}};
+  PassContext ctx{
+      model, opset_facts(model), table.get(), options.evaluator ? options.evaluator : &runtime_evaluator(), {}};
   report.opsets = ctx.opsets;
   report.nodes_before = count_nodes(model.proto);
   report.initializers_before = count_initializers(model.proto);

@@ -16,10 +16,10 @@
 namespace winml::passes {
 
 struct OptimizeOptions {
-  std::string level = "basic";          // a [levels] key of rules/optimize/presets.toml
-  std::map<std::string, bool> passes;   // per-pass overrides of the level
-  std::string ep;                // rules/ep/<name>.toml; "" for none
-  int max_rounds = 10;                  // bound on rounds of the rewrite loop
+  std::string level = "basic";         // a [levels] key of rules/optimize/presets.toml
+  std::map<std::string, bool> passes;  // per-pass overrides of the level
+  std::string ep;                      // rules/ep/<name>.toml; "" for none
+  int max_rounds = 10;                 // bound on rounds of the rewrite loop
   // Evaluates constant nodes for fold_constants; null: winml-make's runtime
   // (runtime_evaluator()).
   const ConstantEvaluator* evaluator = nullptr;
@@ -28,12 +28,12 @@ struct OptimizeOptions {
 };
 
 struct OptimizeReport {
-  std::vector<std::string> passes;               // enabled passes, in pipeline order
-  std::map<std::string, std::int64_t> rewrites;  // per pass, summed over all rounds
-  std::map<std::string, double> seconds;         // per pass (not reproducible; kept out of to_json)
+  std::vector<std::string> passes;                 // enabled passes, in pipeline order
+  std::map<std::string, std::int64_t> rewrites;    // per pass, summed over all rounds
+  std::map<std::string, double> seconds;           // per pass (not reproducible; kept out of to_json)
   std::int64_t nodes_before = 0, nodes_after = 0;  // all graphs
   std::int64_t initializers_before = 0, initializers_after = 0;
-  int rounds = 0;          // rounds run, the last one making no rewrite unless the bound was hit
+  int rounds = 0;           // rounds run, the last one making no rewrite unless the bound was hit
   bool fixed_point = true;  // false when max_rounds stopped the loop
   OpsetFacts opsets;
   std::vector<std::string> notes;

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/tensor_data.h"
 #include "model/node_util.h"
+#include "model/tensor_data.h"
 #include "model/tensor_values.h"
 
 namespace winml::passes {
@@ -381,7 +381,8 @@ std::optional<Match> match_attention(const GraphView& v, int anchor) {
     in = v.node(p).input(k);
     p = v.producer(in);
   }
-  if (p >= 0 && (model::is_op(v.node(p), "Div") || model::is_op(v.node(p), "Mul")) && constant_scalar(v, v.node(p).input(1))) {
+  if (p >= 0 && (model::is_op(v.node(p), "Div") || model::is_op(v.node(p), "Mul")) &&
+      constant_scalar(v, v.node(p).input(1))) {
     nodes.push_back(p);  // scale
     in = v.node(p).input(0);
     p = v.producer(in);

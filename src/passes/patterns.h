@@ -16,9 +16,9 @@
 namespace winml::passes {
 
 struct Match {
-  std::string kind;           // "gelu_erf", "layer_norm", ...
-  std::vector<int> nodes;     // node indices, in graph order
-  std::string output;         // the value the fused node must produce
+  std::string kind;        // "gelu_erf", "layer_norm", ...
+  std::vector<int> nodes;  // node indices, in graph order
+  std::string output;      // the value the fused node must produce
 };
 
 // Decomposed GELU, 0.5 * x * (1 + erf(x / sqrt(2))), anchored at the Erf node.
@@ -34,7 +34,7 @@ std::optional<GeluMatch> match_gelu(const GraphView& v, int anchor);
 struct LayerNormMatch : Match {
   std::string input, scale, bias;  // scale/bias "" when absent
   float epsilon = 1e-5f;
-  std::int64_t axis = -1;          // first normalized axis (negative)
+  std::int64_t axis = -1;  // first normalized axis (negative)
   std::int32_t elem_type = 0;
 };
 std::optional<LayerNormMatch> match_layer_norm(const GraphView& v, int anchor);

@@ -43,8 +43,8 @@ const std::vector<const PassInfo*>& registered_passes();
 
 }  // namespace winml::passes
 
-#define WINML_PASS(NAME, ORDER, CLASS)                                 \
-  extern constinit const ::winml::passes::PassInfo winml_pass_##NAME; \
-  constinit const ::winml::passes::PassInfo winml_pass_##NAME {       \
-    #NAME, ORDER, []() -> std::unique_ptr<::winml::passes::Pass> { return std::make_unique<CLASS>(); } \
+#define WINML_PASS(NAME, ORDER, CLASS)                                                                   \
+  extern constinit const ::winml::passes::PassInfo winml_pass_##NAME;                                    \
+  constinit const ::winml::passes::PassInfo winml_pass_##NAME {                                          \
+#NAME, ORDER, []() -> std::unique_ptr < ::winml::passes::Pass> { return std::make_unique<CLASS>(); } \
   }

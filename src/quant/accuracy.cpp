@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "base/error.h"
-#include "model/tensor_data.h"
 #include "base/half.h"
+#include "model/tensor_data.h"
 
 namespace winml::quant {
 
@@ -35,7 +35,8 @@ std::vector<double> as_doubles(const model::TensorFile& t) {
       }
       break;
     case T::INT8: widen<std::int8_t>(t, out); break;
-    case T::UINT8: case T::BOOL: widen<std::uint8_t>(t, out); break;
+    case T::UINT8:
+    case T::BOOL: widen<std::uint8_t>(t, out); break;
     case T::INT16: widen<std::int16_t>(t, out); break;
     case T::UINT16: widen<std::uint16_t>(t, out); break;
     case T::INT32: widen<std::int32_t>(t, out); break;
@@ -47,8 +48,7 @@ std::vector<double> as_doubles(const model::TensorFile& t) {
 
 void AccuracyMeter::add(const std::string& output, const model::TensorFile& reference,
                         const model::TensorFile& candidate) {
-  if (reference.shape != candidate.shape)
-    throw BuildError("output '" + output + "' changed shape after conversion");
+  if (reference.shape != candidate.shape) throw BuildError("output '" + output + "' changed shape after conversion");
   std::vector<double> a = as_doubles(reference), b = as_doubles(candidate);
   Sums& s = sums_[output];
   for (std::size_t i = 0; i < a.size(); ++i) {

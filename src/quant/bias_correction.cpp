@@ -8,9 +8,8 @@ namespace winml::quant {
 namespace {
 
 // Conv weight [M, C/group, k...]: output m reads input channels of its group.
-std::vector<double> conv_shift(const PlannedCorrection& c, const std::vector<float>& w,
-                               const std::vector<float>& wq, const std::vector<std::int64_t>& dims,
-                               const std::vector<double>& mu) {
+std::vector<double> conv_shift(const PlannedCorrection& c, const std::vector<float>& w, const std::vector<float>& wq,
+                               const std::vector<std::int64_t>& dims, const std::vector<double>& mu) {
   if (dims.size() < 2) return {};
   std::int64_t m = dims[0], cg = dims[1], k = 1;
   for (std::size_t i = 2; i < dims.size(); ++i) k *= dims[i];
@@ -33,9 +32,8 @@ std::vector<double> conv_shift(const PlannedCorrection& c, const std::vector<flo
 }
 
 // Gemm B as [K, N] (or [N, K] with transB), MatMul W as [K, N].
-std::vector<double> matrix_shift(const PlannedCorrection& c, const std::vector<float>& w,
-                                 const std::vector<float>& wq, const std::vector<std::int64_t>& dims,
-                                 const std::vector<double>& mu) {
+std::vector<double> matrix_shift(const PlannedCorrection& c, const std::vector<float>& w, const std::vector<float>& wq,
+                                 const std::vector<std::int64_t>& dims, const std::vector<double>& mu) {
   if (dims.size() != 2) return {};
   bool by_row = c.kind == PlannedCorrection::Kind::kGemm && c.trans_b;
   std::int64_t kdim = by_row ? dims[1] : dims[0], n = by_row ? dims[0] : dims[1];
@@ -59,7 +57,7 @@ std::vector<double> output_shift(const PlannedCorrection& c, const std::vector<f
   if (w.size() != w_quantized.size()) return {};
   if (!std::all_of(input_mean.begin(), input_mean.end(), [](double x) { return std::isfinite(x); })) return {};
   return c.kind == PlannedCorrection::Kind::kConv ? conv_shift(c, w, w_quantized, dims, input_mean)
-                                                   : matrix_shift(c, w, w_quantized, dims, input_mean);
+                                                  : matrix_shift(c, w, w_quantized, dims, input_mean);
 }
 
 }  // namespace winml::quant

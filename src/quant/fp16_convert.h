@@ -26,7 +26,7 @@ struct Fp16Options {
 
 struct Fp16Result {
   std::size_t fp16_nodes = 0;
-  std::size_t float_nodes = 0;   // float nodes that touch floating point values
+  std::size_t float_nodes = 0;  // float nodes that touch floating point values
   std::size_t casts = 0;
   std::size_t converted_constants = 0;
   std::map<std::string, std::size_t> float_op_types;  // why: op type -> count

@@ -7,12 +7,31 @@ const std::map<std::string, std::int64_t>& ort_cpu_fp16_ops() {
   // load without ORT inserting Casts (probed per op at opsets 11, 13, 17, 21).
   // Compute-heavy ops (Conv, MatMul, Gemm, Add, Mul, Relu, pooling, Softmax,
   // reductions, ...) have no float16 CPU kernel on x86.
-  static const std::map<std::string, std::int64_t> ops = {
-      {"Cast", 1},          {"Clip", 13},       {"Compress", 11},     {"Concat", 1},   {"Expand", 8},
-      {"Flatten", 1},       {"Gather", 1},      {"GatherElements", 11}, {"GatherND", 11}, {"Identity", 1},
-      {"IsNaN", 9},         {"LayerNormalization", 17}, {"Max", 13},  {"Min", 13},     {"Reshape", 5},
-      {"Round", 11},        {"ScatterElements", 11}, {"ScatterND", 11}, {"Shape", 1}, {"Sign", 9},
-      {"Slice", 10},        {"Split", 1},       {"Squeeze", 1},       {"Transpose", 1}, {"Unsqueeze", 1}};
+  static const std::map<std::string, std::int64_t> ops = {{"Cast", 1},
+                                                          {"Clip", 13},
+                                                          {"Compress", 11},
+                                                          {"Concat", 1},
+                                                          {"Expand", 8},
+                                                          {"Flatten", 1},
+                                                          {"Gather", 1},
+                                                          {"GatherElements", 11},
+                                                          {"GatherND", 11},
+                                                          {"Identity", 1},
+                                                          {"IsNaN", 9},
+                                                          {"LayerNormalization", 17},
+                                                          {"Max", 13},
+                                                          {"Min", 13},
+                                                          {"Reshape", 5},
+                                                          {"Round", 11},
+                                                          {"ScatterElements", 11},
+                                                          {"ScatterND", 11},
+                                                          {"Shape", 1},
+                                                          {"Sign", 9},
+                                                          {"Slice", 10},
+                                                          {"Split", 1},
+                                                          {"Squeeze", 1},
+                                                          {"Transpose", 1},
+                                                          {"Unsqueeze", 1}};
   return ops;
 }
 

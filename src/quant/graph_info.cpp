@@ -59,7 +59,7 @@ void propagate_types(const onnx::GraphProto& g, std::map<std::string, std::int32
   using T = onnx::TensorProto;
   static const std::set<std::string> to_int64 = {"Shape", "Size", "NonZero", "ArgMax", "ArgMin", "NonMaxSuppression"};
   static const std::set<std::string> to_bool = {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Not",
-                                                "And", "Or", "Xor", "IsNaN", "IsInf"};
+                                                "And",   "Or",   "Xor",     "IsNaN",       "IsInf"};
   for (const auto& n : g.node()) {
     bool missing = false;
     for (const auto& o : n.output()) missing = missing || (!o.empty() && !types.count(o));
@@ -69,9 +69,11 @@ void propagate_types(const onnx::GraphProto& g, std::map<std::string, std::int32
     if (to_int64.count(op)) t = T::INT64;
     else if (to_bool.count(op)) t = T::BOOL;
     else if (op == "Cast") t = int_attribute(n, "to", 0);
-    else if (op == "DequantizeLinear") t = n.input_size() > 1 && types.count(n.input(1)) ? types.at(n.input(1)) : T::FLOAT;
+    else if (op == "DequantizeLinear")
+      t = n.input_size() > 1 && types.count(n.input(1)) ? types.at(n.input(1)) : T::FLOAT;
     else if (op == "QuantizeLinear")
-      t = n.input_size() > 2 && types.count(n.input(2)) ? types.at(n.input(2)) : int_attribute(n, "output_dtype", T::UINT8);
+      t = n.input_size() > 2 && types.count(n.input(2)) ? types.at(n.input(2))
+                                                        : int_attribute(n, "output_dtype", T::UINT8);
     else if (op == "ConstantOfShape") t = T::FLOAT;  // unless its value attribute says otherwise
     for (const auto& a : n.attribute())
       if (op == "ConstantOfShape" && a.name() == "value" && a.has_t()) t = a.t().data_type();
@@ -108,7 +110,8 @@ GraphInfo analyze_graph(const onnx::ModelProto& model) {
   for (const auto& n : g.node())
     if (n.op_type() == "Constant" && (n.domain().empty() || n.domain() == "ai.onnx"))
       for (const auto& a : n.attribute())
-        if (a.name() == "value" && a.has_t() && n.output_size() == 1) info.elem_types.emplace(n.output(0), a.t().data_type());
+        if (a.name() == "value" && a.has_t() && n.output_size() == 1)
+          info.elem_types.emplace(n.output(0), a.t().data_type());
 
   onnx::ModelProto s = skeleton(model);
   try {

@@ -14,7 +14,7 @@ namespace winml::quant {
 
 struct GraphInfo {
   std::map<std::string, const onnx::TensorProto*> initializers;
-  std::set<std::string> graph_inputs;   // real inputs (initializers listed as inputs excluded)
+  std::set<std::string> graph_inputs;  // real inputs (initializers listed as inputs excluded)
   std::set<std::string> graph_outputs;
   std::map<std::string, std::int32_t> elem_types;
 

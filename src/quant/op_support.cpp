@@ -9,10 +9,11 @@ const std::set<std::string>& default_quantizable_op_types() {
   // quantized domain (their Q/DQ share parameters and are dropped by ORT),
   // and the activations ORT folds into the preceding QDQ group.
   static const std::set<std::string> ops = {
-      "Add",         "ArgMax",    "AveragePool", "Clip",   "Concat",  "Conv",      "ConvTranspose",
-      "Gather",      "Gemm",      "GlobalAveragePool",     "LeakyRelu", "MatMul", "MaxPool",
-      "Mul",         "Relu",      "Reshape",     "Resize", "Sigmoid", "Slice",     "Softmax",
-      "Split",       "Squeeze",   "Transpose",   "Unsqueeze", "Where"};
+      "Add",       "ArgMax",        "AveragePool", "Clip",      "Concat",
+      "Conv",      "ConvTranspose", "Gather",      "Gemm",      "GlobalAveragePool",
+      "LeakyRelu", "MatMul",        "MaxPool",     "Mul",       "Relu",
+      "Reshape",   "Resize",        "Sigmoid",     "Slice",     "Softmax",
+      "Split",     "Squeeze",       "Transpose",   "Unsqueeze", "Where"};
   return ops;
 }
 

@@ -31,9 +31,16 @@ struct Params {
 
 class Rewriter {
  public:
-  Rewriter(model::Model& m, const QdqPlan& plan, const GraphInfo& info, const std::map<std::string, TensorRange>& ranges,
-           const QdqOptions& o, const std::map<std::string, std::vector<double>>& means)
-      : m_(m), g_(*m.proto.mutable_graph()), plan_(plan), info_(info), ranges_(ranges), o_(o), means_(means),
+  Rewriter(model::Model& m, const QdqPlan& plan, const GraphInfo& info,
+           const std::map<std::string, TensorRange>& ranges, const QdqOptions& o,
+           const std::map<std::string, std::vector<double>>& means)
+      : m_(m),
+        g_(*m.proto.mutable_graph()),
+        plan_(plan),
+        info_(info),
+        ranges_(ranges),
+        o_(o),
+        means_(means),
         names_(g_) {
     result_.qdq_domain = qdq_domain(o, m.opset());
   }
@@ -88,8 +95,7 @@ class Rewriter {
       const onnx::TensorProto& init = *info_.initializers.at(t.name);
       std::vector<std::int64_t> dims(init.dims().begin(), init.dims().end());
       std::vector<float> values = model::float32_values(m_, init);
-      if (auto c = constant_corrections_.find(t.name); c != constant_corrections_.end())
-        subtract(values, c->second);
+      if (auto c = constant_corrections_.find(t.name); c != constant_corrections_.end()) subtract(values, c->second);
       WeightOptions w;
       if (t.kind == TensorKind::kWeight) w = {o_.weight_type, o_.weight_symmetric, o_.reduce_range, t.axis};
       else w = {o_.activation_type, o_.activation_symmetric, false, std::nullopt};
@@ -98,7 +104,8 @@ class Rewriter {
       // Biases read this weight's scales; raise them first if a bias would overflow int32.
       std::vector<const PlannedBias*> biases;
       for (const auto& b : plan_.biases)
-        if (b.weight == t.name && params_.count(b.input) && params_.at(b.input).values.size() == 1) biases.push_back(&b);
+        if (b.weight == t.name && params_.count(b.input) && params_.at(b.input).values.size() == 1)
+          biases.push_back(&b);
       std::vector<std::vector<float>> bias_values;
       for (const PlannedBias* b : biases) {
         bias_values.push_back(model::float32_values(m_, *info_.initializers.at(b->bias)));
@@ -232,7 +239,8 @@ class Rewriter {
     }
   }
 
-  onnx::NodeProto dq_node(const std::string& base, const std::string& input, const Params& p, const std::string& output) {
+  onnx::NodeProto dq_node(const std::string& base, const std::string& input, const Params& p,
+                          const std::string& output) {
     onnx::NodeProto n = model::make_node("DequantizeLinear", {input, p.scale, p.zero_point}, {output},
                                          names_.unique(base + "_DequantizeLinear"), result_.qdq_domain);
     if (p.axis) model::set_attr_int(n, "axis", *p.axis);

@@ -20,9 +20,9 @@
 namespace winml::quant {
 
 struct ApplyResult {
-  std::size_t activation_pairs = 0;     // Q/DQ pairs
-  std::size_t quantized_weights = 0;    // constants stored quantized
-  std::size_t quantized_biases = 0;     // int32 biases
+  std::size_t activation_pairs = 0;        // Q/DQ pairs
+  std::size_t quantized_weights = 0;       // constants stored quantized
+  std::size_t quantized_biases = 0;        // int32 biases
   std::size_t adjusted_weight_scales = 0;  // weights whose scale was raised so the bias fits int32
   std::size_t corrected_biases = 0;        // biases shifted by bias correction
   std::vector<std::string> uncalibrated;   // planned activations with no range (left float)

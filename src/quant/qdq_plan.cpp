@@ -50,8 +50,8 @@ OpKind kind_of(const std::string& op) {
   if (op == "Gemm") return OpKind::kGemm;
   if (op == "MatMul") return OpKind::kMatMul;
   if (op == "Relu" || op == "Clip") return OpKind::kRemovableActivation;
-  static const std::set<std::string> same = {"Reshape", "Transpose", "Squeeze", "Unsqueeze", "Slice",
-                                             "AveragePool", "MaxPool", "Resize"};
+  static const std::set<std::string> same = {"Reshape", "Transpose",   "Squeeze", "Unsqueeze",
+                                             "Slice",   "AveragePool", "MaxPool", "Resize"};
   if (same.count(op)) return OpKind::kSameAsInput;
   if (op == "Split") return OpKind::kSplit;
   if (op == "Gather" || op == "GatherElements") return OpKind::kGather;
@@ -80,8 +80,7 @@ class Planner {
       if (plan_.tensors.size() + plan_.biases.size() + plan_.removed_nodes.size() > before ||
           shared_updates_ > shared_before || touched_existing_)
         plan_.quantized_nodes.insert(i);
-      else if (!plan_.skipped.count(i))
-        plan_.skipped[i] = "no float tensor to quantize";
+      else if (!plan_.skipped.count(i)) plan_.skipped[i] = "no float tensor to quantize";
       touched_existing_ = false;
     }
     return std::move(plan_);
@@ -219,9 +218,8 @@ class Planner {
         weight(in(1), op == "Conv" ? 0 : 1);
         if (!in(2).empty()) bias(i, in(2), in(0), in(1), 1.0f);
         if (op == "Conv" && !in(2).empty())
-          correct(i, PlannedCorrection::Kind::kConv, in(0), in(1), in(2), 1, [&](PlannedCorrection& c) {
-            c.group = int_attr(n, "group", 1);
-          });
+          correct(i, PlannedCorrection::Kind::kConv, in(0), in(1), in(2), 1,
+                  [&](PlannedCorrection& c) { c.group = int_attr(n, "group", 1); });
         return;
       }
       case OpKind::kGemm: {

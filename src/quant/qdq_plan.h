@@ -88,10 +88,10 @@ struct PlannedCorrection {
 struct QdqPlan {
   std::vector<PlannedTensor> tensors;  // in the order they were first requested
   std::vector<PlannedBias> biases;
-  std::set<int> quantized_nodes;        // node indices into the graph
-  std::set<int> removed_nodes;          // folded activations
-  std::map<int, std::string> skipped;   // node index -> why it stays float
-  std::set<int> gemm_beta_reset;        // Gemm nodes whose beta moved into the int32 bias
+  std::set<int> quantized_nodes;       // node indices into the graph
+  std::set<int> removed_nodes;         // folded activations
+  std::map<int, std::string> skipped;  // node index -> why it stays float
+  std::set<int> gemm_beta_reset;       // Gemm nodes whose beta moved into the int32 bias
   std::vector<PlannedCorrection> corrections;
 
   const PlannedTensor* find(const std::string& name) const;

@@ -37,8 +37,8 @@ std::vector<InputSpec> generation_inputs(const onnx::ModelProto& m, const config
   for (const auto& spec : c.input_tensors) {
     auto it = std::find_if(inputs.begin(), inputs.end(), [&](const InputSpec& s) { return s.name == spec.name; });
     if (it == inputs.end())
-      throw InputError(file_error(ctx.model_path, "quantize.input_tensors names '" + spec.name +
-                                                      "', which is not an input of the model"));
+      throw InputError(file_error(
+          ctx.model_path, "quantize.input_tensors names '" + spec.name + "', which is not an input of the model"));
     it->dtype = model::data_type_from_name(spec.dtype);
     if (!spec.shape.empty()) {
       it->shape.clear();
@@ -91,7 +91,6 @@ json count_by_op(const onnx::GraphProto& g, const std::map<int, std::string>& no
 }
 
 }  // namespace
-
 
 QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConfig& configured,
                               const QuantizeContext& given) {
@@ -209,7 +208,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
   if (report.value("nodes_quantized", 0) == 0)
     warnings.push_back(std::string("no node was quantized") +
                        (report.value("nodes_skipped", 0) ? " (every candidate was skipped: see skipped_op_types)"
-                                                          : " (the model has no node of a type quantize handles)") +
+                                                         : " (the model has no node of a type quantize handles)") +
                        "; the model stays in float");
   report["warnings"] = warnings;
   for (const auto& w : warnings) log(ctx, "warning: " + w.get<std::string>());

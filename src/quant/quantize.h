@@ -17,14 +17,14 @@
 namespace winml::quant {
 
 struct QuantizeContext {
-  std::string ep = "cpu";                      // target execution provider (rules/ep/<ep>.toml)
-  std::map<std::string, std::int64_t> dims;    // [model] dims, for symbolic input dimensions
-  std::filesystem::path base_dir;              // relative calibration_data is resolved against it
-  std::string model_path;                      // the input model, for messages
-  RunnerFactory runner;                        // executes models; empty: the project's CPU runtime
-  int threads = 0;                             // runtime and statistics threads; 0: one per core
-  bool accuracy_report = true;                 // compare against the float model
-  std::function<void(const std::string&)> log; // progress lines, optional
+  std::string ep = "cpu";                       // target execution provider (rules/ep/<ep>.toml)
+  std::map<std::string, std::int64_t> dims;     // [model] dims, for symbolic input dimensions
+  std::filesystem::path base_dir;               // relative calibration_data is resolved against it
+  std::string model_path;                       // the input model, for messages
+  RunnerFactory runner;                         // executes models; empty: the project's CPU runtime
+  int threads = 0;                              // runtime and statistics threads; 0: one per core
+  bool accuracy_report = true;                  // compare against the float model
+  std::function<void(const std::string&)> log;  // progress lines, optional
 };
 
 struct QuantizeResult {
@@ -37,6 +37,5 @@ struct QuantizeResult {
 // BuildError when quantization itself fails.
 QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConfig& config,
                               const QuantizeContext& context);
-
 
 }  // namespace winml::quant

@@ -33,13 +33,15 @@ std::vector<float> dequantize_constant(const model::Model& m, const onnx::NodePr
   auto get = [&](int k) -> const onnx::TensorProto* {
     if (k >= dq.input_size() || dq.input(k).empty()) return nullptr;
     auto it = inits.find(dq.input(k));
-    if (it == inits.end()) throw BuildError("DequantizeLinear '" + dq.name() + "' has a non-constant scale or zero point");
+    if (it == inits.end())
+      throw BuildError("DequantizeLinear '" + dq.name() + "' has a non-constant scale or zero point");
     return it->second;
   };
   const onnx::TensorProto* x = get(0);
   const onnx::TensorProto* scale = get(1);
   const onnx::TensorProto* zp = get(2);
-  if (int_attr(dq, "block_size", 0) != 0) throw BuildError("blocked DequantizeLinear '" + dq.name() + "' cannot be undone");
+  if (int_attr(dq, "block_size", 0) != 0)
+    throw BuildError("blocked DequantizeLinear '" + dq.name() + "' cannot be undone");
   std::vector<double> xs, zs;
   {
     model::TensorFile t;
@@ -53,11 +55,27 @@ std::vector<float> dequantize_constant(const model::Model& m, const onnx::NodePr
       switch (t.dtype) {
         case onnx::TensorProto::UINT8: v = static_cast<std::uint8_t>(t.data[i]); break;
         case onnx::TensorProto::INT8: v = static_cast<std::int8_t>(t.data[i]); break;
-        case onnx::TensorProto::UINT16: { std::uint16_t u; std::memcpy(&u, &t.data[2 * i], 2); v = u; break; }
-        case onnx::TensorProto::INT16: { std::int16_t u; std::memcpy(&u, &t.data[2 * i], 2); v = u; break; }
-        case onnx::TensorProto::INT32: { std::int32_t u; std::memcpy(&u, &t.data[4 * i], 4); v = u; break; }
-        default: throw BuildError("DequantizeLinear '" + dq.name() + "' of " + model::data_type_name(t.dtype) +
-                                  " cannot be undone");
+        case onnx::TensorProto::UINT16: {
+          std::uint16_t u;
+          std::memcpy(&u, &t.data[2 * i], 2);
+          v = u;
+          break;
+        }
+        case onnx::TensorProto::INT16: {
+          std::int16_t u;
+          std::memcpy(&u, &t.data[2 * i], 2);
+          v = u;
+          break;
+        }
+        case onnx::TensorProto::INT32: {
+          std::int32_t u;
+          std::memcpy(&u, &t.data[4 * i], 4);
+          v = u;
+          break;
+        }
+        default:
+          throw BuildError("DequantizeLinear '" + dq.name() + "' of " + model::data_type_name(t.dtype) +
+                           " cannot be undone");
       }
       xs[i] = static_cast<double>(v);
     }
@@ -72,9 +90,24 @@ std::vector<float> dequantize_constant(const model::Model& m, const onnx::NodePr
       switch (zp->data_type()) {
         case onnx::TensorProto::UINT8: v = static_cast<std::uint8_t>(b.bytes[i]); break;
         case onnx::TensorProto::INT8: v = static_cast<std::int8_t>(b.bytes[i]); break;
-        case onnx::TensorProto::UINT16: { std::uint16_t u; std::memcpy(&u, &b.bytes[2 * i], 2); v = u; break; }
-        case onnx::TensorProto::INT16: { std::int16_t u; std::memcpy(&u, &b.bytes[2 * i], 2); v = u; break; }
-        case onnx::TensorProto::INT32: { std::int32_t u; std::memcpy(&u, &b.bytes[4 * i], 4); v = u; break; }
+        case onnx::TensorProto::UINT16: {
+          std::uint16_t u;
+          std::memcpy(&u, &b.bytes[2 * i], 2);
+          v = u;
+          break;
+        }
+        case onnx::TensorProto::INT16: {
+          std::int16_t u;
+          std::memcpy(&u, &b.bytes[2 * i], 2);
+          v = u;
+          break;
+        }
+        case onnx::TensorProto::INT32: {
+          std::int32_t u;
+          std::memcpy(&u, &b.bytes[4 * i], 4);
+          v = u;
+          break;
+        }
         default: break;
       }
       zps[i] = v;
@@ -109,8 +142,16 @@ bool clamps_at_zero(const onnx::NodeProto& q, const std::map<std::string, const 
   switch (it->second->data_type()) {
     case onnx::TensorProto::UINT8: return static_cast<std::uint8_t>(b.bytes[0]) == 0;
     case onnx::TensorProto::INT8: return static_cast<std::int8_t>(b.bytes[0]) == -128;
-    case onnx::TensorProto::UINT16: { std::uint16_t v; std::memcpy(&v, b.bytes.data(), 2); return v == 0; }
-    case onnx::TensorProto::INT16: { std::int16_t v; std::memcpy(&v, b.bytes.data(), 2); return v == -32768; }
+    case onnx::TensorProto::UINT16: {
+      std::uint16_t v;
+      std::memcpy(&v, b.bytes.data(), 2);
+      return v == 0;
+    }
+    case onnx::TensorProto::INT16: {
+      std::int16_t v;
+      std::memcpy(&v, b.bytes.data(), 2);
+      return v == -32768;
+    }
     default: return false;
   }
 }
@@ -144,14 +185,15 @@ void strip_qdq(model::Model& m) {
   std::map<std::string, std::string> rename;  // DQ output -> float value it stands for
   std::vector<onnx::TensorProto> restored;
   std::map<int, onnx::NodeProto> identities;  // Identity or Relu replacing the DQ at that position
-  std::set<std::string> candidates;  // initializers that may have become unused
+  std::set<std::string> candidates;           // initializers that may have become unused
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& n = g.node(i);
     if (!is_dq(n)) continue;
     const std::string& x = n.input(0);
     for (const auto& in : n.input()) candidates.insert(in);
     if (inits.count(x)) {
-      restored.push_back(model::make_floats(n.output(0), std::vector<std::int64_t>(inits[x]->dims().begin(), inits[x]->dims().end()),
+      restored.push_back(model::make_floats(n.output(0),
+                                            std::vector<std::int64_t>(inits[x]->dims().begin(), inits[x]->dims().end()),
                                             dequantize_constant(m, n, inits)));
       drop.insert(i);
       continue;

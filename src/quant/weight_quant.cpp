@@ -105,10 +105,20 @@ std::vector<float> dequantize(const QuantizedTensor& q) {
       std::int32_t v = 0;
       const std::byte* p = q.data.data() + i * size;
       switch (q.onnx_type) {
-        case 2: v = static_cast<std::uint8_t>(*p); break;                                  // UINT8
-        case 3: v = static_cast<std::int8_t>(*p); break;                                   // INT8
-        case 4: { std::uint16_t x; std::memcpy(&x, p, 2); v = x; break; }                 // UINT16
-        case 5: { std::int16_t x; std::memcpy(&x, p, 2); v = x; break; }                  // INT16
+        case 2: v = static_cast<std::uint8_t>(*p); break;  // UINT8
+        case 3: v = static_cast<std::int8_t>(*p); break;   // INT8
+        case 4: {
+          std::uint16_t x;
+          std::memcpy(&x, p, 2);
+          v = x;
+          break;
+        }  // UINT16
+        case 5: {
+          std::int16_t x;
+          std::memcpy(&x, p, 2);
+          v = x;
+          break;
+        }  // INT16
         default: break;
       }
       out[i] = dequantize_value(v, q.params[static_cast<std::size_t>(c)]);
@@ -133,7 +143,8 @@ ScaleAdjustment fit_bias_in_int32(std::span<const float> bias, float input_scale
   };
   if (weight_scales.size() == 1) {
     double absmax = 0;
-    for (float b : bias) if (std::isfinite(b)) absmax = std::max(absmax, std::fabs(double(b)));
+    for (float b : bias)
+      if (std::isfinite(b)) absmax = std::max(absmax, std::fabs(double(b)));
     adjust(0, absmax);
   } else {
     for (std::size_t c = 0; c < weight_scales.size() && c < bias.size(); ++c)

@@ -52,8 +52,7 @@ struct ScaleAdjustment {
   std::vector<float> weight_scales;
   bool changed = false;
 };
-ScaleAdjustment fit_bias_in_int32(std::span<const float> bias, float input_scale,
-                                  std::span<const float> weight_scales);
+ScaleAdjustment fit_bias_in_int32(std::span<const float> bias, float input_scale, std::span<const float> weight_scales);
 
 struct QuantizedBias {
   std::vector<std::int32_t> values;

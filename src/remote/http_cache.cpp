@@ -66,7 +66,8 @@ void HttpCache::give_up(const std::string& what, const HttpResult& r) {
   changed_.notify_all();
   if (settings_.http.abort && settings_.http.abort->load()) return;  // Ctrl-C: nothing to explain
   std::string hint;
-  if (r.status == 401 || r.status == 403) hint = " (check the credentials: URL, ~/.netrc or WINML_MAKE_REMOTE_CACHE_TOKEN)";
+  if (r.status == 401 || r.status == 403)
+    hint = " (check the credentials: URL, ~/.netrc or WINML_MAKE_REMOTE_CACHE_TOKEN)";
   warn_once("off", "remote cache " + redact_url(settings_.url) + " switched off for this run: " + what + ": " +
                        r.describe() + hint + "; the build goes on with the local cache");
 }
@@ -118,8 +119,8 @@ HttpCache::Blob HttpCache::download(HttpClient& http, const RemoteBlob& blob, co
       return true;
     });
     ::close(fd);
-    verified = got.ok() && !write_failed && size == blob.size && sha.hex() == blob.sha256 &&
-               xxh.finish() == output.digest;
+    verified =
+        got.ok() && !write_failed && size == blob.size && sha.hex() == blob.sha256 && xxh.finish() == output.digest;
     if (got.status == 0 && size > blob.size) got = HttpResult{200, ""};  // an answer, just a wrong one
     return got;
   });
@@ -140,8 +141,8 @@ HttpCache::Blob HttpCache::download(HttpClient& http, const RemoteBlob& blob, co
       std::lock_guard<std::mutex> lock(mu_);
       distrusted_.insert(blob.sha256);
     }
-    warn_once("corrupt:" + blob.sha256, "remote cache: blob " + blob.sha256 + " (" + output.name +
-                                            ") does not match its digest; rebuilding it");
+    warn_once("corrupt:" + blob.sha256,
+              "remote cache: blob " + blob.sha256 + " (" + output.name + ") does not match its digest; rebuilding it");
     return Blob::kMissing;
   }
   give_up("downloading " + output.name, r);

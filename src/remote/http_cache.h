@@ -62,8 +62,7 @@ class HttpCache : public store::RemoteCache {
   };
   enum class Blob { kStored, kMissing, kRefused };
 
-  Blob download(HttpClient& http, const RemoteBlob& blob, const store::OutputFile& output,
-                store::LocalCache& local);
+  Blob download(HttpClient& http, const RemoteBlob& blob, const store::OutputFile& output, store::LocalCache& local);
   bool put_blob(HttpClient& http, const std::string& sha256, const std::filesystem::path& file);
   void run_upload(HttpClient& http, const Upload& job);
   void upload_worker();

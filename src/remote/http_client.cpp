@@ -3,7 +3,6 @@
 #include "remote/crypto_api.h"
 #include "remote/curl_api.h"
 
-
 #include <cstdio>
 #include <new>
 

@@ -15,7 +15,7 @@ namespace winml::remote {
 
 struct HttpOptions {
   long connect_timeout_seconds = 10;
-  long stall_seconds = 30;  // below 1 KiB/s for this long: the transfer is cut off
+  long stall_seconds = 30;   // below 1 KiB/s for this long: the transfer is cut off
   std::string bearer_token;  // sent as "Authorization: Bearer ..."
   bool use_netrc = false;    // basic auth from ~/.netrc (or $NETRC) when the URL has none
   std::string ca_file, client_cert, client_key;
@@ -23,9 +23,9 @@ struct HttpOptions {
 };
 
 struct HttpResult {
-  long status = 0;           // 0: no answer (connection refused, timeout, reset, ...)
-  std::string error;         // what went wrong when status == 0, or the sink's refusal
-  std::uint64_t bytes = 0;   // body bytes received or sent
+  long status = 0;          // 0: no answer (connection refused, timeout, reset, ...)
+  std::string error;        // what went wrong when status == 0, or the sink's refusal
+  std::uint64_t bytes = 0;  // body bytes received or sent
   bool ok() const { return status >= 200 && status < 300; }
   bool miss() const { return status == 404 || status == 204; }  // 204: nginx's answer to some misses
   // Worth retrying: no answer, a server error or "too many requests".

@@ -17,8 +17,9 @@ std::string env(const char* name) {
 
 std::optional<RemoteSettings> resolve_remote_settings(const std::string& flag_url, const std::string& config_url) {
   RemoteSettings s;
-  s.url = !flag_url.empty() ? flag_url : !env("WINML_MAKE_REMOTE_CACHE").empty() ? env("WINML_MAKE_REMOTE_CACHE")
-                                                                                 : config_url;
+  s.url = !flag_url.empty()                         ? flag_url
+          : !env("WINML_MAKE_REMOTE_CACHE").empty() ? env("WINML_MAKE_REMOTE_CACHE")
+                                                    : config_url;
   if (s.url.empty()) return std::nullopt;
   while (s.url.ends_with("/")) s.url.pop_back();
   if (!s.url.starts_with("http://") && !s.url.starts_with("https://"))

@@ -11,7 +11,7 @@ namespace winml::runtime {
 namespace {
 
 constexpr std::size_t kAlignment = 64;
-constexpr std::size_t kSmall = 64 * 1024;             // below: plain allocation (malloc recycles those well)
+constexpr std::size_t kSmall = 64 * 1024;                   // below: plain allocation (malloc recycles those well)
 constexpr std::size_t kMaxCached = std::size_t{256} << 20;  // bytes kept for reuse
 
 class BufferCache {
@@ -60,7 +60,8 @@ BufferCache& cache() {
 
 std::shared_ptr<void> cached_buffer(std::size_t bytes) {
   // Sizes round up to 4 KiB above kSmall so that near-equal shapes share buffers.
-  std::size_t rounded = bytes < kSmall ? (bytes + kAlignment - 1) / kAlignment * kAlignment : (bytes + 4095) / 4096 * 4096;
+  std::size_t rounded =
+      bytes < kSmall ? (bytes + kAlignment - 1) / kAlignment * kAlignment : (bytes + 4095) / 4096 * 4096;
   if (rounded == 0) rounded = kAlignment;
   if (rounded < kSmall) {
     void* p = std::aligned_alloc(kAlignment, rounded);

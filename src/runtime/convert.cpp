@@ -17,10 +17,17 @@ namespace {
 bool is_half(DataType t) { return t == onnx::TensorProto::FLOAT16 || t == onnx::TensorProto::BFLOAT16; }
 bool is_plain(DataType t) {
   switch (t) {
-    case onnx::TensorProto::FLOAT: case onnx::TensorProto::DOUBLE: case onnx::TensorProto::INT8:
-    case onnx::TensorProto::UINT8: case onnx::TensorProto::INT16: case onnx::TensorProto::UINT16:
-    case onnx::TensorProto::INT32: case onnx::TensorProto::UINT32: case onnx::TensorProto::INT64:
-    case onnx::TensorProto::UINT64: case onnx::TensorProto::BOOL: return true;
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::DOUBLE:
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::UINT16:
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::INT64:
+    case onnx::TensorProto::UINT64:
+    case onnx::TensorProto::BOOL: return true;
     default: return false;
   }
 }

@@ -13,9 +13,9 @@ namespace winml::runtime {
 
 template <typename T>
 struct DTypeOf;
-#define WINML_DTYPE_OF(T, V) \
-  template <>                \
-  struct DTypeOf<T> {        \
+#define WINML_DTYPE_OF(T, V)                                \
+  template <>                                               \
+  struct DTypeOf<T> {                                       \
     static constexpr DataType value = onnx::TensorProto::V; \
   };
 WINML_DTYPE_OF(float, FLOAT)

@@ -7,7 +7,8 @@
 
 namespace winml::runtime {
 
-std::vector<Tensor> evaluate_node(const onnx::NodeProto& node, const Opsets& opsets, const std::vector<Tensor>& inputs) {
+std::vector<Tensor> evaluate_node(const onnx::NodeProto& node, const Opsets& opsets,
+                                  const std::vector<Tensor>& inputs) {
   if (static_cast<int>(inputs.size()) != node.input_size())
     throw std::invalid_argument("evaluate_node: " + std::to_string(inputs.size()) + " tensors for " +
                                 std::to_string(node.input_size()) + " inputs");

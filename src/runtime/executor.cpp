@@ -3,8 +3,8 @@
 #include <chrono>
 #include <new>
 
-#include "runtime/errors.h"
 #include "runtime/convert.h"
+#include "runtime/errors.h"
 #include "runtime/thread_pool.h"
 
 namespace winml::runtime {
@@ -65,8 +65,7 @@ void run_step(const Step& step, std::vector<Tensor>& values, ExecutionState& sta
           outputs[k] = outputs[k].clone();
           break;
         }
-    if (half_type && outputs[k].dtype() == onnx::TensorProto::FLOAT)
-      outputs[k] = convert(outputs[k], half_type);
+    if (half_type && outputs[k].dtype() == onnx::TensorProto::FLOAT) outputs[k] = convert(outputs[k], half_type);
     values[static_cast<std::size_t>(id)] = std::move(outputs[k]);
     if (state.observer) (*state.observer)(state.plan.values[static_cast<std::size_t>(id)].name, values[id]);
   }

@@ -108,11 +108,13 @@ void pack(PackedWeights& w, const float* src, std::int64_t ld, bool trans) {
     float* out = w.data.get() + k2 * w.extent;
     if (w.side == PackedWeights::Side::kLeft) {
       // A [m,k]: Eigen rhs R(k, j) = A[j*ld + k] (column-major); transposed A [k,m] is row-major.
-      if (!trans) PackRhs<Eigen::ColMajor>()(out, Mapper<Eigen::ColMajor>(src, ld).getSubMapper(k2, 0), depth, w.extent);
+      if (!trans)
+        PackRhs<Eigen::ColMajor>()(out, Mapper<Eigen::ColMajor>(src, ld).getSubMapper(k2, 0), depth, w.extent);
       else PackRhs<Eigen::RowMajor>()(out, Mapper<Eigen::RowMajor>(src, ld).getSubMapper(k2, 0), depth, w.extent);
     } else {
       // B [k,n]: Eigen lhs L(i, k) = B[k*ld + i] (column-major); transposed B [n,k] is row-major.
-      if (!trans) PackLhs<Eigen::ColMajor>()(out, Mapper<Eigen::ColMajor>(src, ld).getSubMapper(0, k2), depth, w.extent);
+      if (!trans)
+        PackLhs<Eigen::ColMajor>()(out, Mapper<Eigen::ColMajor>(src, ld).getSubMapper(0, k2), depth, w.extent);
       else PackLhs<Eigen::RowMajor>()(out, Mapper<Eigen::RowMajor>(src, ld).getSubMapper(0, k2), depth, w.extent);
     }
   }

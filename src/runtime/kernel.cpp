@@ -9,7 +9,11 @@ namespace winml::runtime {
 NodeContext::NodeContext(const onnx::NodeProto& node, std::int64_t opset, const Opsets& opsets,
                          std::vector<const Tensor*> constant_inputs, const SubgraphBuilder& subgraphs,
                          const model::Model* model)
-    : node_(node), opset_(opset), opsets_(opsets), constants_(std::move(constant_inputs)), subgraphs_(subgraphs),
+    : node_(node),
+      opset_(opset),
+      opsets_(opsets),
+      constants_(std::move(constant_inputs)),
+      subgraphs_(subgraphs),
       model_(model) {}
 
 const Tensor* NodeContext::constant_input(int i) const {
@@ -113,8 +117,8 @@ Tensor& KernelContext::allocate_output(int i, DataType dtype, Shape shape) {
   if (id >= 0 && state_.arena) {
     const ValueInfo& v = state_.plan.values[static_cast<std::size_t>(id)];
     if (v.buffer >= 0 && v.dtype == dtype && v.shape && *v.shape == shape) {
-      out = Tensor::borrow(dtype, std::move(shape), state_.arena + state_.plan.buffers[static_cast<std::size_t>(v.buffer)].offset,
-                           nullptr);
+      out = Tensor::borrow(dtype, std::move(shape),
+                           state_.arena + state_.plan.buffers[static_cast<std::size_t>(v.buffer)].offset, nullptr);
       return out;
     }
   }

@@ -49,8 +49,7 @@ class KernelRegistry {
 
   void add(KernelEntry entry);
   // The entry for `op` at `opset` of its domain, or nullptr.
-  std::shared_ptr<const KernelEntry> find(const std::string& domain, const std::string& op,
-                                          std::int64_t opset) const;
+  std::shared_ptr<const KernelEntry> find(const std::string& domain, const std::string& op, std::int64_t opset) const;
   std::vector<SupportedOp> supported_ops() const;  // sorted by domain, op, since
 
  private:

@@ -16,7 +16,8 @@ struct Interval {
 };
 
 int find_root(std::vector<int>& parent, int x) {
-  while (parent[static_cast<std::size_t>(x)] != x) x = parent[static_cast<std::size_t>(x)] = parent[parent[static_cast<std::size_t>(x)]];
+  while (parent[static_cast<std::size_t>(x)] != x)
+    x = parent[static_cast<std::size_t>(x)] = parent[parent[static_cast<std::size_t>(x)]];
   return x;
 }
 
@@ -78,8 +79,8 @@ void assign_arena(Plan& plan) {
     if (excluded[static_cast<std::size_t>(root)]) continue;
     std::int64_t bytes = shape_size(*v.shape) * static_cast<std::int64_t>(dtype_size(v.dtype));
     if (bytes <= 0) continue;
-    candidates.push_back({static_cast<int>(id), (bytes + kAlign - 1) / kAlign * kAlign,
-                          group[static_cast<std::size_t>(root)]});
+    candidates.push_back(
+        {static_cast<int>(id), (bytes + kAlign - 1) / kAlign * kAlign, group[static_cast<std::size_t>(root)]});
   }
   // Largest first, then best offset among the live ones: the classic greedy.
   std::stable_sort(candidates.begin(), candidates.end(),

@@ -152,9 +152,8 @@ class PlanBuilder {
     for (const auto& init : g_.initializer()) {
       if (!input_names.count(init.name())) define(init.name(), "initializer");
       int id = value(init.name());
-      with_error_prefix("initializer '" + init.name() + "': ", [&] {
-        plan_->constants.emplace_back(id, from_proto(init, model_));
-      });
+      with_error_prefix("initializer '" + init.name() + "': ",
+                        [&] { plan_->constants.emplace_back(id, from_proto(init, model_)); });
       plan_->values[id].dtype = init.data_type();
       constant_ids_.insert(id);
       if (model::is_external(init)) mapped_ids_.insert(id);
@@ -284,7 +283,8 @@ class PlanBuilder {
       if (missing.size() > 1) {
         message += " (and " + std::to_string(missing.size() - 1) + " more unsupported node" +
                    (missing.size() > 2 ? "s" : "") + ":";
-        for (std::size_t i = 1; i < missing.size() && i < 6; ++i) message += " " + missing[i].substr(0, missing[i].find(':'));
+        for (std::size_t i = 1; i < missing.size() && i < 6; ++i)
+          message += " " + missing[i].substr(0, missing[i].find(':'));
         message += missing.size() > 6 ? " ...)" : ")";
       }
       throw UnsupportedError(message);
@@ -423,7 +423,7 @@ class PlanBuilder {
   std::shared_ptr<Plan> plan_;
   std::set<int> constant_ids_;
   std::map<int, int> widened_;  // half constant -> its float32 copy
-  std::set<int> mapped_ids_;  // initializers stored in external (memory-mapped) files
+  std::set<int> mapped_ids_;    // initializers stored in external (memory-mapped) files
   std::map<int, int> pending_consumers_;
   std::set<int> keep_mapped_;
 };

@@ -49,12 +49,12 @@ struct Step {
   std::vector<int> inputs;  // value ids, -1 for an absent optional input; explicit ones first
   int explicit_inputs = 0;  // the rest are implicit: outer-scope values read by subgraphs
   std::vector<std::string> implicit_names;
-  std::vector<int> outputs;  // value ids, -1 for an unnamed output
-  std::vector<int> release;  // values whose last use is this step
-  bool widen_half = false;   // float16/bfloat16 inputs are computed in float32
-  DataType half_storage = 0;  // float outputs are stored as this half type (its half constants were widened)
+  std::vector<int> outputs;           // value ids, -1 for an unnamed output
+  std::vector<int> release;           // values whose last use is this step
+  bool widen_half = false;            // float16/bfloat16 inputs are computed in float32
+  DataType half_storage = 0;          // float outputs are stored as this half type (its half constants were widened)
   bool output_aliases_input = false;  // output 0 may share input 0's storage
-  std::string describe() const;  // "node 'name' (Op)"
+  std::string describe() const;       // "node 'name' (Op)"
 };
 
 struct ArenaBuffer {
@@ -67,8 +67,8 @@ class Plan {
   std::string source;  // the model file, for messages
   Opsets opsets;
   std::vector<ValueInfo> values;
-  std::vector<int> inputs;   // graph inputs, in order (including those with initializer defaults)
-  std::vector<int> outputs;  // graph outputs, in order
+  std::vector<int> inputs;                        // graph inputs, in order (including those with initializer defaults)
+  std::vector<int> outputs;                       // graph outputs, in order
   std::vector<std::pair<int, Tensor>> constants;  // initializers and Constant node values
   std::vector<std::string> captures;              // outer-scope names (subgraphs only)
   std::vector<int> capture_values;                // their value ids, same order

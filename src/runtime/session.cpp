@@ -38,8 +38,8 @@ void check_dims(const IoInfo& info, const ValueInfo& v, const Tensor& t, const s
     bool symbolic = d < v.dim_params.size() && !v.dim_params[d].empty();
     want += (d ? "," : "") + (symbolic ? v.dim_params[d] : std::to_string((*v.shape)[d]));
   }
-  throw InputError(file_error(source, "input '" + info.name + "' must have shape " + want + "], got " +
-                                          shape_string(t.shape())));
+  throw InputError(
+      file_error(source, "input '" + info.name + "' must have shape " + want + "], got " + shape_string(t.shape())));
 }
 
 }  // namespace
@@ -99,8 +99,8 @@ std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& 
     used.insert(info.name);
     const Tensor& t = it->second;
     if (info.dtype && t.dtype() != info.dtype)
-      throw InputError(file_error(source, "input '" + info.name + "' must be " + dtype_name(info.dtype) + ", got " +
-                                              dtype_name(t.dtype())));
+      throw InputError(file_error(
+          source, "input '" + info.name + "' must be " + dtype_name(info.dtype) + ", got " + dtype_name(t.dtype())));
     check_dims(info, plan_->values[static_cast<std::size_t>(plan_->inputs[i])], t, source);
     inputs[i] = t;
   }

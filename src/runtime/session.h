@@ -42,7 +42,7 @@ struct SessionOptions {
 struct IoInfo {
   std::string name;
   DataType dtype = 0;
-  Shape shape;  // symbolic dimensions resolved from SessionOptions::dims
+  Shape shape;               // symbolic dimensions resolved from SessionOptions::dims
   bool has_default = false;  // an input with an initializer default may be omitted
 };
 

@@ -76,7 +76,8 @@ std::map<std::string, StaticType> infer_static_types(const onnx::GraphProto& gra
   for (const auto& o : graph.output()) {
     auto* copy = g.add_output();
     copy->set_name(o.name());
-    if (o.type().has_tensor_type()) copy->mutable_type()->mutable_tensor_type()->set_elem_type(o.type().tensor_type().elem_type());
+    if (o.type().has_tensor_type())
+      copy->mutable_type()->mutable_tensor_type()->set_elem_type(o.type().tensor_type().elem_type());
   }
 
   std::unordered_map<std::string, int> imports;

@@ -54,9 +54,13 @@ class Tensor {
   const std::byte* raw() const { return data_; }
   std::byte* mutable_raw();  // throws for read-only views
   template <typename T>
-  const T* data() const { return reinterpret_cast<const T*>(data_); }
+  const T* data() const {
+    return reinterpret_cast<const T*>(data_);
+  }
   template <typename T>
-  T* mutable_data() { return reinterpret_cast<T*>(mutable_raw()); }
+  T* mutable_data() {
+    return reinterpret_cast<T*>(mutable_raw());
+  }
 
   // Same storage, another shape of equal element count.
   Tensor reshaped(Shape shape) const;

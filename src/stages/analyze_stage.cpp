@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "analyze/analyze.h"
-#include "ep/ep_table.h"
 #include "base/atomic_file.h"
+#include "ep/ep_table.h"
 #include "model/model_io.h"
 #include "passes/optimize.h"
 

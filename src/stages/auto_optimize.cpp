@@ -28,9 +28,8 @@ namespace {
 
 StageContext ctx_with(const config::TargetConfig& cfg, const StageContext& base, const fs::path& input,
                       const std::vector<fs::path>& input_files, const fs::path& output) {
-  return StageContext{cfg,         base.project_dir, base.config_file, input,          input_files,
-                      output,      base.files,       base.environment, base.writes_models, base.cancel,
-                      base.log_file};
+  return StageContext{cfg,        base.project_dir, base.config_file,   input,       input_files,  output,
+                      base.files, base.environment, base.writes_models, base.cancel, base.log_file};
 }
 
 }  // namespace

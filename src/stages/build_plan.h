@@ -38,9 +38,9 @@ BuildPlan make_plan(const config::ProjectConfig& project, const StageRegistry& r
 std::shared_ptr<Stage> stage_for(const graph::Node& node, const StageRegistry& registry);
 
 struct PlanSource {
-  fs::path project_dir;          // absolute
-  fs::path config_file;          // absolute; the project's winml.toml when -c is not given
-  fs::path output_dir_override;  // -o, absolute or empty
+  fs::path project_dir;              // absolute
+  fs::path config_file;              // absolute; the project's winml.toml when -c is not given
+  fs::path output_dir_override;      // -o, absolute or empty
   std::vector<std::string> defines;  // -D SECTION.KEY=VALUE, in order
 };
 

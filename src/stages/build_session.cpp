@@ -36,7 +36,8 @@ void remove_temp_files(const ConfinedDir& owned, const fs::path& dir, int depth)
 // stages were recorded but before its reports were written leaves reports
 // of the build before, which the next build must notice although every
 // stage is then up to date.
-store::Digest described_records(store::BuildState& state, const graph::Graph& g, const std::vector<std::size_t>& nodes) {
+store::Digest described_records(store::BuildState& state, const graph::Graph& g,
+                                const std::vector<std::size_t>& nodes) {
   store::Hasher h;
   for (std::size_t i : nodes) {
     h.update_field(g.nodes[i].id());
@@ -168,7 +169,7 @@ bool BuildSession::reports_current(std::size_t target_index, const std::vector<s
 }
 
 void BuildSession::finish(const std::vector<graph::NodeResult>& results, const std::set<std::string>& selected,
-                     bool interrupted) {
+                          bool interrupted) {
   const auto& g = plan_->graph;
   const auto by_target = g.nodes_by_target();
   const ConfinedDir owned(plan_->output_dir);

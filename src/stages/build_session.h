@@ -14,8 +14,8 @@
 
 #include "config/config.h"
 #include "graph/builder.h"
-#include "stages/layout.h"
 #include "stages/build_plan.h"
+#include "stages/layout.h"
 #include "store/build_state.h"
 #include "store/ingredient_log.h"
 #include "store/lock.h"
@@ -67,7 +67,6 @@ class BuildSession {
   // (or that lack them), then saves the state. `elapsed` per target.
   void finish(const std::vector<graph::NodeResult>& results, const std::set<std::string>& selected_targets,
               bool interrupted);
-
 
  private:
   void lock_and_load(const fs::path& output_dir);

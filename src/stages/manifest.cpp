@@ -32,8 +32,9 @@ double round_ms(double s) { return static_cast<double>(static_cast<long long>(s 
 
 }  // namespace
 
-nlohmann::json manifest_json(const BuildPlan& plan, const config::TargetConfig& target, const std::vector<std::size_t>& nodes,
-                             const std::vector<graph::NodeResult>& results, bool interrupted) {
+nlohmann::json manifest_json(const BuildPlan& plan, const config::TargetConfig& target,
+                             const std::vector<std::size_t>& nodes, const std::vector<graph::NodeResult>& results,
+                             bool interrupted) {
   const auto& g = plan.graph;
   const std::string& name = target.model.name;
   nlohmann::json stages = nlohmann::json::array();

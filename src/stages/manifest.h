@@ -20,8 +20,9 @@ namespace winml::stages {
 inline constexpr int kManifestSchemaVersion = 1;
 
 // `nodes`: the target's node indices in plan.graph.
-nlohmann::json manifest_json(const BuildPlan& plan, const config::TargetConfig& target, const std::vector<std::size_t>& nodes,
-                             const std::vector<graph::NodeResult>& results, bool interrupted);
+nlohmann::json manifest_json(const BuildPlan& plan, const config::TargetConfig& target,
+                             const std::vector<std::size_t>& nodes, const std::vector<graph::NodeResult>& results,
+                             bool interrupted);
 
 // The replayable config: `target` with `discovered_flags` merged into
 // [optimize] (explicit settings win) and `auto = false`.

@@ -9,8 +9,7 @@ std::shared_ptr<Stage> StageRegistry::find(const std::string& kind) const {
 
 std::string StageRegistry::fingerprint() const {
   std::string out;
-  for (const auto& [kind, stage] : stages_)
-    out += kind + "=" + stage->implementation() + ";";
+  for (const auto& [kind, stage] : stages_) out += kind + "=" + stage->implementation() + ";";
   return out;
 }
 

@@ -40,7 +40,7 @@ struct StageContext {
   // optimize under `[build] auto`, optimize.passes already holds the flags
   // discovered so far.
   const config::TargetConfig& config;
-  fs::path project_dir;  // relative paths in the config are relative to this
+  fs::path project_dir;     // relative paths in the config are relative to this
   std::string config_file;  // for error messages about the configuration
   // The previous stage's artifact (e.g. optimized.onnx for quantize) and all
   // its files (sidecars included). Empty for export.

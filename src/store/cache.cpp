@@ -126,8 +126,7 @@ std::optional<ActionEntry> parse_entry(const std::string& text) {
   auto key = Digest::from_hex(f[3]);
   if (!key) return std::nullopt;
   e.key = *key;
-  if (!reader.next(f) || f.size() != 5 || f[0] != "E" || !parse_double(f[2], e.elapsed_seconds) ||
-      !parse_u64(f[4], n))
+  if (!reader.next(f) || f.size() != 5 || f[0] != "E" || !parse_double(f[2], e.elapsed_seconds) || !parse_u64(f[4], n))
     return std::nullopt;
   e.implementation = field_text(f[1]);
   e.metrics_json = field_text(f[3]);

@@ -12,8 +12,8 @@
 #include "base/atomic_file.h"
 #include "base/copy_file.h"
 #include "base/error.h"
-#include "base/regular_file.h"
 #include "base/mapped_file.h"
+#include "base/regular_file.h"
 
 namespace winml::store {
 

@@ -3,8 +3,8 @@
 // with controlled timestamps (ninja's DiskInterface is the model).
 #pragma once
 
-#include <cstdint>
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <mutex>

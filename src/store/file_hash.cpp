@@ -21,10 +21,10 @@ namespace winml::store {
 
 namespace {
 
-constexpr std::uint64_t kChunk = 4u << 20;           // progress and measurement granularity
-constexpr std::size_t kBuffer = 256u << 10;          // read() buffer: stays in L2 while hashed
-constexpr std::uint64_t kMeasureFrom = 32u << 20;    // smaller files use the last choice
-constexpr int kSamples = 2;                          // chunks per path while measuring
+constexpr std::uint64_t kChunk = 4u << 20;         // progress and measurement granularity
+constexpr std::size_t kBuffer = 256u << 10;        // read() buffer: stays in L2 while hashed
+constexpr std::uint64_t kMeasureFrom = 32u << 20;  // smaller files use the last choice
+constexpr int kSamples = 2;                        // chunks per path while measuring
 
 std::atomic<ReadPath> g_measured{ReadPath::kRead};
 
@@ -167,8 +167,7 @@ Digest hash_file_via(const std::filesystem::path& path, ReadPath how, std::uint6
   return h.finish();
 }
 
-Digest hash_file(const std::filesystem::path& path, std::uint64_t* bytes_hashed,
-                 std::atomic<std::uint64_t>* progress) {
+Digest hash_file(const std::filesystem::path& path, std::uint64_t* bytes_hashed, std::atomic<std::uint64_t>* progress) {
   return hash_file_via(path, ReadPath::kAuto, bytes_hashed, progress);
 }
 

@@ -37,7 +37,8 @@ std::unique_ptr<DirectoryLock> DirectoryLock::acquire(const fs::path& lock_file,
                                                       LockMode mode) {
   fs::create_directories(lock_file.parent_path());
   int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) throw BuildError(file_error(lock_file.string(), std::string("cannot open lock: ") + std::strerror(errno)));
+  if (fd < 0)
+    throw BuildError(file_error(lock_file.string(), std::string("cannot open lock: ") + std::strerror(errno)));
   const auto start = std::chrono::steady_clock::now();
   bool told = false;
   // Polling rather than a blocking flock: the wait stays interruptible and can time out.

@@ -30,8 +30,7 @@ class DirectoryLock {
   // (negative: wait forever) and returns nullptr when `*cancel` becomes true.
   static std::unique_ptr<DirectoryLock> acquire(const std::filesystem::path& lock_file,
                                                 const std::function<void(const std::string&)>& on_wait,
-                                                double timeout_seconds = -1,
-                                                const std::atomic<bool>* cancel = nullptr,
+                                                double timeout_seconds = -1, const std::atomic<bool>* cancel = nullptr,
                                                 LockMode mode = LockMode::kExclusive);
 
  private:

@@ -39,8 +39,7 @@ class RecordReader {
  public:
   // With `skip_bad_lines`, a bad line is skipped instead of ending the read
   // (for logs where every record stands alone).
-  explicit RecordReader(std::string_view text, bool skip_bad_lines = false)
-      : text_(text), skip_bad_(skip_bad_lines) {}
+  explicit RecordReader(std::string_view text, bool skip_bad_lines = false) : text_(text), skip_bad_(skip_bad_lines) {}
   // Next valid record; false at the end or at a bad line (then `corrupt()` is true).
   bool next(std::vector<std::string_view>& fields);
   bool corrupt() const { return corrupt_; }

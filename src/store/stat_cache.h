@@ -14,11 +14,11 @@
 #include <filesystem>
 #include <functional>
 #include <map>
-#include <unordered_map>
-#include <unordered_set>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "store/digest.h"
 #include "store/disk.h"

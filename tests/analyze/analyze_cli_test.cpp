@@ -47,8 +47,8 @@ TEST(AnalyzeCli, NoTimestampIsByteForByteReproducible) {
   test::TempDir dir;
   auto model = write_linear(dir);
   for (const char* out : {"a.json", "b.json"}) {
-    auto r = test::run_cli({"analyze", "-m", model, "--ep", "qnn", "--device", "npu", "--no-timestamp", "-o",
-                            (dir / out).string()});
+    auto r = test::run_cli(
+        {"analyze", "-m", model, "--ep", "qnn", "--device", "npu", "--no-timestamp", "-o", (dir / out).string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   auto a = test::read_text(dir / "a.json");

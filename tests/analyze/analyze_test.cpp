@@ -44,9 +44,7 @@ analyze::AnalyzeOptions opts(std::vector<std::string> eps, std::string device = 
 
 using Tables = std::map<std::string, std::string>;
 
-bool contains(const json& list, const std::string& s) {
-  return std::find(list.begin(), list.end(), s) != list.end();
-}
+bool contains(const json& list, const std::string& s) { return std::find(list.begin(), list.end(), s) != list.end(); }
 
 // x -> decomposed GELU (erf) -> decomposed LayerNorm -> MatMul + bias -> Identity -> y
 onnx::ModelProto patterned_model(std::int64_t opset) {
@@ -205,9 +203,9 @@ TEST(Analyze, DiscoversFlagsTheTargetEpBenefitsFrom) {
   auto at17 = analyze::analyze_model(wrap(patterned_model(17)), opts({"cpu"}));
   auto flags = analyze::discover_flags(at17, "cpu");
   EXPECT_EQ(flags, (std::map<std::string, bool>{{"eliminate_identity", true},
-                                                 {"fuse_gelu", true},
-                                                 {"fuse_layer_norm", true},
-                                                 {"fuse_matmul_add_into_gemm", true}}));
+                                                {"fuse_gelu", true},
+                                                {"fuse_layer_norm", true},
+                                                {"fuse_matmul_add_into_gemm", true}}));
   // No LayerNormalization below opset 17; vitisai's table has no com.microsoft Gelu.
   auto at13 = analyze::analyze_model(wrap(patterned_model(13)), opts({"cpu"}));
   EXPECT_FALSE(analyze::discover_flags(at13, "cpu").count("fuse_layer_norm"));

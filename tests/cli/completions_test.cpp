@@ -35,9 +35,10 @@ TEST(Completions, EverySubcommandAndOptionTheHelpListsIsInEveryScript) {
     const auto script = test::run_cli({"completions", shell});
     ASSERT_EQ(script.exit_code, 0) << script.err;
     auto has_option = [&](const std::string& o) {
-      if (shell != "fish") return script.out.find(" " + o + " ") != std::string::npos ||
-                                  script.out.find(" " + o + "'") != std::string::npos ||
-                                  script.out.find("'" + o + " ") != std::string::npos;
+      if (shell != "fish")
+        return script.out.find(" " + o + " ") != std::string::npos ||
+               script.out.find(" " + o + "'") != std::string::npos ||
+               script.out.find("'" + o + " ") != std::string::npos;
       return o.rfind("--", 0) == 0 ? script.out.find(" -l " + o.substr(2) + " ") != std::string::npos
                                    : script.out.find(" -s " + o.substr(1) + " ") != std::string::npos;
     };

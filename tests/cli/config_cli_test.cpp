@@ -26,8 +26,9 @@ TEST(ConfigCli, BadConfigExitsTwoWithLocation) {
   test::write_text(dir / "winml.toml", "[model]\nsource = \"m.onnx\"\n[build]\noutput_dri = \"out\"\n");
   auto r = test::run_cli({"config"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.first_error_line().find("winml.toml:4:1: unknown key 'build.output_dri' (did you mean 'build.output_dir'?)"),
-            std::string::npos)
+  EXPECT_NE(
+      r.first_error_line().find("winml.toml:4:1: unknown key 'build.output_dri' (did you mean 'build.output_dir'?)"),
+      std::string::npos)
       << r.err;
 }
 

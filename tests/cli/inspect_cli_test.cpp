@@ -45,8 +45,8 @@ TEST(InspectCli, ReportsEpContextNodes) {
 
 TEST(InspectCli, UnreadableModelExitsTwoNamingTheFile) {
   test::TempDir dir;
-  for (const auto& [name, bytes] : std::vector<std::pair<std::string, std::string>>{
-           {"empty.onnx", ""}, {"text.onnx", "this is not a model\n"}}) {
+  for (const auto& [name, bytes] :
+       std::vector<std::pair<std::string, std::string>>{{"empty.onnx", ""}, {"text.onnx", "this is not a model\n"}}) {
     test::write_text(dir / name, bytes);
     auto r = test::run_cli({"inspect", "-m", (dir / name).string()});
     EXPECT_EQ(r.exit_code, 2) << name;

@@ -48,8 +48,8 @@ TEST(QuantizeCli, QuantizedInputNeedsRequantize) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("Input model is already quantized"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(d / "qq.onnx"));
-  r = run_cli({"quantize", "-m", (d / "q.onnx").string(), "-o", (d / "qq.onnx").string(), "--requantize",
-               "--samples", "2", "--json"});
+  r = run_cli({"quantize", "-m", (d / "q.onnx").string(), "-o", (d / "qq.onnx").string(), "--requantize", "--samples",
+               "2", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(nlohmann::json::parse(r.out)["requantized"].get<bool>());
 }
@@ -64,8 +64,8 @@ TEST(QuantizeCli, BadOptionsAreInputErrors) {
   r = run_cli({"quantize", "-m", in.string(), "-o", (d / "q.onnx").string(), "--dim", "batch"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--dim 'batch': expected NAME=VALUE"), std::string::npos) << r.err;
-  r = run_cli({"quantize", "-m", in.string(), "-o", (d / "q.onnx").string(), "--calibration-data",
-               (d / "nowhere").string()});
+  r = run_cli(
+      {"quantize", "-m", in.string(), "-o", (d / "q.onnx").string(), "--calibration-data", (d / "nowhere").string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("nowhere: calibration data directory does not exist"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(d / "q.onnx"));
@@ -98,8 +98,9 @@ TEST(QuantizeCli, CalibrationDirectoryAndReport) {
 TEST(QuantizeCli, SameBytesForAnyThreadCount) {
   TempDir d;
   fs::path in = exported_model("mobilenet_v3_small_op13");
-  std::vector<std::string> common = {"quantize", "-m", in.string(), "--samples", "3", "--per-channel",
-                                     "--calibration-method", "entropy", "--no-accuracy"};
+  std::vector<std::string> common = {
+      "quantize", "-m",           in.string(), "--samples", "3", "--per-channel", "--calibration-method",
+      "entropy",  "--no-accuracy"};
   auto run = [&](const std::string& out, const std::string& threads) {
     std::vector<std::string> args = common;
     args.insert(args.end(), {"-o", (d / out).string(), "--threads", threads});
@@ -123,8 +124,8 @@ TEST(QuantizeCli, MemoryDoesNotGrowWithSamples) {
   TempDir d;
   fs::path in = exported_model("mobilenet_v3_small_op13");
   auto run = [&](const std::string& samples) {
-    CliResult r = run_cli({"quantize", "-m", in.string(), "-o", (d / ("q" + samples + ".onnx")).string(),
-                           "--samples", samples, "--threads", "1", "--calibration-method", "percentile"});
+    CliResult r = run_cli({"quantize", "-m", in.string(), "-o", (d / ("q" + samples + ".onnx")).string(), "--samples",
+                           samples, "--threads", "1", "--calibration-method", "percentile"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return peak_child_rss_kib();
   };
@@ -140,9 +141,9 @@ TEST(QuantizeCli, SixteenBitTransformerReportsAccuracy) {
   // 16-bit Q/DQ (com.microsoft) in front of Shape nodes: the accuracy pass
   // must run the quantized model on the runtime.
   TempDir d;
-  CliResult r = run_cli({"quantize", "-m", exported_model("transformer_encoder_op17").string(), "-o",
-                         (d / "q.onnx").string(), "--weight-type", "uint8", "--activation-type", "uint16",
-                         "--per-channel", "--samples", "2", "--json"});
+  CliResult r =
+      run_cli({"quantize", "-m", exported_model("transformer_encoder_op17").string(), "-o", (d / "q.onnx").string(),
+               "--weight-type", "uint8", "--activation-type", "uint16", "--per-channel", "--samples", "2", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["qdq_domain"], "com.microsoft");
@@ -159,8 +160,8 @@ TEST(QuantizeCli, SixteenBitTransformerReportsAccuracy) {
 TEST(QuantizeCli, Fp16Mode) {
   TempDir d;
   fs::path in = save(small_attention(), d / "att.onnx");
-  CliResult r = run_cli({"quantize", "-m", in.string(), "-o", (d / "h.onnx").string(), "--mode", "fp16",
-                         "--samples", "2", "--json"});
+  CliResult r = run_cli(
+      {"quantize", "-m", in.string(), "-o", (d / "h.onnx").string(), "--mode", "fp16", "--samples", "2", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["mode"], "fp16");

@@ -69,8 +69,9 @@ fs::path quickstart_copy(const test::TempDir& dir, const std::string& name) {
 }
 
 std::string build_command(const fs::path& project, const fs::path& cache, const std::string& env) {
-  return "cd " + quoted(project.string()) + " && env -u NO_COLOR TERM=xterm-256color WINML_MAKE_CACHE_DIR=" +
-         quoted(cache.string()) + " " + env + " " + quoted(WINML_MAKE_BIN) + " -j1";
+  return "cd " + quoted(project.string()) +
+         " && env -u NO_COLOR TERM=xterm-256color WINML_MAKE_CACHE_DIR=" + quoted(cache.string()) + " " + env + " " +
+         quoted(WINML_MAKE_BIN) + " -j1";
 }
 
 }  // namespace
@@ -98,8 +99,7 @@ TEST(Terminal, NoColorTurnsColourOffOnATerminal) {
   test::TempDir dir;
   const fs::path project = quickstart_copy(dir, "project");
   Tmux tmux(dir / "tmux.sock");
-  const std::string pane =
-      tmux.run(build_command(project, dir / "cache", "NO_COLOR=1"), "__BUILD_DONE__", true);
+  const std::string pane = tmux.run(build_command(project, dir / "cache", "NO_COLOR=1"), "__BUILD_DONE__", true);
   EXPECT_NE(pane.find("winml-make: 6 stages: 6 completed"), std::string::npos) << pane;
   EXPECT_EQ(pane.find("\033[3"), std::string::npos) << pane;  // no foreground colour
 }
@@ -107,8 +107,7 @@ TEST(Terminal, NoColorTurnsColourOffOnATerminal) {
 TEST(Terminal, PipedOutputIsPlainLinesWithoutEscapeCodes) {
   test::TempDir dir;
   const fs::path project = quickstart_copy(dir, "project");
-  const std::map<std::string, std::string> env = {{"WINML_MAKE_CACHE_DIR", (dir / "cache").string()},
-                                                  {"NO_COLOR", ""}};
+  const std::map<std::string, std::string> env = {{"WINML_MAKE_CACHE_DIR", (dir / "cache").string()}, {"NO_COLOR", ""}};
   auto r = test::run_cli({"-j1"}, project, env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("  running    quickstart/export: never built\n"), std::string::npos) << r.out;

@@ -3,8 +3,8 @@
 // EPs, validation, and the sidecar lifecycle up to packaging.
 #include <gtest/gtest.h>
 
-#include "base/error.h"
 #include "base/atomic_file.h"
+#include "base/error.h"
 #include "compile/compile.h"
 #include "compile/compile_util.h"
 #include "compile/epcontext_node.h"
@@ -43,8 +43,8 @@ std::int64_t attr_i(const onnx::NodeProto& n, const std::string& name) {
 TEST(CompileRef, SidecarBlobNodeAttributesAndEqualOutputs) {
   test::TempDir dir;
   test::write_model(test::small_model(), dir / "in.onnx");
-  auto r = test::run_cli({"compile", "-m", (dir / "in.onnx").string(), "-o", (dir / "out" / "compiled.onnx").string(),
-                          "--ep", "ref"});
+  auto r = test::run_cli(
+      {"compile", "-m", (dir / "in.onnx").string(), "-o", (dir / "out" / "compiled.onnx").string(), "--ep", "ref"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("validate: ran on all-ones inputs"), std::string::npos) << r.out;
   ASSERT_TRUE(fs::exists(dir / "out" / "compiled_ref.bin"));
@@ -118,7 +118,8 @@ TEST(CompileRef, OutputIsDeterministic) {
   o.ep = "ref";
   compile::compile_model_file(dir / "in.onnx", dir / "a" / "c.onnx", o);
   compile::compile_model_file(dir / "in.onnx", dir / "b" / "c.onnx", o);
-  for (const char* f : {"c.onnx", "c_ref.bin"}) EXPECT_EQ(test::read_text(dir / "a" / f), test::read_text(dir / "b" / f)) << f;
+  for (const char* f : {"c.onnx", "c_ref.bin"})
+    EXPECT_EQ(test::read_text(dir / "a" / f), test::read_text(dir / "b" / f)) << f;
 }
 
 TEST(CompileRef, UnsupportedNodesStayBetweenPartitions) {
@@ -156,8 +157,10 @@ TEST(CompileRef, DimsResolveShapesAndReachValidation) {
   EXPECT_EQ(metrics["validation"]["inputs"]["x"], nlohmann::json({5, 8}));
   auto blob = read_file(dir / "c_ref.bin");
   EXPECT_EQ(runtime::ref_blob::check_blob(blob, "b", true).dims.at("batch"), 5);
-  EXPECT_EQ(test::run_cli({"compile", "-m", (dir / "in.onnx").string(), "-o", (dir / "d.onnx").string(), "--dim",
-                           "batch"}).exit_code, 2);
+  EXPECT_EQ(
+      test::run_cli({"compile", "-m", (dir / "in.onnx").string(), "-o", (dir / "d.onnx").string(), "--dim", "batch"})
+          .exit_code,
+      2);
 }
 
 TEST(CompileRef, RecompilingRemovesStaleSidecars) {
@@ -203,14 +206,15 @@ TEST(CompileRef, EpContextInputIsRefused) {
   test::TempDir dir;
   test::write_model(test::small_model(), dir / "in.onnx");
   ASSERT_EQ(test::run_cli({"compile", "-m", (dir / "in.onnx").string(), "-o", (dir / "c.onnx").string(), "--ep", "ref"})
-                .exit_code, 0);
-  auto r = test::run_cli({"compile", "-m", (dir / "c.onnx").string(), "-o", (dir / "again.onnx").string(), "--ep",
-                          "ref"});
+                .exit_code,
+            0);
+  auto r =
+      test::run_cli({"compile", "-m", (dir / "c.onnx").string(), "-o", (dir / "again.onnx").string(), "--ep", "ref"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.first_error_line(),
-            "winml-make: error: " + (dir / "c.onnx").string() +
-                ": Input model is a compiled EPContext artifact (EPContext nodes from " + runtime::ref_blob::kSource +
-                ") and cannot be compiled again. Compile the model from before compilation.");
+  EXPECT_EQ(r.first_error_line(), "winml-make: error: " + (dir / "c.onnx").string() +
+                                      ": Input model is a compiled EPContext artifact (EPContext nodes from " +
+                                      runtime::ref_blob::kSource +
+                                      ") and cannot be compiled again. Compile the model from before compilation.");
   EXPECT_FALSE(fs::exists(dir / "again.onnx"));
 }
 

@@ -10,7 +10,7 @@
 namespace winml::test {
 
 std::map<std::string, runtime::Tensor> run_model(const std::filesystem::path& path,
-                                                  const std::map<std::string, runtime::Tensor>& feeds) {
+                                                 const std::map<std::string, runtime::Tensor>& feeds) {
   model::Model m = model::load_model(path);
   runtime::Session s(m);
   auto out = s.run(feeds);
@@ -81,7 +81,9 @@ void register_negate_kernel() {
   e.op = "Negate";
   e.since = 1;
   e.until = 1;
-  e.factory = [](const runtime::NodeContext&) -> std::unique_ptr<runtime::Kernel> { return std::make_unique<Negate>(); };
+  e.factory = [](const runtime::NodeContext&) -> std::unique_ptr<runtime::Kernel> {
+    return std::make_unique<Negate>();
+  };
   runtime::KernelRegistry::global().add(std::move(e));
 }
 

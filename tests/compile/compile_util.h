@@ -13,7 +13,7 @@ namespace winml::test {
 
 // Loads `path` and runs it in the runtime.
 std::map<std::string, runtime::Tensor> run_model(const std::filesystem::path& path,
-                                                  const std::map<std::string, runtime::Tensor>& feeds);
+                                                 const std::map<std::string, runtime::Tensor>& feeds);
 
 // A float32 tensor of seeded values in [-1, 1).
 runtime::Tensor random_input(const runtime::Shape& shape, std::uint32_t seed);

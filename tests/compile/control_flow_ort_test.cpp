@@ -104,7 +104,8 @@ TEST(CompileControlFlowOrt, IfAndLoopBodiesCompiledForRefMatchOnnxRuntime) {
         ASSERT_EQ(run.exit_code, 0) << mode << ", sign " << sign << ": " << run.err;
         for (const char* name : {"y", "z"}) {
           const auto got = model::read_npy(outputs / (std::string(name) + ".npy"));
-          EXPECT_LE(test::max_relative_diff(got, ort.outputs.at(name)), 1e-5) << mode << ", sign " << sign << ", " << name;
+          EXPECT_LE(test::max_relative_diff(got, ort.outputs.at(name)), 1e-5)
+              << mode << ", sign " << sign << ", " << name;
         }
       }
       const auto in_process = test::run_model(out, {{"x", runtime::from_tensor_file(x)}});

@@ -70,8 +70,10 @@ TEST(EpContextCli, ModeIsRequiredAndExclusive) {
   test::TempDir dir;
   compile_small(dir);
   EXPECT_EQ(convert(dir, "--json", "c.onnx", "o.onnx").exit_code, 2);
-  EXPECT_EQ(test::run_cli({"epcontext", "--embed", "--extern", "-m", (dir / "c.onnx").string(), "-o",
-                           (dir / "o.onnx").string()}).exit_code, 2);
+  EXPECT_EQ(test::run_cli(
+                {"epcontext", "--embed", "--extern", "-m", (dir / "c.onnx").string(), "-o", (dir / "o.onnx").string()})
+                .exit_code,
+            2);
   auto r = convert(dir, "--embed", "in.onnx", "o.onnx");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("has no EPContext nodes"), std::string::npos);
@@ -112,13 +114,11 @@ const std::vector<Damage>& damages() {
        "c_ref.bin: ref blob is truncated", true},
       {"not a blob", [](const test::TempDir& dir) { test::write_text(dir / "c_ref.bin", "QNN context binary"); },
        "c_ref.bin: not a ref blob", true},
-      {"parent reference",
-       [](const test::TempDir& dir) { set_context(dir / "c.onnx", "../c_ref.bin"); },
+      {"parent reference", [](const test::TempDir& dir) { set_context(dir / "c.onnx", "../c_ref.bin"); },
        "EPContext ep_cache_context '../c_ref.bin' is refused: it must be a relative path inside the model's "
        "directory (no absolute path, no '..')",
        true},
-      {"absolute path",
-       [](const test::TempDir& dir) { set_context(dir / "c.onnx", (dir / "c_ref.bin").string()); },
+      {"absolute path", [](const test::TempDir& dir) { set_context(dir / "c.onnx", (dir / "c_ref.bin").string()); },
        "' is refused: it must be a relative path inside the model's directory", true},
   };
   return d;
@@ -171,7 +171,9 @@ TEST(EpContextCli, SwappedSidecarOfAnotherPartitionIsRefused) {
   test::TempDir dir;
   test::write_model(test::model_with_custom_op(), dir / "in.onnx");
   ASSERT_EQ(test::run_cli({"compile", "-m", (dir / "in.onnx").string(), "-o", (dir / "c.onnx").string(), "--ep", "ref",
-                           "--no-validate"}).exit_code, 0);
+                           "--no-validate"})
+                .exit_code,
+            0);
   fs::rename(dir / "c_ref.bin", dir / "tmp.bin");
   fs::rename(dir / "c_ref_1.bin", dir / "c_ref.bin");
   fs::rename(dir / "tmp.bin", dir / "c_ref_1.bin");

@@ -41,7 +41,7 @@ std::vector<std::string> copy_command(const fs::path& model, const fs::path& blo
 test::CliResult compile_qnn(const test::TempDir& dir, const std::vector<std::string>& command,
                             std::vector<std::string> extra = {}) {
   std::vector<std::string> args = {"compile", "-m", (dir / "in.onnx").string(), "-o", (dir / "out" / "c.onnx").string(),
-                                   "--ep", "qnn"};
+                                   "--ep",    "qnn"};
   args.insert(args.end(), extra.begin(), extra.end());
   args.push_back("--");
   args.insert(args.end(), command.begin(), command.end());
@@ -60,13 +60,13 @@ TEST(ExternalCompiler, WithoutACommandTheErrorSaysWhatToConfigure) {
       << r.err;
   EXPECT_NE(r.err.find("give the compiler to run in the arguments after `--`"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir / "c.onnx"));
-  auto nested = test::run_cli({"compile", "-m", (dir / "in.onnx").string(), "-o", (dir / "new" / "c.onnx").string(),
-                               "--ep", "qnn"});
+  auto nested = test::run_cli(
+      {"compile", "-m", (dir / "in.onnx").string(), "-o", (dir / "new" / "c.onnx").string(), "--ep", "qnn"});
   EXPECT_EQ(nested.exit_code, 2);
   EXPECT_FALSE(fs::exists(dir / "new"));  // not even the directory
 
-  auto cpu = test::run_cli({"compile", "-m", (dir / "in.onnx").string(), "-o", (dir / "c.onnx").string(), "--ep", "cpu",
-                            "--", "/bin/true"});
+  auto cpu = test::run_cli(
+      {"compile", "-m", (dir / "in.onnx").string(), "-o", (dir / "c.onnx").string(), "--ep", "cpu", "--", "/bin/true"});
   EXPECT_EQ(cpu.exit_code, 2);
   EXPECT_NE(cpu.err.find("a vendor compiler (the arguments after `--`) is only used for EPs compiled ahead of time"),
             std::string::npos)
@@ -78,8 +78,9 @@ TEST(ExternalCompiler, ResultIsVerifiedRenamedByContentAndValidated) {
   test::write_model(test::small_model(), dir / "in.onnx");
   // winml-make's own ref backend plays the vendor compiler: it writes
   // {output} and a .bin sidecar next to it.
-  auto r = compile_qnn(dir, {test::winml_make_binary().string(), "compile", "-m", "{input}", "-o", "{output}", "--ep",
-                             "ref", "--no-validate"},
+  auto r = compile_qnn(dir,
+                       {test::winml_make_binary().string(), "compile", "-m", "{input}", "-o", "{output}", "--ep", "ref",
+                        "--no-validate"},
                        {"--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto metrics = nlohmann::json::parse(r.out);
@@ -97,8 +98,8 @@ TEST(ExternalCompiler, ResultIsVerifiedRenamedByContentAndValidated) {
   EXPECT_TRUE(a.at("y").same_as(b.at("y")));
 
   // The same bytes get the same name; the earlier result is replaced.
-  auto again = compile_qnn(dir, {test::winml_make_binary().string(), "compile", "-m", "{input}", "-o", "{output}", "--ep",
-                                 "ref", "--no-validate"});
+  auto again = compile_qnn(dir, {test::winml_make_binary().string(), "compile", "-m", "{input}", "-o", "{output}",
+                                 "--ep", "ref", "--no-validate"});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(files_in(dir / "out"), (std::set<std::string>{"c.onnx", name}));
 }
@@ -126,7 +127,7 @@ TEST(ExternalCompiler, EnvironmentIsOnlyWhatIsDeclared) {
   std::vector<std::string> command = {
       "/bin/sh", "-c", "test -n \"$WINML_TEST_SDK\" && /bin/cp '" + (dir / "prebuilt.onnx").string() + "' '{output}'"};
   std::vector<std::string> args = {"compile", "-m", (dir / "in.onnx").string(), "-o", (dir / "c.onnx").string(),
-                                   "--ep", "qnn"};
+                                   "--ep",    "qnn"};
   auto run = [&](std::vector<std::string> extra) {
     auto a = args;
     a.insert(a.end(), extra.begin(), extra.end());
@@ -164,14 +165,16 @@ const std::vector<BadOutput>& bad_outputs() {
     return dir / "prebuilt.onnx";
   };
   static const std::vector<BadOutput> b = {
-      {"exit code", [](const test::TempDir&) { return std::vector<std::string>{"/bin/sh", "-c", "echo compiler says no >&2; exit 3"}; },
+      {"exit code",
+       [](const test::TempDir&) {
+         return std::vector<std::string>{"/bin/sh", "-c", "echo compiler says no >&2; exit 3"};
+       },
        "qnn compiler failed with exit code 3"},
       {"no output", [](const test::TempDir&) { return std::vector<std::string>{"/bin/true"}; },
        "exited 0 but did not write {output}"},
-      {"not compiled",
-       [](const test::TempDir& dir) { return copy_command(dir / "in.onnx"); }, "has no EPContext nodes"},
-      {"parent reference",
-       [prebuilt](const test::TempDir& dir) { return copy_command(prebuilt(dir, "../ctx.bin")); },
+      {"not compiled", [](const test::TempDir& dir) { return copy_command(dir / "in.onnx"); },
+       "has no EPContext nodes"},
+      {"parent reference", [prebuilt](const test::TempDir& dir) { return copy_command(prebuilt(dir, "../ctx.bin")); },
        "EPContext ep_cache_context '../ctx.bin' is refused"},
       {"absolute reference",
        [prebuilt](const test::TempDir& dir) {

@@ -41,7 +41,7 @@ void expect_ref_roundtrip(const fs::path& source, bool embed, std::size_t expect
                           const runtime::Shape& input_shape = kImage) {
   test::TempDir dir;
   std::vector<std::string> args = {"compile", "-m", source.string(), "-o", (dir / "build" / "compiled.onnx").string(),
-                                   "--ep", "ref"};
+                                   "--ep",    "ref"};
   if (embed) args.push_back("--embed");
   auto r = test::run_cli(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -120,7 +120,7 @@ TEST(CpuRealModels, OrtRefusesOurEpContextNodesWithItsOwnMessage) {
   test::write_model(test::small_model(), dir / "in.onnx");
   for (const char* mode : {"", "--embed"}) {
     std::vector<std::string> args = {"compile", "-m", (dir / "in.onnx").string(), "-o", (dir / "c.onnx").string(),
-                                     "--ep", "ref"};
+                                     "--ep",    "ref"};
     if (*mode) args.push_back(mode);
     ASSERT_EQ(test::run_cli(args).exit_code, 0);
     auto ort = test::run_in_ort(dir / "c.onnx", {{"x", runtime::to_tensor_file(test::random_input({1, 8}, 1))}});

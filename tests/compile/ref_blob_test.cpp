@@ -121,8 +121,9 @@ TEST(RefBlob, WrongVersionIsRefused) {
   std::uint32_t v = 7;
   std::memcpy(blob.data() + 8, &v, 4);
   std::string e = error_of([&] { rb::load_plan(blob, nullptr, "m_ref.bin"); });
-  EXPECT_EQ(e, "m_ref.bin: ref blob format version 7 is not supported (this winml-make reads version 2); recompile "
-               "the model with ep = \"ref\"");
+  EXPECT_EQ(e,
+            "m_ref.bin: ref blob format version 7 is not supported (this winml-make reads version 2); recompile "
+            "the model with ep = \"ref\"");
 }
 
 TEST(RefBlob, DamagedPlanIsRefusedAtLoad) {

@@ -168,7 +168,8 @@ CliDoc parse_doc(const std::string& text) {
     if (in_code) {
       std::string cmd = line.substr(std::min(line.size(), line.find_first_not_of(' ')));
       if (cmd.rfind("$ ", 0) == 0) cmd = cmd.substr(2);
-      if (cmd == "winml-make" || cmd.rfind("winml-make ", 0) == 0) doc.example_lines.push_back({*innermost, number, cmd});
+      if (cmd == "winml-make" || cmd.rfind("winml-make ", 0) == 0)
+        doc.example_lines.push_back({*innermost, number, cmd});
     }
   }
   return doc;
@@ -271,8 +272,8 @@ TEST(CliReference, ExamplesUseExistingOptions) {
         bool known = is_pass_flag(command, option) || (!command.empty() && global_option(option));
         for (const auto& s : scope)
           if (!s.empty() || command.empty()) known = known || help.at(s).options.count(option) > 0;
-        EXPECT_TRUE(known) << "docs/cli.md:" << m.line << ": " << option << " is not an option of "
-                           << describe(command) << " (in: " << m.text << ")";
+        EXPECT_TRUE(known) << "docs/cli.md:" << m.line << ": " << option << " is not an option of " << describe(command)
+                           << " (in: " << m.text << ")";
       }
     }
   }

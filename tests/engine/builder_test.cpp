@@ -44,8 +44,7 @@ class FakeRunner : public graph::NodeRunner {
       ++runs[id];
     }
     int now = ++running;
-    for (int m = max_running; now > m && !max_running.compare_exchange_weak(m, now);) {
-    }
+    for (int m = max_running; now > m && !max_running.compare_exchange_weak(m, now);) {}
     struct Leave {
       std::atomic<int>& r;
       ~Leave() { --r; }
@@ -196,7 +195,11 @@ TEST(Builder, ChangedParameterRerunsFromThatNode) {
   Fixture f;
   f.build();
   f.runner.params["a/mid"] = "v2";
-  auto r = f.build([] { auto o = opts(); o.explain = true; return o; }());
+  auto r = f.build([] {
+    auto o = opts();
+    o.explain = true;
+    return o;
+  }());
   EXPECT_EQ(statuses(r), (V{"up-to-date", "completed", "completed"}));
   EXPECT_EQ(r[1].reason, "config param changed");
   ASSERT_EQ(r[1].explanation.size(), 1u);
@@ -273,7 +276,8 @@ TEST(Builder, FailureStopsWithoutKeepGoingAndContinuesWithIt) {
   EXPECT_EQ(r[2].reason, "not started: a/mid failed");
   bool b_suggests_k = false;
   for (std::size_t i = 3; i < r.size(); ++i)
-    if (r[i].status == graph::Status::kNotRun) b_suggests_k |= r[i].reason == "not started: a/mid failed (use -k to keep going)";
+    if (r[i].status == graph::Status::kNotRun)
+      b_suggests_k |= r[i].reason == "not started: a/mid failed (use -k to keep going)";
   EXPECT_TRUE(b_suggests_k);
 
   r = f.build(opts(1, true));
@@ -340,7 +344,11 @@ TEST(Builder, InterruptedNodeIsNotRecordedAndRerunsNextTime) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     cancel = true;
   });
-  auto r = f.build([&] { auto o = opts(); o.cancel = &cancel; return o; }());
+  auto r = f.build([&] {
+    auto o = opts();
+    o.cancel = &cancel;
+    return o;
+  }());
   stopper.join();
   EXPECT_EQ(statuses(r), (V{"completed", "skipped", "skipped"}));
   EXPECT_EQ(r[1].reason, "interrupted");
@@ -352,13 +360,21 @@ TEST(Builder, InterruptedNodeIsNotRecordedAndRerunsNextTime) {
 
 TEST(Builder, DryRunWritesNothingAndSaysWhy) {
   Fixture f;
-  auto r = f.build([] { auto o = opts(); o.dry_run = true; return o; }());
+  auto r = f.build([] {
+    auto o = opts();
+    o.dry_run = true;
+    return o;
+  }());
   EXPECT_EQ(statuses(r), (V{"stale", "stale", "stale"}));
   EXPECT_FALSE(f.exists(f.out() / "a"));
   EXPECT_FALSE(f.exists(f.out()));
   f.build();
   f.write(f.project() / "a.txt", "changed");
-  r = f.build([] { auto o = opts(); o.dry_run = true; return o; }());
+  r = f.build([] {
+    auto o = opts();
+    o.dry_run = true;
+    return o;
+  }());
   EXPECT_EQ(statuses(r), (V{"stale", "stale", "stale"}));
   EXPECT_EQ(r[0].reason, "file a.txt changed");
   EXPECT_EQ(r[1].reason, "an input will be rebuilt (reruns only if its content changes)");
@@ -368,7 +384,11 @@ TEST(Builder, DryRunWritesNothingAndSaysWhy) {
 TEST(Builder, RebuildRunsEverythingAgain) {
   Fixture f;
   f.build();
-  auto r = f.build([] { auto o = opts(); o.rebuild = true; return o; }());
+  auto r = f.build([] {
+    auto o = opts();
+    o.rebuild = true;
+    return o;
+  }());
   EXPECT_EQ(statuses(r), (V{"completed", "completed", "completed"}));
   EXPECT_EQ(f.runner.total_runs(), 6);
 }
@@ -534,6 +554,5 @@ TEST(Inputs, DeclaredGlobTreeAndFileInputsEnterTheKeyByRelativeName) {
   for (const auto& r : resolved) names.push_back(r.ingredient.name);
   EXPECT_EQ(names, (V{"file:scripts/a.py", "file:scripts/sub/b.py", "file:calib/0/x.npy", "file:a.txt"}));
   EXPECT_EQ(resolved[2].ingredient.digest, store::digest_of("x"));
-  EXPECT_THROW(graph::resolve_inputs({{graph::InputKind::kTree, "missing"}}, f.project(), state, f.runner),
-               InputError);
+  EXPECT_THROW(graph::resolve_inputs({{graph::InputKind::kTree, "missing"}}, f.project(), state, f.runner), InputError);
 }

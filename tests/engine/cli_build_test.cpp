@@ -29,7 +29,8 @@ TEST(BuildCli, FirstBuildWritesTheLayoutAndSecondIsANoOp) {
   Project p;
   one_model(p);
   auto first = p.build();
-  EXPECT_EQ(test::stages_with(first, "net", "completed"), (Stages{"export", "optimize", "analyze", "quantize", "compile", "package"}));
+  EXPECT_EQ(test::stages_with(first, "net", "completed"),
+            (Stages{"export", "optimize", "analyze", "quantize", "compile", "package"}));
   for (const char* f : {"export.onnx", "optimized.onnx", "quantized.onnx", "compiled.onnx", "model.onnx",
                         "build_manifest.json", "winml_build_config.json"})
     EXPECT_TRUE(fs::exists(p.out("net", f))) << f;
@@ -37,7 +38,8 @@ TEST(BuildCli, FirstBuildWritesTheLayoutAndSecondIsANoOp) {
   auto manifest_time = fs::last_write_time(p.out("net", "build_manifest.json"));
 
   auto second = p.build();
-  EXPECT_EQ(test::stages_with(second, "net", "up-to-date"), (Stages{"export", "optimize", "analyze", "quantize", "compile", "package"}));
+  EXPECT_EQ(test::stages_with(second, "net", "up-to-date"),
+            (Stages{"export", "optimize", "analyze", "quantize", "compile", "package"}));
   EXPECT_TRUE(test::stages_with(second, "net", "completed").empty());
   // Nothing was rebuilt, so the manifest still describes the build that made the artifacts.
   EXPECT_EQ(fs::last_write_time(p.out("net", "build_manifest.json")), manifest_time);
@@ -74,8 +76,7 @@ TEST(BuildCli, ManifestHasTheDocumentedFields) {
   EXPECT_TRUE(m["stages"][3].contains("nodes_skipped"));
   EXPECT_TRUE(m["stages"][3].contains("calibration_time_seconds"));
   EXPECT_EQ(m["stages"][3]["accuracy"].size(), 1u);
-  EXPECT_EQ(m["stages"][5]["outputs"][0]["digest"],
-            store::hash_file(p.out("net", "model.onnx")).hex());
+  EXPECT_EQ(m["stages"][5]["outputs"][0]["digest"], store::hash_file(p.out("net", "model.onnx")).hex());
 }
 
 TEST(BuildCli, TouchingEveryFileRerunsNothing) {
@@ -86,7 +87,8 @@ TEST(BuildCli, TouchingEveryFileRerunsNothing) {
   for (auto& e : fs::recursive_directory_iterator(p.root()))
     if (e.is_regular_file()) fs::last_write_time(e.path(), fs::file_time_type::clock::now());
   auto r = p.build();
-  EXPECT_EQ(test::stages_with(r, "net", "up-to-date"), (Stages{"export", "optimize", "analyze", "quantize", "compile", "package"}));
+  EXPECT_EQ(test::stages_with(r, "net", "up-to-date"),
+            (Stages{"export", "optimize", "analyze", "quantize", "compile", "package"}));
 }
 
 TEST(BuildCli, EditingOneQuantizeKeyRerunsOnlyFromQuantize) {
@@ -120,7 +122,8 @@ TEST(BuildCli, ChangingTheSourceModelRerunsEverything) {
   p.build();
   p.write_model("net.onnx", 2);
   auto r = p.build({"--explain"});
-  EXPECT_EQ(test::stages_with(r, "net", "completed"), (Stages{"export", "optimize", "analyze", "quantize", "compile", "package"}));
+  EXPECT_EQ(test::stages_with(r, "net", "completed"),
+            (Stages{"export", "optimize", "analyze", "quantize", "compile", "package"}));
   EXPECT_EQ(r["targets"][0]["stages"][0]["reason"], "model net.onnx changed");
 }
 
@@ -241,7 +244,8 @@ TEST(BuildCli, RebuildRunsEverythingAgainWithoutTheCache) {
   one_model(p);
   p.build();
   auto r = p.build({"--rebuild"});
-  EXPECT_EQ(test::stages_with(r, "net", "completed"), (Stages{"export", "optimize", "analyze", "quantize", "compile", "package"}));
+  EXPECT_EQ(test::stages_with(r, "net", "completed"),
+            (Stages{"export", "optimize", "analyze", "quantize", "compile", "package"}));
   p.write_config(std::string(kOneModel) + "[build]\nrebuild = true\n");
   r = p.build();
   EXPECT_EQ(test::stages_with(r, "net", "completed").size(), 6u);
@@ -318,8 +322,8 @@ TEST(BuildCli, OutputDirIsGlobalBeforeOrAfterTheSubcommand) {
   one_model(p);
   p.build({"-o", "elsewhere"});
   EXPECT_TRUE(fs::exists(p.root() / "elsewhere" / "net" / "model.onnx"));
-  for (const auto& args : {std::vector<std::string>{"-o", "elsewhere", "status"},
-                           std::vector<std::string>{"status", "-o", "elsewhere"}}) {
+  for (const auto& args :
+       {std::vector<std::string>{"-o", "elsewhere", "status"}, std::vector<std::string>{"status", "-o", "elsewhere"}}) {
     auto r = p.run(args);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("everything is up to date"), std::string::npos) << r.out;
@@ -379,7 +383,8 @@ TEST(BuildCli, DefinesSetKeysExactlyAsTheFileWould) {
   EXPECT_EQ(test::statuses(no_quant)["net/quantize"], "skipped");
   auto bad = with_define.run({"-D", "quantize.samples=abc"});
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("-D quantize.samples=abc: 'quantize.samples' must be an integer"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("-D quantize.samples=abc: 'quantize.samples' must be an integer"), std::string::npos)
+      << bad.err;
   auto unknown = with_define.run({"-D", "quantize.sample=4"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("did you mean 'quantize.samples'"), std::string::npos) << unknown.err;

@@ -48,7 +48,9 @@ void fill_user_folder(const fs::path& dir) {
   fs::permissions(dir / "thesis.txt", fs::perms::owner_read | fs::perms::group_read);
 }
 
-std::map<std::string, std::string> env_of(const Project& p) { return {{"WINML_MAKE_CACHE_DIR", p.cache_dir().string()}}; }
+std::map<std::string, std::string> env_of(const Project& p) {
+  return {{"WINML_MAKE_CACHE_DIR", p.cache_dir().string()}};
+}
 
 }  // namespace
 
@@ -229,9 +231,9 @@ TEST(Confinement, FailedAndKilledBuildsLeaveUserFilesAlone) {
   const auto outside_before = snapshot(outside.path());
   auto user = [&] {
     auto s = snapshot(p.out("net"));
-    for (const auto* tool : {"model.onnx", "export.onnx", "optimized.onnx", "quantized.onnx", "compiled.onnx",
-                             "model_ref.bin", "compiled_ref.bin", "analyze_result.json", "build_manifest.json",
-                             "winml_build_config.json"})
+    for (const auto* tool :
+         {"model.onnx", "export.onnx", "optimized.onnx", "quantized.onnx", "compiled.onnx", "model_ref.bin",
+          "compiled_ref.bin", "analyze_result.json", "build_manifest.json", "winml_build_config.json"})
       s.erase(tool);
     return s;
   };

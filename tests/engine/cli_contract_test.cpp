@@ -56,15 +56,17 @@ std::vector<std::string> ran(const nlohmann::json& report, const std::string& mo
 TEST(StageContract, LoweringTheThresholdBelowTheOptimizedSizeRewritesOptimized) {
   Project p;
   write_folding_model(p, "net.onnx");
-  p.write_config("[build]\nexternal_data_threshold_mib = 3\n[model]\nsource = \"net.onnx\"\nquantize = false\n"
-                 "compile = false\n");
+  p.write_config(
+      "[build]\nexternal_data_threshold_mib = 3\n[model]\nsource = \"net.onnx\"\nquantize = false\n"
+      "compile = false\n");
   p.build();
   ASSERT_GT(fs::file_size(p.out("net", "optimized.onnx")), 2u << 20);
   ASSERT_FALSE(fs::exists(p.out("net", "optimized.onnx.data")));
   ASSERT_LT(fs::file_size(p.out("net", "export.onnx")), 1u << 20);
 
-  p.write_config("[build]\nexternal_data_threshold_mib = 2\n[model]\nsource = \"net.onnx\"\nquantize = false\n"
-                 "compile = false\n");
+  p.write_config(
+      "[build]\nexternal_data_threshold_mib = 2\n[model]\nsource = \"net.onnx\"\nquantize = false\n"
+      "compile = false\n");
   auto r = p.build({"--explain"});
   EXPECT_TRUE(fs::exists(p.out("net", "optimized.onnx.data"))) << r.dump();
   EXPECT_TRUE(fs::exists(p.out("net", "model.onnx.data"))) << r.dump();

@@ -12,8 +12,10 @@ namespace fs = std::filesystem;
 namespace {
 
 void two_models(Project& p, const std::string& second) {
-  p.write_config("[compile]\nenabled = false\n[[model]]\nname = \"keep\"\nsource = \"a.onnx\"\n"
-                 "[[model]]\nname = \"" + second + "\"\nsource = \"b.onnx\"\n");
+  p.write_config(
+      "[compile]\nenabled = false\n[[model]]\nname = \"keep\"\nsource = \"a.onnx\"\n"
+      "[[model]]\nname = \"" +
+      second + "\"\nsource = \"b.onnx\"\n");
 }
 
 }  // namespace
@@ -80,13 +82,11 @@ TEST(DeadOutputs, AFolderWithoutRecordsIsListedButNeverDeleted) {
   two_models(p, "new");
   p.build();
   auto status = p.run({"status"});
-  EXPECT_NE(status.out.find("no build records for it, so winml-make will not delete anything there"),
-            std::string::npos)
+  EXPECT_NE(status.out.find("no build records for it, so winml-make will not delete anything there"), std::string::npos)
       << status.out;
   auto clean = p.run({"clean", "--dead"});
   EXPECT_EQ(clean.exit_code, 0) << clean.err;
-  EXPECT_NE(clean.out.find("kept " + p.out("old").string() + ": no build records"), std::string::npos)
-      << clean.out;
+  EXPECT_NE(clean.out.find("kept " + p.out("old").string() + ": no build records"), std::string::npos) << clean.out;
   EXPECT_TRUE(fs::exists(p.out("old", "model.onnx")));
 }
 

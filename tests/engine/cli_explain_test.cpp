@@ -53,8 +53,9 @@ TEST(ExplainCli, SwitchingFromSourceToCommandNamesModelSource) {
   p.write_config(kOneModel);
   p.build();
   p.write("export.sh", "cp net.onnx \"$1\"\n");
-  p.write_config("[model]\nname = \"net\"\n[export]\ncommand = [\"sh\", \"export.sh\", \"{output}\"]\n"
-                 "inputs = [\"export.sh\", \"net.onnx\"]\n");
+  p.write_config(
+      "[model]\nname = \"net\"\n[export]\ncommand = [\"sh\", \"export.sh\", \"{output}\"]\n"
+      "inputs = [\"export.sh\", \"net.onnx\"]\n");
   auto dry = p.build({"-n", "--explain"});
   const std::string reason = stage_reason(dry, "export");
   EXPECT_EQ(reason.rfind("config model.source changed (+", 0), 0u) << reason;
@@ -77,8 +78,7 @@ TEST(ExplainCli, ADryRunNamesAStagesOwnChangeBehindAStaleInput) {
   const std::string compile = stage_reason(dry, "compile");
   EXPECT_EQ(compile.rfind("config compile.ep changed (+", 0), 0u) << compile;
   EXPECT_TRUE(compile.ends_with("; an input will be rebuilt too")) << compile;
-  EXPECT_TRUE(any_contains(stage_explanation(dry, "compile"), "config compile.ep: \"ref\" -> \"cpu\""))
-      << dry.dump(2);
+  EXPECT_TRUE(any_contains(stage_explanation(dry, "compile"), "config compile.ep: \"ref\" -> \"cpu\"")) << dry.dump(2);
   // A stage with nothing of its own changed still says only that.
   EXPECT_EQ(stage_reason(dry, "package"), "an input will be rebuilt (reruns only if its content changes)");
   auto status = p.run({"status"});
@@ -96,7 +96,8 @@ TEST(ExplainCli, ADryRunWithAMissingSourceSaysWouldFailInStageOrder) {
   EXPECT_NE(r.out.find("would fail net/export: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1 would fail"), std::string::npos) << r.out;
   std::size_t at = 0;
-  for (const char* stage : {"net/export", "net/optimize", "net/analyze", "net/quantize", "net/compile", "net/package"}) {
+  for (const char* stage :
+       {"net/export", "net/optimize", "net/analyze", "net/quantize", "net/compile", "net/package"}) {
     const auto next = r.out.find(stage, at);
     ASSERT_NE(next, std::string::npos) << stage << " after offset " << at << " in:\n" << r.out;
     at = next;

@@ -37,8 +37,7 @@ void expect_input_error(const test::CliResult& r, const std::string& where, cons
 TEST(HostileConfig, DeepNestingIsAnErrorNamingTheLineNotACrash) {
   Project p;
   p.write_model("net.onnx", 1);
-  for (const std::string& value : {std::string(10000, '[') + std::string(10000, ']'),
-                                   [] {
+  for (const std::string& value : {std::string(10000, '[') + std::string(10000, ']'), [] {
                                      std::string s;
                                      for (int i = 0; i < 10000; ++i) s += "{a=";
                                      return s + "1" + std::string(10000, '}');

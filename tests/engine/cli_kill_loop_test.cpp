@@ -39,10 +39,11 @@ struct CleanBuild {
 // What must not differ between builds of the same config: keys, the config
 // hash and every output's digest and size (timings and reasons may).
 json essentials(const json& manifest) {
-  json e = {{"cache_key", manifest["cache_key"]}, {"config_hash", manifest["config_hash"]},
-            {"status", manifest["status"]}};
+  json e = {
+      {"cache_key", manifest["cache_key"]}, {"config_hash", manifest["config_hash"]}, {"status", manifest["status"]}};
   for (const auto& s : manifest["stages"])
-    e["stages"].push_back({{"name", s["name"]}, {"key", s.value("key", json())}, {"outputs", s.value("outputs", json())}});
+    e["stages"].push_back(
+        {{"name", s["name"]}, {"key", s.value("key", json())}, {"outputs", s.value("outputs", json())}});
   return e;
 }
 
@@ -91,7 +92,8 @@ TEST(KillLoop, EveryKillIsFollowedByABuildEqualToACleanOneWithHonestRecords) {
     p.write_config(kConfigs[c]);
     const auto t0 = std::chrono::steady_clock::now();
     p.build({"--no-cache"});
-    build_ms = std::max(build_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    build_ms =
+        std::max(build_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     clean[c].files = test::artifacts(p.root() / "build");
     clean[c].manifest = json::parse(test::read_text(p.out("net", "build_manifest.json")));
   }

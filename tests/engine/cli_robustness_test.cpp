@@ -25,12 +25,15 @@ std::string slow_export_config(const std::string& seconds) {
 
 bool any_file_named(const fs::path& dir, const std::string& name) {
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
     if (it->path().filename() == name) return true;
   return false;
 }
 
-std::map<std::string, std::string> env_of(const Project& p) { return {{"WINML_MAKE_CACHE_DIR", p.cache_dir().string()}}; }
+std::map<std::string, std::string> env_of(const Project& p) {
+  return {{"WINML_MAKE_CACHE_DIR", p.cache_dir().string()}};
+}
 
 }  // namespace
 
@@ -41,7 +44,8 @@ TEST(Robustness, SecondConcurrentRunWaitsForTheFirst) {
   p.write("slow", "");
   test::Background first({"--no-cache"}, p.root(), env_of(p));
   // The first holds the lock once its export command is running.
-  ASSERT_TRUE(test::wait_until([&] { return any_file_named(p.root() / "build" / ".winml-make" / "staging", "export.onnx"); }));
+  ASSERT_TRUE(
+      test::wait_until([&] { return any_file_named(p.root() / "build" / ".winml-make" / "staging", "export.onnx"); }));
   auto timeout = p.run({"--no-cache", "--lock-timeout", "0.2"});
   EXPECT_EQ(timeout.exit_code, 1);
   EXPECT_NE(timeout.err.find("still locked by pid " + std::to_string(first.pid())), std::string::npos) << timeout.err;
@@ -62,7 +66,8 @@ TEST(Robustness, InterruptStopsTheRunningStageAndRecordsNothingHalfDone) {
   p.write_config(slow_export_config("30"));
   p.write("slow", "");
   test::Background run({"--no-cache"}, p.root(), env_of(p));
-  ASSERT_TRUE(test::wait_until([&] { return any_file_named(p.root() / "build" / ".winml-make" / "staging", "export.onnx"); }));
+  ASSERT_TRUE(
+      test::wait_until([&] { return any_file_named(p.root() / "build" / ".winml-make" / "staging", "export.onnx"); }));
   auto start = std::chrono::steady_clock::now();
   run.signal_group(SIGINT);  // as a terminal's Ctrl-C does: winml-make and its command
   auto r = run.wait();
@@ -84,10 +89,12 @@ TEST(Robustness, InterruptStopsACommandThatIgnoresTheTerminalsSignal) {
   // SIGINT, goes on running: winml-make must stop it itself.
   Project p;
   p.write_model("net.onnx", 1);
-  p.write_config("[model]\nname = \"net\"\n[export]\ncommand = [\"sh\", \"-c\", "
-                 "\"head -c 40 net.onnx > {output}; trap '' INT; exec sleep 30\"]\ninputs = [\"net.onnx\"]\n");
+  p.write_config(
+      "[model]\nname = \"net\"\n[export]\ncommand = [\"sh\", \"-c\", "
+      "\"head -c 40 net.onnx > {output}; trap '' INT; exec sleep 30\"]\ninputs = [\"net.onnx\"]\n");
   test::Background run({"--no-cache"}, p.root(), env_of(p));
-  ASSERT_TRUE(test::wait_until([&] { return any_file_named(p.root() / "build" / ".winml-make" / "staging", "export.onnx"); }));
+  ASSERT_TRUE(
+      test::wait_until([&] { return any_file_named(p.root() / "build" / ".winml-make" / "staging", "export.onnx"); }));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // past the trap
   auto start = std::chrono::steady_clock::now();
   run.signal_group(SIGINT);
@@ -109,7 +116,8 @@ TEST(Robustness, KillNineMidStageThenRebuildEqualsACleanBuild) {
   {
     test::Background run({"--no-cache"}, p.root(), env_of(p));
     // Killed while the export command has written half its output.
-    ASSERT_TRUE(test::wait_until([&] { return any_file_named(p.root() / "build" / ".winml-make" / "staging", "export.onnx"); }));
+    ASSERT_TRUE(test::wait_until(
+        [&] { return any_file_named(p.root() / "build" / ".winml-make" / "staging", "export.onnx"); }));
     run.kill_group();
     EXPECT_EQ(run.wait().exit_code, 128 + SIGKILL);
   }
@@ -122,14 +130,15 @@ TEST(Robustness, KillNineMidStageThenRebuildEqualsACleanBuild) {
 TEST(Robustness, KillNineAtManyPointsNeverLeavesATrustedPartialResult) {
   // Three models built on one thread, killed after increasing delays: at some
   // point during a stage, between stages, or while records are written.
-  const std::string toml = "[[model]]\nsource = \"a.onnx\"\n[[model]]\nsource = \"b.onnx\"\n[[model]]\nsource = \"c.onnx\"\n";
+  const std::string toml =
+      "[[model]]\nsource = \"a.onnx\"\n[[model]]\nsource = \"b.onnx\"\n[[model]]\nsource = \"c.onnx\"\n";
   Project clean;
   for (const char* m : {"a", "b", "c"}) clean.write_model(std::string(m) + ".onnx", m[0], 64, 64);
   clean.write_config(toml);
   auto t0 = std::chrono::steady_clock::now();
   clean.build({"--no-cache", "-j", "1"});
-  const int build_ms = static_cast<int>(
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  const int build_ms =
+      static_cast<int>(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   const auto expected = test::artifacts(clean.root() / "build");
   // Spread the kills over the whole build.
   for (int step = 1; step <= 8; ++step) {
@@ -165,7 +174,8 @@ TEST(Robustness, CorruptOutputIsRebuiltNotTrusted) {
   EXPECT_TRUE(s["net/optimize"] == "cached" || s["net/optimize"] == "completed") << s["net/optimize"];
   // The file was hard-linked to its cache blob, so the cache copy is found
   // corrupt too, and dropped.
-  EXPECT_EQ(r["targets"][0]["stages"][1]["reason"].get<std::string>().rfind("output optimized.onnx was modified", 0), 0u)
+  EXPECT_EQ(r["targets"][0]["stages"][1]["reason"].get<std::string>().rfind("output optimized.onnx was modified", 0),
+            0u)
       << r["targets"][0]["stages"][1]["reason"];
   EXPECT_EQ(s["net/quantize"], "up-to-date");
   EXPECT_NE(test::read_text(p.out("net", "optimized.onnx")), bytes);
@@ -204,7 +214,8 @@ TEST(Robustness, CacheGcWaitsForTheBuildsUsingTheCacheAndABuildWaitsForGc) {
   p.write("slow", "");
   {
     test::Background build({}, p.root(), env_of(p));
-    ASSERT_TRUE(test::wait_until([&] { return any_file_named(p.root() / "build" / ".winml-make" / "staging", "export.onnx"); }));
+    ASSERT_TRUE(test::wait_until(
+        [&] { return any_file_named(p.root() / "build" / ".winml-make" / "staging", "export.onnx"); }));
     test::Background gc({"cache", "gc", "--max-size", "0"}, p.root(), env_of(p));
     auto b = build.wait();
     auto g = gc.wait();

@@ -15,7 +15,8 @@ namespace {
 
 // float16 keeps the quantized model above the 100 MiB threshold (int8 would
 // not), so every stage's artifact has a .onnx.data sidecar.
-const char* kVitFp16 = "[model]\nname = \"{}\"\nsource = \"vit_b_16_op17.onnx\"\n[quantize]\nmode = \"fp16\"\nsamples = 1\n";
+const char* kVitFp16 =
+    "[model]\nname = \"{}\"\nsource = \"vit_b_16_op17.onnx\"\n[quantize]\nmode = \"fp16\"\nsamples = 1\n";
 
 std::string vit_config(const std::string& name) {
   std::string s = kVitFp16;
@@ -48,9 +49,9 @@ TEST(SidecarFlows, ExternalDataFollowsEveryStageAndAWarmCacheRestoresIt) {
   a.write_config(vit_config("vit"));
   auto r = a.build();
   EXPECT_EQ(test::stages_with(r, "vit", "completed").size(), 6u) << r.dump();
-  EXPECT_EQ(data_files(a.out("vit")), (std::vector<std::string>{"compiled.onnx.data", "export.onnx.data",
-                                                                "model.onnx.data", "optimized.onnx.data",
-                                                                "quantized.onnx.data"}));
+  EXPECT_EQ(data_files(a.out("vit")),
+            (std::vector<std::string>{"compiled.onnx.data", "export.onnx.data", "model.onnx.data",
+                                      "optimized.onnx.data", "quantized.onnx.data"}));
   model::Model m = model::load_model(a.out("vit", "model.onnx"));
   EXPECT_EQ(m.external_files.count("model.onnx.data"), 1u);
   // The sidecar is part of the source's identity in the key.

@@ -6,9 +6,9 @@
 #include "graph/key.h"
 #include "model/model_io.h"
 #include "stages/auto_optimize.h"
+#include "stages/build_plan.h"
 #include "stages/declarations.h"
 #include "stages/manifest.h"
-#include "stages/build_plan.h"
 #include "stages/registry.h"
 #include "support/temp_dir.h"
 
@@ -28,7 +28,9 @@ std::vector<std::string> ingredient_names(const graph::Node& n) {
   return out;
 }
 
-bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 // Writes the passes it was given into the output, so a test can see them.
 class FakeOptimize : public stages::Stage {
@@ -82,8 +84,17 @@ struct AutoRun {
     config.build.auto_discover = true;
     test::write_text(dir / "export.onnx", "model");
     stages::AutoOptimizeStage stage(optimize, analyze);
-    stages::StageContext ctx{config, dir.path(), "winml.toml", dir / "export.onnx", {dir / "export.onnx"},
-                             dir / "out" / "optimized.onnx", {}, {}, false, nullptr, dir / "log"};
+    stages::StageContext ctx{config,
+                             dir.path(),
+                             "winml.toml",
+                             dir / "export.onnx",
+                             {dir / "export.onnx"},
+                             dir / "out" / "optimized.onnx",
+                             {},
+                             {},
+                             false,
+                             nullptr,
+                             dir / "log"};
     fs::create_directories(dir / "out");
     return stage.run(ctx);
   }
@@ -115,8 +126,8 @@ TEST(Plan, OneChainPerModelWithWhatEachStageReads) {
   EXPECT_FALSE(has(quantize_a, "tool"));
   auto export_a = ingredient_names(g.nodes[g.find("a", "export")]);
   EXPECT_EQ(export_a, (std::vector<std::string>{"implementation", "config:build.external_data_threshold_mib",
-                                                "config:model.source", "code:winml_model",
-                                                "code:stages/export_stages", "code:stages/stage"}));
+                                                "config:model.source", "code:winml_model", "code:stages/export_stages",
+                                                "code:stages/stage"}));
   EXPECT_EQ(g.nodes[g.find("a", "export")].extra_inputs,
             (std::vector<graph::InputDecl>{{graph::InputKind::kModel, "a.onnx"}}));
   // Identical models share static digests past import.
@@ -143,8 +154,8 @@ TEST(Plan, TheAutoLoopDeclaresEverythingOptimizeAndAnalyzeDeclare) {
   EXPECT_EQ(merged.rules, (std::vector<std::string>{"optimize/presets.toml", "ep/cpu.toml"}));
   EXPECT_EQ(merged.environment, (std::vector<std::string>{"FAKE_ANALYZE_ENV"}));
   EXPECT_EQ(merged.values, (std::map<std::string, std::string>{{"fake", "optimize"}}));
-  EXPECT_EQ(merged.config_keys(), (std::vector<std::string>{"build.auto", "build.max_auto_iterations", "compile.ep",
-                                                            "optimize"}));
+  EXPECT_EQ(merged.config_keys(),
+            (std::vector<std::string>{"build.auto", "build.max_auto_iterations", "compile.ep", "optimize"}));
 }
 
 TEST(Plan, AStageSeesOnlyWhatItDeclared) {
@@ -156,12 +167,12 @@ TEST(Plan, AStageSeesOnlyWhatItDeclared) {
   ::unsetenv("WINML_TEST_UNDECLARED");
   EXPECT_EQ(view.config.quantize.samples, 3);
   EXPECT_EQ(view.config.compile.ep, "cpu");
-  EXPECT_FALSE(view.config.compile.embed);                       // not declared: empty, not the project's value
+  EXPECT_FALSE(view.config.compile.embed);                      // not declared: empty, not the project's value
   EXPECT_EQ(view.config.build.external_data_threshold_mib, 0);  // not declared: empty, not the default
   EXPECT_EQ(view.config.model.source, "");
   EXPECT_TRUE(view.environment.empty());
   EXPECT_TRUE(view.rules.read("ep/cpu.toml"));
-  EXPECT_FALSE(view.rules.read("ep/qnn.toml"));                  // shipped, but not declared
+  EXPECT_FALSE(view.rules.read("ep/qnn.toml"));  // shipped, but not declared
   EXPECT_EQ(view.rules.list("ep", ".toml"), (std::vector<std::string>{"ep/cpu.toml"}));
   // Inside the stage's scope, every library reading rules sees the same.
   {
@@ -176,8 +187,9 @@ TEST(Plan, AStageSeesOnlyWhatItDeclared) {
 
 TEST(Plan, StoredFormRoundTrips) {
   test::TempDir dir;
-  auto project = load(dir, "[model]\nname = \"m\"\n[export]\ncommand = [\"sh\", \"x.sh\", \"{output}\"]\n"
-                           "inputs = [\"x.sh\", \"data/**\"]\nenv = [\"FLAVOR\"]\n[build]\nauto = true\njobs = 3\n");
+  auto project = load(dir,
+                      "[model]\nname = \"m\"\n[export]\ncommand = [\"sh\", \"x.sh\", \"{output}\"]\n"
+                      "inputs = [\"x.sh\", \"data/**\"]\nenv = [\"FLAVOR\"]\n[build]\nauto = true\njobs = 3\n");
   auto plan = stages::make_plan(project, stages::builtin_stages(), dir / "out");
   plan.memo_key = store::digest_of("key");
   auto back = stages::parse_plan(stages::serialize_plan(plan));
@@ -266,8 +278,17 @@ TEST(AutoLoop, WithoutAnAnalyzerOptimizesOnceAndDiscoversNothing) {
   a.config.build.auto_discover = true;
   test::write_text(a.dir / "export.onnx", "model");
   fs::create_directories(a.dir / "out");
-  stages::StageContext ctx{a.config, a.dir.path(), "winml.toml", a.dir / "export.onnx", {a.dir / "export.onnx"},
-                           a.dir / "out" / "optimized.onnx", {}, {}, false, nullptr, a.dir / "log"};
+  stages::StageContext ctx{a.config,
+                           a.dir.path(),
+                           "winml.toml",
+                           a.dir / "export.onnx",
+                           {a.dir / "export.onnx"},
+                           a.dir / "out" / "optimized.onnx",
+                           {},
+                           {},
+                           false,
+                           nullptr,
+                           a.dir / "log"};
   auto r = stage.run(ctx);
   EXPECT_EQ(r.metrics["analyze_iterations"], 0);
   EXPECT_EQ(r.metrics["discovered_flags"], nlohmann::json::object());

@@ -41,7 +41,8 @@ op = "Resize"
 attribute = "mode"
 values = ["nearest"]
 note = "nearest only"
-)", "t.toml");
+)",
+                              "t.toml");
   EXPECT_EQ(t.status("", "Conv"), Support::kSupported);
   EXPECT_EQ(t.status("", "Loop"), Support::kUnsupported);
   EXPECT_EQ(t.status("", "Resize"), Support::kPartial);
@@ -55,12 +56,12 @@ note = "nearest only"
 
 TEST(EpTable, MalformedTablesNameTheFile) {
   const char* bad[] = {
-      "[ep]\nname = \"other\"\n",                                             // name mismatch
-      "[ep]\nname = \"t\"\ncolour = \"red\"\n",                               // unknown [ep] key
+      "[ep]\nname = \"other\"\n",                // name mismatch
+      "[ep]\nname = \"t\"\ncolour = \"red\"\n",  // unknown [ep] key
       "[ep]\nname = \"t\"\n[ops.\"ai.onnx\"]\nsupported = [\"A\"]\nunsupported = [\"A\"]\n",
-      "[ep]\nname = \"t\"\n[[partial]]\nop = \"A\"\n",                        // no note
+      "[ep]\nname = \"t\"\n[[partial]]\nop = \"A\"\n",                          // no note
       "[ep]\nname = \"t\"\n[[partial]]\nop = \"A\"\nnote = \"x\"\nrank = 2\n",  // unknown key
-      "[ep\n",                                                                 // not TOML
+      "[ep\n",                                                                  // not TOML
   };
   for (const char* text : bad) {
     try {

@@ -153,8 +153,9 @@ TEST(Examples, CiJobInASecondCleanCheckoutRestoresEverythingFromTheCache) {
   Example first("ci"), second("ci");
   fs::path cache = first.cache();
   auto job = [&](const Example& e) {
-    test::CliResult r = test::run_program({"bash", (e.root() / "ci-job.sh").string()}, e.root(),
-                                          {{"WINML_MAKE", test::winml_make_binary().string()}, {"CACHE_DIR", cache.string()}});
+    test::CliResult r =
+        test::run_program({"bash", (e.root() / "ci-job.sh").string()}, e.root(),
+                          {{"WINML_MAKE", test::winml_make_binary().string()}, {"CACHE_DIR", cache.string()}});
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     return nlohmann::json::parse(test::read_text(e.root() / "build-report.json"));
   };

@@ -72,7 +72,8 @@ TEST(ExportPlan, CommandRunsWithOnlyDeclaredEnvironment) {
   write_model(dir / "src.onnx");
   ::setenv("WINML_TEST_PASSED", "yes", 1);
   ::setenv("WINML_TEST_HIDDEN", "no", 1);
-  auto cfg = command_config({"/bin/sh", "-c", "cp src.onnx \"$1\" && env > env.txt && echo exported", "sh", "{output}"});
+  auto cfg =
+      command_config({"/bin/sh", "-c", "cp src.onnx \"$1\" && env > env.txt && echo exported", "sh", "{output}"});
   cfg.env = {"WINML_TEST_PASSED"};
   auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml", process_env());
   exporting::run_export(plan, dir.path(), dir / "build" / "export.onnx", dir / "build" / "export.log");

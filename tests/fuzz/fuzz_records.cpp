@@ -60,12 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       });
       break;
     }
-    case 3:
-      fuzz::expecting_only_our_errors([&] { store::parse_entry(with_checksums(text)); });
-      break;
-    case 4:
-      fuzz::expecting_only_our_errors([&] { remote::decode_action(std::string(text), key); });
-      break;
+    case 3: fuzz::expecting_only_our_errors([&] { store::parse_entry(with_checksums(text)); }); break;
+    case 4: fuzz::expecting_only_our_errors([&] { remote::decode_action(std::string(text), key); }); break;
   }
   return 0;
 }

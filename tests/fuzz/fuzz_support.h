@@ -27,7 +27,8 @@ inline const std::filesystem::path& scratch() {
 }
 
 inline void write(const std::filesystem::path& file, std::string_view bytes) {
-  std::ofstream(file, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(file, std::ios::binary | std::ios::trunc)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 template <class F>
@@ -35,8 +36,7 @@ void expecting_only_our_errors(F&& f) {
   try {
     f();
   } catch (const InputError&) {
-  } catch (const BuildError&) {
-  }
+  } catch (const BuildError&) {}
 }
 
 }  // namespace winml::fuzz

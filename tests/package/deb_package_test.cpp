@@ -38,8 +38,11 @@ TEST(DebPackage, InstallsWithDpkgAndTheInstalledBinaryBuildsTheQuickstart) {
   fs::create_directories(admin / "updates");
   fs::create_directories(admin / "info");
   fs::copy_file("/var/lib/dpkg/status", admin / "status");
-  const std::vector<std::string> dpkg = {"dpkg", "--force-not-root", "--force-script-chrootless",
-                                         "--admindir=" + admin.string(), "--instdir=" + root.string(),
+  const std::vector<std::string> dpkg = {"dpkg",
+                                         "--force-not-root",
+                                         "--force-script-chrootless",
+                                         "--admindir=" + admin.string(),
+                                         "--instdir=" + root.string(),
                                          "--log=/dev/null"};
   auto with = [&](std::vector<std::string> args) {
     std::vector<std::string> argv = dpkg;
@@ -48,22 +51,23 @@ TEST(DebPackage, InstallsWithDpkgAndTheInstalledBinaryBuildsTheQuickstart) {
   };
   run_ok(with({"--install", deb.string()}));
   const std::string listed = run_ok(with({"--listfiles", "winml-make"}));
-  for (const char* f : {"/usr/bin/winml-make", "/usr/share/man/man1/winml-make.1.gz",
-                        "/usr/share/doc/winml-make/cli.md", "/usr/share/winml-make/rules",
-                        "/usr/share/bash-completion/completions/winml-make"})
+  for (const char* f :
+       {"/usr/bin/winml-make", "/usr/share/man/man1/winml-make.1.gz", "/usr/share/doc/winml-make/cli.md",
+        "/usr/share/winml-make/rules", "/usr/share/bash-completion/completions/winml-make"})
     EXPECT_NE(listed.find(f), std::string::npos) << f << " not in:\n" << listed;
 
   const fs::path installed = root / "usr/bin/winml-make";
   ASSERT_TRUE(fs::exists(installed));
   EXPECT_NE(run_ok({installed.string(), "--version"}).find("winml-make"), std::string::npos);
   // The installed manual page is the one the binary prints.
-  const std::string page = run_ok({"sh", "-c", "gzip -dc '" + (root / "usr/share/man/man1/winml-make.1.gz").string() + "'"});
+  const std::string page =
+      run_ok({"sh", "-c", "gzip -dc '" + (root / "usr/share/man/man1/winml-make.1.gz").string() + "'"});
   EXPECT_EQ(page, run_ok({installed.string(), "man"}));
 
   fs::copy(test::source_dir() / "examples/quickstart", dir / "quickstart", fs::copy_options::recursive);
   fs::remove_all(dir / "quickstart/build");
-  auto build = test::run_program({installed.string(), "-C", (dir / "quickstart").string(), "--cache-dir",
-                                  (dir / "cache").string()});
+  auto build = test::run_program(
+      {installed.string(), "-C", (dir / "quickstart").string(), "--cache-dir", (dir / "cache").string()});
   ASSERT_EQ(build.exit_code, 0) << build.out << build.err;
   EXPECT_TRUE(fs::exists(dir / "quickstart/build"));
   bool artifact = false;

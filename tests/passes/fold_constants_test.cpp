@@ -2,8 +2,8 @@
 // type information. (Evaluation of other nodes goes through the runtime.)
 #include <gtest/gtest.h>
 
-#include "pass_harness.h"
 #include "model/tensor_values.h"
+#include "pass_harness.h"
 #include "support/model_builder.h"
 #include "support/ort_oracle.h"
 

@@ -34,8 +34,8 @@ TEST(FuseConsecutiveTransposes, InversePairDisappears) {
   b.node("Relu", {"t2"}, {"y"});
   b.output("y", {2, 3, 4});
   auto model = test::make_model(b.graph());
-  auto o = test::optimize_with(model, {"fuse_consecutive_transposes", "eliminate_nop_transpose",
-                                       "eliminate_dead_nodes"});
+  auto o =
+      test::optimize_with(model, {"fuse_consecutive_transposes", "eliminate_nop_transpose", "eliminate_dead_nodes"});
   EXPECT_EQ(count_op(o.model.proto.graph(), "Transpose"), 0);
   test::expect_same_outputs(model, o.model.proto, {{"x", test::random_tensor({2, 3, 4}, 1)}}, 0);
 }

@@ -47,8 +47,8 @@ TEST(OptimizeCli, WritesTheOptimizedModelAndAReport) {
 TEST(OptimizeCli, PassFlagsInBothSpellings) {
   test::TempDir dir;
   auto in = write_model(dir);
-  for (const auto& args : std::vector<std::vector<std::string>>{{"--disable-eliminate_identity"},
-                                                                {"--disable", "eliminate_identity"}}) {
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"--disable-eliminate_identity"}, {"--disable", "eliminate_identity"}}) {
     std::vector<std::string> cmd = {"optimize", "-m", in, "-o", (dir / "out.onnx").string(), "--json"};
     cmd.insert(cmd.end(), args.begin(), args.end());
     auto r = test::run_cli(cmd);

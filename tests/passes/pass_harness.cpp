@@ -10,8 +10,8 @@
 
 namespace winml::test {
 
-Optimized optimize_with(const onnx::ModelProto& proto, const std::vector<std::string>& passes,
-                        const std::string& ep, const std::string& level) {
+Optimized optimize_with(const onnx::ModelProto& proto, const std::vector<std::string>& passes, const std::string& ep,
+                        const std::string& level) {
   Optimized o;
   o.model.proto = proto;
   o.model.path = "in-memory.onnx";

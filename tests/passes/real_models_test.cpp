@@ -75,7 +75,8 @@ void expect_same_in_runtime(const fs::path& original, const fs::path& optimized,
 
 double scale_relative_diff(const model::TensorFile& got, const model::TensorFile& want) {
   double scale = 0;
-  for (std::int64_t i = 0; i < want.element_count(); ++i) scale = std::max(scale, std::fabs(double(want.as<float>()[i])));
+  for (std::int64_t i = 0; i < want.element_count(); ++i)
+    scale = std::max(scale, std::fabs(double(want.as<float>()[i])));
   return test::max_abs_diff(got, want) / std::max(scale, 1e-30);
 }
 
@@ -129,16 +130,14 @@ TEST_P(RealModel, BasicAndExtendedKeepOutputs) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Exported, RealModel,
-                         ::testing::Values(Case{"resnet50_op13", {1, 3, 224, 224}},
-                                           Case{"resnet50_op17", {1, 3, 224, 224}},
-                                           Case{"vit_b_16_op13", {1, 3, 224, 224}},
-                                           Case{"vit_b_16_op17", {1, 3, 224, 224}},
-                                           Case{"transformer_encoder_op13", {1, 16, 64}},
-                                           Case{"transformer_encoder_op17", {1, 16, 64}},
-                                           Case{"mobilenet_v3_small_op13", {1, 3, 224, 224}},
-                                           Case{"mobilenet_v3_small_op17", {1, 3, 224, 224}}),
-                         [](const auto& info) { return std::string(info.param.model); });
+INSTANTIATE_TEST_SUITE_P(
+    Exported, RealModel,
+    ::testing::Values(Case{"resnet50_op13", {1, 3, 224, 224}}, Case{"resnet50_op17", {1, 3, 224, 224}},
+                      Case{"vit_b_16_op13", {1, 3, 224, 224}}, Case{"vit_b_16_op17", {1, 3, 224, 224}},
+                      Case{"transformer_encoder_op13", {1, 16, 64}}, Case{"transformer_encoder_op17", {1, 16, 64}},
+                      Case{"mobilenet_v3_small_op13", {1, 3, 224, 224}},
+                      Case{"mobilenet_v3_small_op17", {1, 3, 224, 224}}),
+    [](const auto& info) { return std::string(info.param.model); });
 
 TEST(OptimizeCliRealModels, ExternalDataAtTheThresholdAndDeterministicBytes) {
   test::TempDir dir;
@@ -154,8 +153,8 @@ TEST(OptimizeCliRealModels, ExternalDataAtTheThresholdAndDeterministicBytes) {
             test::read_text(dir / "vit1" / "optimized.onnx.data"));
 
   // Optimizing the result again finds nothing left to do.
-  auto again = test::run_cli({"optimize", "-m", (dir / "vit0" / "optimized.onnx").string(), "-o",
-                              (dir / "again.onnx").string(), "--json"});
+  auto again = test::run_cli(
+      {"optimize", "-m", (dir / "vit0" / "optimized.onnx").string(), "-o", (dir / "again.onnx").string(), "--json"});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   auto report = nlohmann::json::parse(again.out);
   EXPECT_EQ(report["nodes_before"], report["nodes_after"]);
@@ -165,8 +164,8 @@ TEST(OptimizeCliRealModels, ExternalDataAtTheThresholdAndDeterministicBytes) {
     }
   EXPECT_EQ(report["rounds"], 1);
 
-  auto r = test::run_cli({"optimize", "-m", test::exported_model("resnet50_op13").string(), "-o",
-                          (dir / "resnet.onnx").string()});
+  auto r = test::run_cli(
+      {"optimize", "-m", test::exported_model("resnet50_op13").string(), "-o", (dir / "resnet.onnx").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(dir / "resnet.onnx.data")) << "ResNet-50 (97 MiB) stays below 100 MiB";
 }

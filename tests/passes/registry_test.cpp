@@ -48,7 +48,9 @@ TEST(PassRegistry, EveryLevelNamesRegisteredPasses) {
 TEST(PassRegistry, BasicFusesOnlyToStandardOpsAndExtendedAddsCompositeOps) {
   auto basic = passes::resolve_passes("basic", {});
   auto extended = passes::resolve_passes("extended", {});
-  auto has = [](const std::vector<std::string>& v, const char* p) { return std::find(v.begin(), v.end(), p) != v.end(); };
+  auto has = [](const std::vector<std::string>& v, const char* p) {
+    return std::find(v.begin(), v.end(), p) != v.end();
+  };
   EXPECT_FALSE(has(basic, "fuse_gelu"));
   EXPECT_FALSE(has(basic, "fuse_layer_norm"));
   EXPECT_TRUE(has(extended, "fuse_gelu"));

@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <limits>
-#include <cmath>
 #include <random>
 
 #include "quant/calibration/collector.h"

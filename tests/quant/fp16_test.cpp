@@ -6,11 +6,11 @@
 #include <cstring>
 #include <functional>
 
+#include "base/half.h"
 #include "model/model_io.h"
 #include "model/validate.h"
 #include "quant/fp16_convert.h"
 #include "quant/fp16_support.h"
-#include "base/half.h"
 #include "quant/support/quant_models.h"
 #include "support/model_builder.h"
 #include "support/ort_oracle.h"
@@ -214,7 +214,8 @@ int ort_added_casts(const model::Model& m) {
   TempDir d;
   model::Model copy = m;
   model::save_model(copy, d / "m.onnx");
-  OrtResult r = run_in_ort(d / "m.onnx", inputs_for(m.proto), {.opt_level = "disabled", .optimized_model = d / "o.onnx"});
+  OrtResult r =
+      run_in_ort(d / "m.onnx", inputs_for(m.proto), {.opt_level = "disabled", .optimized_model = d / "o.onnx"});
   EXPECT_TRUE(r.ok) << r.error;
   if (!r.ok) return -1;
   model::Model o = model::load_model(d / "o.onnx", {.validate = false});

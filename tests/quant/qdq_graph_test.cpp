@@ -116,7 +116,8 @@ TEST_F(SmallCnn, ConvGroupsArePerChannelInt8WithInt32Bias) {
     // The float bias reconstructs within half a step.
     std::vector<float> b_float = floats_of(*initializer(float_model_->proto.graph(), name == "conv1" ? "b1" : "b2"));
     std::vector<std::int64_t> b_int = ints_of(*bq);
-    for (std::size_t c = 0; c < b_float.size(); ++c) EXPECT_NEAR(b_int[c] * double(bs[c]), b_float[c], 0.5 * bs[c] + 1e-7);
+    for (std::size_t c = 0; c < b_float.size(); ++c)
+      EXPECT_NEAR(b_int[c] * double(bs[c]), b_float[c], 0.5 * bs[c] + 1e-7);
     // Output is quantized.
     ASSERT_EQ(consumers(g, conv->output(0)).size(), 1u);
     EXPECT_EQ(consumers(g, conv->output(0))[0]->op_type(), "QuantizeLinear");
@@ -473,7 +474,8 @@ TEST(BiasCorrectionMath, OutputShiftMatchesTheNodeOnAMeanInput) {
   gemm.kind = quant::PlannedCorrection::Kind::kGemm;
   gemm.trans_b = true;
   gemm.alpha = 0.5f;
-  std::vector<float> b_w(w.begin(), w.begin() + 12), b_q(wq.begin(), wq.begin() + 12), b_dw(dw.begin(), dw.begin() + 12);
+  std::vector<float> b_w(w.begin(), w.begin() + 12), b_q(wq.begin(), wq.begin() + 12),
+      b_dw(dw.begin(), dw.begin() + 12);
   std::vector<double> gshift = quant::output_shift(gemm, b_w, b_q, {3, 4}, mu);
   GraphBuilder gb;
   gb.input("x", {1, 4});

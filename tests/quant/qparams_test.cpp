@@ -83,7 +83,8 @@ TEST(QParams, RandomRangesRoundTripWithinHalfAStep) {
         ASSERT_EQ(dequantize_value(quantize_value(0.0f, p, r), p), 0.0f);
         for (float x : {lo, hi, 0.5f * (lo + hi)}) {
           float y = dequantize_value(quantize_value(x, p, r), p);
-          ASSERT_LE(std::fabs(x - y), 0.5f * p.scale * 1.001f + std::fabs(x) * 1e-6f) << qtype_name(t) << " " << lo << " " << hi;
+          ASSERT_LE(std::fabs(x - y), 0.5f * p.scale * 1.001f + std::fabs(x) * 1e-6f)
+              << qtype_name(t) << " " << lo << " " << hi;
         }
       }
     }

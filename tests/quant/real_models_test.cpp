@@ -25,14 +25,15 @@ constexpr int kEvaluationSamples = 3;
 
 // Normal(0, 1) images, as normalised inputs are; evaluation uses other seeds.
 std::vector<std::string> calibration_flags() {
-  return {"--samples", std::to_string(kCalibrationSamples), "--distribution", "normal", "--value-range", "0", "1",
-          "--seed", "1"};
+  return {
+      "--samples", std::to_string(kCalibrationSamples), "--distribution", "normal", "--value-range", "0", "1", "--seed",
+      "1"};
 }
 
 std::vector<std::map<std::string, model::TensorFile>> fresh_inputs(const fs::path& model) {
   model::Model m = model::load_model(model);
-  auto src = quant::generated_samples(kEvaluationSamples, quant::model_inputs(m.proto, {}, true),
-                                      {"normal", 0.0, 1.0, 2024});
+  auto src =
+      quant::generated_samples(kEvaluationSamples, quant::model_inputs(m.proto, {}, true), {"normal", 0.0, 1.0, 2024});
   std::vector<std::map<std::string, model::TensorFile>> r;
   for (std::size_t i = 0; i < src->size(); ++i) r.push_back(src->sample(i));
   return r;
@@ -128,7 +129,8 @@ int ort_added_casts(const fs::path& model, const std::map<std::string, model::Te
   EXPECT_TRUE(r.ok) << r.error;
   if (!r.ok) return -1;
   model::Model ours = model::load_model(model), ort = model::load_model(dir / "ort_view.onnx", {.validate = false});
-  return static_cast<int>(count_ops(ort.proto.graph(), "Cast")) - static_cast<int>(count_ops(ours.proto.graph(), "Cast"));
+  return static_cast<int>(count_ops(ort.proto.graph(), "Cast")) -
+         static_cast<int>(count_ops(ours.proto.graph(), "Cast"));
 }
 
 TEST(RealModels, VitB16) {

@@ -76,7 +76,7 @@ TEST(CalibrationSamples, ProblemsNameTheFile) {
   fs::remove(d / "s1" / "meta_scale.npy");
   std::string e = error_of([&] { quant::directory_samples(d.path(), 8, two_inputs()); });
   EXPECT_NE(e.find((d / "s1").string() + ": calibration sample has no meta_scale.npy or meta_scale.pb for model "
-                                          "input 'meta/scale'"),
+                                         "input 'meta/scale'"),
             std::string::npos)
       << e;
 
@@ -102,7 +102,8 @@ TEST(CalibrationSamples, ProblemsNameTheFile) {
 }
 
 TEST(CalibrationSamples, GeneratedAreSeededAndIndependentOfOrder) {
-  std::vector<InputSpec> inputs = {{"x", onnx::TensorProto::FLOAT, {2, 1000}}, {"ids", onnx::TensorProto::INT64, {1, 50}}};
+  std::vector<InputSpec> inputs = {{"x", onnx::TensorProto::FLOAT, {2, 1000}},
+                                   {"ids", onnx::TensorProto::INT64, {1, 50}}};
   quant::GeneratorSpec spec{"uniform", -2.0, 3.0, 42};
   auto a = quant::generated_samples(4, inputs, spec);
   auto b = quant::generated_samples(4, inputs, spec);

@@ -23,8 +23,16 @@ std::int32_t element(const QuantizedTensor& q, std::size_t i) {
   switch (q.onnx_type) {
     case 2: return q.data[i] == std::byte{0} ? 0 : static_cast<std::uint8_t>(q.data[i]);  // UINT8
     case 3: return static_cast<std::int8_t>(q.data[i]);                                   // INT8
-    case 4: { std::uint16_t v; std::memcpy(&v, q.data.data() + 2 * i, 2); return v; }      // UINT16
-    case 5: { std::int16_t v; std::memcpy(&v, q.data.data() + 2 * i, 2); return v; }       // INT16
+    case 4: {
+      std::uint16_t v;
+      std::memcpy(&v, q.data.data() + 2 * i, 2);
+      return v;
+    }  // UINT16
+    case 5: {
+      std::int16_t v;
+      std::memcpy(&v, q.data.data() + 2 * i, 2);
+      return v;
+    }  // INT16
   }
   return 0;
 }

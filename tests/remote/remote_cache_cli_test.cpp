@@ -223,8 +223,8 @@ TEST(RemoteCache, AnUploadKilledHalfwayLeavesNothingTheNextBuildTrusts) {
                          {{"WINML_MAKE_CACHE_DIR", a.cache_dir().string()}, {"WINML_MAKE_REMOTE_CACHE", server.url()}});
   // Kill as soon as a blob upload is under way (nginx buffers a PUT body in
   // its client body temp folder), or at the latest when one has landed.
-  const bool caught = test::wait_until(
-      [&] { return server.upload_in_progress() || !files_in(server.root() / "cas").empty(); }, 120);
+  const bool caught =
+      test::wait_until([&] { return server.upload_in_progress() || !files_in(server.root() / "cas").empty(); }, 120);
   build.kill_group();
   const auto killed = build.wait();
   ASSERT_TRUE(caught) << "no upload seen: " << killed.out << killed.err;
@@ -266,8 +266,8 @@ TEST(RemoteCache, TwoShardsAndAnAssembleJobGiveTheBytesOfOneBuild) {
   Project assemble;
   a.clone_to(assemble.root());
   const auto puts_before = puts_in(server.access_log());
-  auto r = assemble.build({"--cached-only"}, 0,
-                          remote_env(server.url(), {{"WINML_MAKE_REMOTE_CACHE_MODE", "read-only"}}));
+  auto r =
+      assemble.build({"--cached-only"}, 0, remote_env(server.url(), {{"WINML_MAKE_REMOTE_CACHE_MODE", "read-only"}}));
   EXPECT_EQ(r["summary"]["cached"], 24) << r.dump();
   EXPECT_EQ(puts_in(server.access_log()), puts_before);
   EXPECT_EQ(test::artifacts(whole.root() / "build"), test::artifacts(assemble.root() / "build"));

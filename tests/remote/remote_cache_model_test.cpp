@@ -23,7 +23,8 @@ void add_vit(Project& p) {
     if (ec) fs::copy_file(test::test_models_dir() / f, p.root() / f);
   }
   // float16 keeps every stage's artifact above the external-data threshold.
-  p.write_config("[model]\nname = \"vit\"\nsource = \"vit_b_16_op17.onnx\"\n[quantize]\nmode = \"fp16\"\nsamples = 1\n");
+  p.write_config(
+      "[model]\nname = \"vit\"\nsource = \"vit_b_16_op17.onnx\"\n[quantize]\nmode = \"fp16\"\nsamples = 1\n");
 }
 
 }  // namespace

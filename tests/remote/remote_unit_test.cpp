@@ -11,8 +11,8 @@
 #include "remote/action_message.h"
 #include "remote/http_client.h"
 #include "remote/settings.h"
-#include "remote/shared_library.h"
 #include "remote/sha256.h"
+#include "remote/shared_library.h"
 
 using namespace winml;
 
@@ -105,7 +105,8 @@ TEST(RemoteSettings, UrlPrecedenceModeAndTimeout) {
   }
   EXPECT_EQ(remote::resolve_remote_settings("", "http://127.0.0.1:1/config")->url, "http://127.0.0.1:1/config");
   {
-    ScopedEnv env(std::map<std::string, std::string>{{"WINML_MAKE_REMOTE_CACHE_MODE", "read-only"}, {"WINML_MAKE_REMOTE_CACHE_TIMEOUT", "3"}});
+    ScopedEnv env(std::map<std::string, std::string>{{"WINML_MAKE_REMOTE_CACHE_MODE", "read-only"},
+                                                     {"WINML_MAKE_REMOTE_CACHE_TIMEOUT", "3"}});
     auto s = remote::resolve_remote_settings("http://localhost:8080", "");
     EXPECT_EQ(s->mode, remote::RemoteMode::kReadOnly);
     EXPECT_EQ(s->http.stall_seconds, 3);

@@ -19,9 +19,9 @@
 #include "model/model_io.h"
 #include "model/tensor_file.h"
 #include "model/walk.h"
-#include "runtime/kernel_registry.h"
 #include "runtime/convert.h"
 #include "runtime/dispatch.h"
+#include "runtime/kernel_registry.h"
 #include "runtime/session.h"
 
 using namespace winml;
@@ -137,13 +137,14 @@ Outcome run_case(const fs::path& dir, std::map<std::string, bool>& ops) {
       if (initialized.count(in.name())) continue;
       fs::path file = data / ("input_" + std::to_string(k++) + ".pb");
       if (!fs::exists(file)) break;
-      feeds[in.name()] = as_declared(runtime::from_tensor_file(model::read_tensor_pb(file)),
-                                     in.type().tensor_type().elem_type());
+      feeds[in.name()] =
+          as_declared(runtime::from_tensor_file(model::read_tensor_pb(file)), in.type().tensor_type().elem_type());
     }
     auto outputs = session.run(feeds);
     for (int i = 0; i < m.proto.graph().output_size(); ++i) {
       const std::string& name = m.proto.graph().output(i).name();
-      std::string diff = compare(outputs.at(name), model::read_tensor_pb(data / ("output_" + std::to_string(i) + ".pb")));
+      std::string diff =
+          compare(outputs.at(name), model::read_tensor_pb(data / ("output_" + std::to_string(i) + ".pb")));
       if (!diff.empty()) return {Outcome::kFail, "output '" + name + "': " + diff};
     }
     return {Outcome::kPass, ""};

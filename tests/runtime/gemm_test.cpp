@@ -41,9 +41,9 @@ std::vector<float> multiply(const Problem& p, const std::vector<float>& a, const
 
 TEST(Gemm, MatchesADoublePrecisionReference) {
   runtime::ThreadPool pool(3);
-  for (Problem p : {Problem{1, 1000, 2048, false, true}, Problem{197, 500, 400, false, false},
-                    Problem{64, 3136, 130, false, false}, Problem{5, 3, 0, false, false},
-                    Problem{33, 17, 9, true, true}, Problem{2048, 49, 200, true, false}}) {
+  for (Problem p :
+       {Problem{1, 1000, 2048, false, true}, Problem{197, 500, 400, false, false}, Problem{64, 3136, 130, false, false},
+        Problem{5, 3, 0, false, false}, Problem{33, 17, 9, true, true}, Problem{2048, 49, 200, true, false}}) {
     auto a = test::random_floats(static_cast<std::size_t>(p.m * p.k), 1);
     auto b = test::random_floats(static_cast<std::size_t>(p.k * p.n), 2);
     auto c = multiply(p, a, b, pool);

@@ -95,8 +95,8 @@ TEST(Session, BadAttributesAreInputErrorsNamingTheNode) {
 TEST(Session, FeedsAreCheckedAgainstDeclaredTypesAndFixedDims) {
   model::Model m = in_memory(test::linear_model(3, 2));
   runtime::Session s(m);
-  EXPECT_THROW(s.run({}), InputError);                                            // missing input
-  EXPECT_THROW(s.run({{"x", floats({1, 4}, {1, 2, 3, 4})}}), InputError);         // fixed dim 3 violated
+  EXPECT_THROW(s.run({}), InputError);                                                        // missing input
+  EXPECT_THROW(s.run({{"x", floats({1, 4}, {1, 2, 3, 4})}}), InputError);                     // fixed dim 3 violated
   EXPECT_THROW(s.run({{"x", Tensor::zeros(onnx::TensorProto::INT64, {1, 3})}}), InputError);  // type
   EXPECT_THROW(s.run({{"x", floats({1, 3}, {1, 2, 3})}, {"nope", floats({1}, {1})}}), InputError);
   EXPECT_NO_THROW(s.run({{"x", floats({5, 3}, std::vector<float>(15, 1.0f))}}));  // symbolic batch
@@ -265,9 +265,9 @@ TEST(Session, IfBranchesReadOuterScopeValues) {
   model::Model m = in_memory(test::make_model(b.graph()));
   runtime::Session s(m);
   auto run = [&](bool c) {
-    return values_of(s.run({{"x", floats({2}, {1, -3})},
-                            {"c", Tensor::from_vector<bool>(onnx::TensorProto::BOOL, {}, {c})}})
-                         .at("y"));
+    return values_of(
+        s.run({{"x", floats({2}, {1, -3})}, {"c", Tensor::from_vector<bool>(onnx::TensorProto::BOOL, {}, {c})}})
+            .at("y"));
   };
   EXPECT_EQ(run(true), (std::vector<float>{2, 0}));
   EXPECT_EQ(run(false), (std::vector<float>{-1, 0}));
@@ -350,10 +350,14 @@ class TimesThree : public runtime::Kernel {
 
 TEST(KernelRegistry, AcceptsKernelsFromOtherModules) {
   EXPECT_FALSE(runtime::is_supported("test.ext", "TimesThree", 1));
-  runtime::KernelRegistry::global().add(
-      {"test.ext", "TimesThree", 1, 1,
-       [](const runtime::NodeContext& n) -> std::unique_ptr<runtime::Kernel> { return std::make_unique<TimesThree>(n); },
-       {}});
+  runtime::KernelRegistry::global().add({"test.ext",
+                                         "TimesThree",
+                                         1,
+                                         1,
+                                         [](const runtime::NodeContext& n) -> std::unique_ptr<runtime::Kernel> {
+                                           return std::make_unique<TimesThree>(n);
+                                         },
+                                         {}});
   EXPECT_TRUE(runtime::is_supported("test.ext", "TimesThree", 1));
   EXPECT_FALSE(runtime::is_supported("test.ext", "TimesThree", 2));
   test::GraphBuilder b;
@@ -404,7 +408,7 @@ TEST(Tensor, ConvertsToAndFromTensorFilesAndProtos) {
 TEST(Tensor, HalfConversionsRoundToNearestEven) {
   for (float f : {0.0f, -0.0f, 1.0f, -2.5f, 65504.0f, 6.1035156e-05f, 5.9604645e-08f, 0.333251953125f})
     EXPECT_EQ(winml::half_to_float(winml::float_to_half(f)), f) << f;
-  EXPECT_EQ(winml::float_to_half(1.0f + 1.0f / 2048), winml::float_to_half(1.0f));      // tie, to even
+  EXPECT_EQ(winml::float_to_half(1.0f + 1.0f / 2048), winml::float_to_half(1.0f));          // tie, to even
   EXPECT_EQ(winml::float_to_half(1.0f + 3.0f / 2048), winml::float_to_half(1.001953125f));  // tie, up to even
   EXPECT_TRUE(std::isinf(winml::half_to_float(winml::float_to_half(65520.0f))));
   EXPECT_TRUE(std::isnan(winml::half_to_float(winml::float_to_half(NAN))));

@@ -53,7 +53,8 @@ TEST(VectorMath, ErfGeluAndSigmoidMatchLibm) {
     double v = x[i];
     double ref = std::erf(v);
     if (ref != 0) erf_rel = std::max(erf_rel, std::fabs(e[i] - ref) / std::fabs(ref));
-    gelu_abs = std::max(gelu_abs, std::fabs(g[i] - 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)))) / std::max(1.0, std::fabs(v)));
+    gelu_abs = std::max(gelu_abs,
+                        std::fabs(g[i] - 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)))) / std::max(1.0, std::fabs(v)));
     double sig = 1 / (1 + std::exp(-v));
     sig_rel = std::max(sig_rel, std::fabs(s[i] - sig) / sig);
   }

@@ -27,7 +27,8 @@ using Digests = std::map<std::string, std::string>;
 Digests run_script(const fs::path& root, const test::TempDir& work) {
   const fs::path out = work / "digests.cpp";
   auto r = test::run_program({WINML_CMAKE_COMMAND, "-DROOT=" + root.string(), "-DUNITS=" WINML_CODE_UNITS_FILE,
-                              "-DOUT=" + out.string(), "-P", (test::source_dir() / "src/stages/code_digest.cmake").string()});
+                              "-DOUT=" + out.string(), "-P",
+                              (test::source_dir() / "src/stages/code_digest.cmake").string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   Digests d;
   std::regex entry(R"re(\{"([^"]+)", "([0-9a-f]{32})"\})re");
@@ -83,8 +84,7 @@ TEST(CodeDigest, TheBinaryCarriesWhatTheScriptComputesOnTheseSources) {
   ASSERT_GT(script.size(), 10u);
   auto v = test::run_cli({"--version"});
   ASSERT_EQ(v.exit_code, 0);
-  for (const auto& [unit, digest] : script)
-    EXPECT_NE(v.out.find(unit), std::string::npos) << unit;
+  for (const auto& [unit, digest] : script) EXPECT_NE(v.out.find(unit), std::string::npos) << unit;
   for (const auto& [unit, digest] : script) {
     std::regex line("\\n  " + std::regex_replace(unit, std::regex("[/.]"), "\\$&") + " +" + digest);
     EXPECT_TRUE(std::regex_search(v.out, line)) << unit << " " << digest << "\n" << v.out;

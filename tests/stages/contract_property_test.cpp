@@ -112,7 +112,8 @@ std::optional<json> alternative_of(const config::KeyInfo& k, const json& current
       return std::nullopt;
     case config::ValueType::kTableList: {
       json element = json::object();
-      for (const auto& e : k.element->keys()) element[e.name] = e.alternative.is_null() ? e.default_value : e.alternative;
+      for (const auto& e : k.element->keys())
+        element[e.name] = e.alternative.is_null() ? e.default_value : e.alternative;
       return json::array({element});
     }
     default: return std::nullopt;
@@ -150,8 +151,8 @@ std::vector<Edit> all_edits(const json& base) {
   for (const std::string section : {"build", "model", "export", "optimize", "quantize", "compile"}) {
     for (const auto& k : schema_of(section).keys()) {
       const std::string name = section + "." + k.name;
-      const json current = base.contains(section) && base[section].contains(k.name) ? base[section][k.name]
-                                                                                      : k.default_value;
+      const json current =
+          base.contains(section) && base[section].contains(k.name) ? base[section][k.name] : k.default_value;
       auto alt = alternative_of(k, current);
       if (!alt) {
         ADD_FAILURE() << name << " has no alternative value: give its schema entry one (KeyInfo::alternative)";
@@ -164,7 +165,8 @@ std::vector<Edit> all_edits(const json& base) {
   const auto on = config::optimization_level_passes(level);
   for (const auto& pass : config::optimization_pass_names()) {
     bool enabled = std::find(on.begin(), on.end(), pass) != on.end();
-    edits.push_back({"optimize." + pass, [pass, enabled](json& c, const fs::path&) { c["optimize"][pass] = !enabled; }});
+    edits.push_back(
+        {"optimize." + pass, [pass, enabled](json& c, const fs::path&) { c["optimize"][pass] = !enabled; }});
   }
   for (std::size_t i = 0; i < rules::detail::kEmbeddedCount; ++i) {
     const std::string path(rules::detail::kEmbedded[i].path);
@@ -382,11 +384,11 @@ void every_edit_on_every_model(bool auto_on, const std::vector<ModelKind>& kinds
   std::size_t covered = 0;
   for (const auto& [name, models] : applied) {
     if (models > 0) ++covered;
-    else if (!kNotExercised.count(name)) ADD_FAILURE() << name << " applied to no model: give it an alternative that builds";
+    else if (!kNotExercised.count(name))
+      ADD_FAILURE() << name << " applied to no model: give it an alternative that builds";
   }
-  std::cout << "stage contract, auto " << (auto_on ? "on" : "off") << ": " << applied.size() << " edits ("
-            << covered << " exercised) x " << kinds.size() << " models: " << cases
-            << " incremental == clean builds\n";
+  std::cout << "stage contract, auto " << (auto_on ? "on" : "off") << ": " << applied.size() << " edits (" << covered
+            << " exercised) x " << kinds.size() << " models: " << cases << " incremental == clean builds\n";
 }
 
 }  // namespace

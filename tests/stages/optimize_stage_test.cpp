@@ -47,8 +47,7 @@ void write_transformer_block(Project& p) {
 std::map<std::string, int> ops_of(const fs::path& model_file) {
   std::map<std::string, int> ops;
   model::Model m = model::load_model(model_file);
-  for (const auto& n : m.proto.graph().node())
-    ++ops[(n.domain().empty() ? "" : n.domain() + ":") + n.op_type()];
+  for (const auto& n : m.proto.graph().node()) ++ops[(n.domain().empty() ? "" : n.domain() + ":") + n.op_type()];
   return ops;
 }
 
@@ -129,9 +128,12 @@ TEST(OptimizeStage, RefusesACompiledModelAsSource) {
   auto r = p.run({});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   // The build reports the failed stage on stdout; exit 2 marks bad input.
-  EXPECT_NE((r.out + r.err).find("Input model is a compiled EPContext artifact (EPContext nodes from QNNExecutionProvider) "
-                       "and cannot be re-optimized. Run optimize on the original ONNX model before compilation."),
+  EXPECT_NE((r.out + r.err)
+                .find("Input model is a compiled EPContext artifact (EPContext nodes from QNNExecutionProvider) "
+                      "and cannot be re-optimized. Run optimize on the original ONNX model before compilation."),
             std::string::npos)
-      << "stdout:\n" << r.out << "\nstderr:\n" << r.err;
+      << "stdout:\n"
+      << r.out << "\nstderr:\n"
+      << r.err;
   EXPECT_FALSE(fs::exists(p.out("compiled", "optimized.onnx")));
 }

@@ -99,8 +99,7 @@ TEST(QuantizeFallbacks, OpenDimensionsAreWarnedOnceAndAnIndexKeySetsAnUnnamedOne
   // "x.2" reaches the unnamed dimension; validation runs on the sizes given.
   p.write_config(std::string(kConfig) + "dims = { N = 2, \"x.2\" = 5 }\n");
   auto report = p.build();
-  EXPECT_FALSE(metrics(report, "quantize").contains("warnings") &&
-               !metrics(report, "quantize")["warnings"].empty())
+  EXPECT_FALSE(metrics(report, "quantize").contains("warnings") && !metrics(report, "quantize")["warnings"].empty())
       << metrics(report, "quantize").dump(2);
   const auto c = metrics(report, "compile");
   EXPECT_FALSE(c.contains("warnings")) << c.dump(2);

@@ -34,8 +34,9 @@ TEST(QuantizeStage, CalibrationFilesAreInputsOfItsKey) {
   Project p;
   p.write_model("net.onnx", 1);
   write_samples(p, 10);
-  p.write_config("[model]\nsource = \"net.onnx\"\ndims = { batch = 2 }\n[quantize]\ncalibration_data = \"calib\"\n"
-                 "samples = 2\n");
+  p.write_config(
+      "[model]\nsource = \"net.onnx\"\ndims = { batch = 2 }\n[quantize]\ncalibration_data = \"calib\"\n"
+      "samples = 2\n");
   p.build();
   auto q = stage_of(p, "quantize");
   EXPECT_EQ(q["samples"], 2);
@@ -70,12 +71,14 @@ TEST(QuantizeStage, TwoClonesSharingOneCacheGetTheSameArtifactsAndManifests) {
   Project a;
   a.write_model("net.onnx", 1);
   write_samples(a, 10);
-  a.write_config("[model]\nsource = \"net.onnx\"\ndims = { batch = 2 }\n[quantize]\ncalibration_data = \"calib\"\n"
-                 "samples = 2\n[compile]\nep = \"ref\"\n");
+  a.write_config(
+      "[model]\nsource = \"net.onnx\"\ndims = { batch = 2 }\n[quantize]\ncalibration_data = \"calib\"\n"
+      "samples = 2\n[compile]\nep = \"ref\"\n");
   a.build();
   test::TempDir elsewhere;
   a.clone_to(elsewhere / "deeper" / "clone");
-  auto b = test::run_cli({"--json"}, elsewhere / "deeper" / "clone", {{"WINML_MAKE_CACHE_DIR", a.cache_dir().string()}});
+  auto b =
+      test::run_cli({"--json"}, elsewhere / "deeper" / "clone", {{"WINML_MAKE_CACHE_DIR", a.cache_dir().string()}});
   ASSERT_EQ(b.exit_code, 0) << b.err;
   auto report = nlohmann::json::parse(b.out);
   EXPECT_EQ(test::stages_with(report, "net", "cached").size(), 6u) << b.out;

@@ -27,14 +27,19 @@ OrtResult run_in_ort(const fs::path& model, const std::map<std::string, model::T
   TempDir io;
   for (const auto& [name, t] : inputs) {
     std::string file = name;
-    for (auto& c : file) if (c == '/') c = '_';
+    for (auto& c : file)
+      if (c == '/') c = '_';
     model::write_npy(io / "in" / (file + ".npy"), t);
   }
-  std::vector<std::string> argv = {"node", (source_dir() / "tests" / "ort" / "ort_run.js").string(),
-                                   "--model", model.string(), "--inputs", (io / "in").string(),
-                                   "--outputs", (io / "out").string(), "--opt-level", options.opt_level,
-                                   "--threads", std::to_string(options.threads), "--json"};
-  if (!options.optimized_model.empty()) argv.insert(argv.end(), {"--optimized-model", options.optimized_model.string()});
+  std::vector<std::string> argv = {"node",        (source_dir() / "tests" / "ort" / "ort_run.js").string(),
+                                   "--model",     model.string(),
+                                   "--inputs",    (io / "in").string(),
+                                   "--outputs",   (io / "out").string(),
+                                   "--opt-level", options.opt_level,
+                                   "--threads",   std::to_string(options.threads),
+                                   "--json"};
+  if (!options.optimized_model.empty())
+    argv.insert(argv.end(), {"--optimized-model", options.optimized_model.string()});
   if (options.repeat > 0) argv.insert(argv.end(), {"--repeat", std::to_string(options.repeat)});
   CliResult run = run_program(argv, {}, {{"NODE_PATH", modules.string()}});
   if (run.exit_code != 0) {
@@ -45,7 +50,8 @@ OrtResult run_in_ort(const fs::path& model, const std::map<std::string, model::T
   for (const auto& o : r.report["outputs"]) {
     std::string name = o["name"];
     std::string file = name;
-    for (auto& c : file) if (c == '/') c = '_';
+    for (auto& c : file)
+      if (c == '/') c = '_';
     r.outputs[name] = model::read_npy(io / "out" / (file + ".npy"));
   }
   r.ok = true;

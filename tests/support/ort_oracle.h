@@ -13,7 +13,7 @@
 namespace winml::test {
 
 struct OrtOptions {
-  std::string opt_level = "disabled";  // disabled | basic | extended | all
+  std::string opt_level = "disabled";     // disabled | basic | extended | all
   std::filesystem::path optimized_model;  // optimizedModelFilePath, when set
   int threads = 1;
   int repeat = 0;  // timed runs after warm-up (median in report["median_ms"])

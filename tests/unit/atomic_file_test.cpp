@@ -41,5 +41,7 @@ TEST(AtomicFile, PadToAndCopyFromFd) {
   w.copy_from_fd(fd, 3, 4);
   ::close(fd);
   w.commit();
-  EXPECT_EQ(test::read_text(dir / "dst"), std::string("ab\0\0\0\0\0\0" "3456", 12));
+  EXPECT_EQ(test::read_text(dir / "dst"), std::string("ab\0\0\0\0\0\0"
+                                                      "3456",
+                                                      12));
 }

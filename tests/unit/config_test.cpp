@@ -174,9 +174,9 @@ TEST(Config, ReferenceDocIsUpToDate) {
 
 TEST(Config, ExampleDocumentsEveryKey) {
   std::string text = example_toml();
-  for (const auto* s : std::initializer_list<const SectionSchema*>{
-           build_schema().get(), model_schema().get(), export_schema().get(), optimize_schema().get(),
-           quantize_schema().get(), compile_schema().get()})
+  for (const auto* s : std::initializer_list<const SectionSchema*>{build_schema().get(), model_schema().get(),
+                                                                   export_schema().get(), optimize_schema().get(),
+                                                                   quantize_schema().get(), compile_schema().get()})
     for (const auto& name : s->key_names())
       EXPECT_TRUE(text.find(name + " = ") != std::string::npos ||
                   text.find("[[" + s->name() + "." + name + "]]") != std::string::npos)
@@ -188,9 +188,9 @@ TEST(Config, TheExampleValueOfEveryOptionalKeyIsValid) {
   // (an integer key once showed `num_bins = true`).
   const std::string text = example_toml();
   int checked = 0;
-  for (const auto* s : std::initializer_list<const SectionSchema*>{
-           build_schema().get(), export_schema().get(), optimize_schema().get(), quantize_schema().get(),
-           compile_schema().get()})
+  for (const auto* s :
+       std::initializer_list<const SectionSchema*>{build_schema().get(), export_schema().get(), optimize_schema().get(),
+                                                   quantize_schema().get(), compile_schema().get()})
     for (const auto& k : s->keys()) {
       if (!k.optional) continue;
       const std::string prefix = "\n# " + k.name + " = ";
@@ -199,7 +199,8 @@ TEST(Config, TheExampleValueOfEveryOptionalKeyIsValid) {
       const auto from = at + prefix.size();
       const std::string value = text.substr(from, text.find('\n', from) - from);
       test::TempDir dir;
-      EXPECT_EQ(error_of(dir, "[model]\nsource = \"m.onnx\"\n[" + s->name() + "]\n" + k.name + " = " + value + "\n"), "<no error>")
+      EXPECT_EQ(error_of(dir, "[model]\nsource = \"m.onnx\"\n[" + s->name() + "]\n" + k.name + " = " + value + "\n"),
+                "<no error>")
           << s->name() << "." << k.name << " = " << value;
       ++checked;
     }
@@ -208,8 +209,9 @@ TEST(Config, TheExampleValueOfEveryOptionalKeyIsValid) {
 
 TEST(Config, ComputedDefaultsComeFromTheSchemaForProjectsAndSubcommandsAlike) {
   test::TempDir dir;
-  auto p = load(dir, "[model]\nsource = \"m.onnx\"\n[quantize]\ncalibration_method = \"entropy\"\nweight_type = "
-                     "\"uint8\"\nsymmetric = true\n[compile]\nep = \"qnn\"\n");
+  auto p = load(dir,
+                "[model]\nsource = \"m.onnx\"\n[quantize]\ncalibration_method = \"entropy\"\nweight_type = "
+                "\"uint8\"\nsymmetric = true\n[compile]\nep = \"qnn\"\n");
   const auto& from_project = p.targets[0];
   // What a subcommand gets from the same settings, without a project.
   QuantizeConfig q;

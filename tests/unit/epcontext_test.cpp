@@ -12,7 +12,8 @@ using namespace winml::model;
 TEST(EpContext, DetectsEmbeddedAndSidecarBlobs) {
   test::TempDir dir;
   test::write_text(dir / "m_qnn.bin", std::string(1234, 'b'));
-  test::write_text(dir / "ext.onnx", serialize_deterministic(test::epcontext_model("QNNExecutionProvider", 0, "m_qnn.bin")));
+  test::write_text(dir / "ext.onnx",
+                   serialize_deterministic(test::epcontext_model("QNNExecutionProvider", 0, "m_qnn.bin")));
   test::write_text(dir / "emb.onnx", serialize_deterministic(test::epcontext_model("ref", 1, std::string(77, 'z'))));
 
   Model ext = load_model(dir / "ext.onnx");
@@ -35,12 +36,14 @@ TEST(EpContext, DetectsEmbeddedAndSidecarBlobs) {
 TEST(EpContext, RefusalMessageNamesTheSource) {
   auto m = test::epcontext_model("QNNExecutionProvider", 1, "blob");
   try {
-    refuse_epcontext_input(m, "in.onnx", " and cannot be re-optimized. Run optimize on the original ONNX model before compilation.");
+    refuse_epcontext_input(m, "in.onnx",
+                           " and cannot be re-optimized. Run optimize on the original ONNX model before compilation.");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(),
-                 "in.onnx: Input model is a compiled EPContext artifact (EPContext nodes from QNNExecutionProvider) and "
-                 "cannot be re-optimized. Run optimize on the original ONNX model before compilation.");
+    EXPECT_STREQ(
+        e.what(),
+        "in.onnx: Input model is a compiled EPContext artifact (EPContext nodes from QNNExecutionProvider) and "
+        "cannot be re-optimized. Run optimize on the original ONNX model before compilation.");
   }
 }
 

@@ -73,8 +73,7 @@ TEST(Sidecars, MoveRenamesSidecars) {
 TEST(Sidecars, EpContextBlobsAreRenamedAndReferencesRewritten) {
   test::TempDir dir, other;
   test::write_text(dir / "compiled_ref.bin", "BLOB");
-  test::write_text(dir / "compiled.onnx",
-                   serialize_deterministic(test::epcontext_model("ref", 0, "compiled_ref.bin")));
+  test::write_text(dir / "compiled.onnx", serialize_deterministic(test::epcontext_model("ref", 0, "compiled_ref.bin")));
   copy_model(dir / "compiled.onnx", other / "model.onnx");
   EXPECT_EQ(test::read_text(other / "model_ref.bin"), "BLOB");
   Model m = load_model(other / "model.onnx");

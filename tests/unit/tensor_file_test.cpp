@@ -55,7 +55,8 @@ TEST(TensorFile, HugeOrGarbledShapesAreInputErrors) {
     std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
     header.resize(118, ' ');
     header += '\n';
-    std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + char(header.size() & 0xff) + char(header.size() >> 8) + header;
+    std::string bytes =
+        std::string("\x93NUMPY\x01\x00", 8) + char(header.size() & 0xff) + char(header.size() >> 8) + header;
     test::write_text(dir / "x.npy", bytes + std::string(16, '\0'));
     try {
       model::read_npy(dir / "x.npy");
@@ -69,7 +70,8 @@ TEST(TensorFile, HugeOrGarbledShapesAreInputErrors) {
   EXPECT_NE(npy_with_shape("(2, x)").find("bad shape"), std::string::npos);
   EXPECT_NE(npy_with_shape("(99999999999999999999999,)").find("bad shape"), std::string::npos);
   // A header cut after a key (no colon, no value) read past the string's end.
-  for (const std::string cut : {"{'descr': '<f4', 'fortran_order'", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,"}) {
+  for (const std::string cut :
+       {"{'descr': '<f4', 'fortran_order'", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,"}) {
     std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + char(cut.size()) + '\0' + cut;
     test::write_text(dir / "cut.npy", bytes);
     EXPECT_THROW(model::read_npy(dir / "cut.npy"), InputError) << cut;

@@ -13,7 +13,8 @@ std::shared_ptr<const Section<CompileConfig>> compile_schema() {
            "Target execution provider (rules/ep/<ep>.toml); also the EP that analyze, optimize and quantize "
            "consult for operator support.")
         .dynamic_choices = ep::ep_table_names;
-    auto& dev = s->key("device", &CompileConfig::device, ValueType::kString, "Target device of the EP (cpu, gpu, npu).");
+    auto& dev =
+        s->key("device", &CompileConfig::device, ValueType::kString, "Target device of the EP (cpu, gpu, npu).");
     dev.default_doc = "the EP's default_device";
     dev.alternative = "npu";
     dev.resolve = [](json& c) {

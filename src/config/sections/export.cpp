@@ -7,8 +7,9 @@ namespace winml::config {
 std::shared_ptr<const Section<ExportConfig>> export_schema() {
   static auto s = [] {
     auto s = std::make_shared<Section<ExportConfig>>(
-        "export", "How export.onnx is produced when [model] source is not set: a command, or the built-in "
-                  "torchvision recipe.");
+        "export",
+        "How export.onnx is produced when [model] source is not set: a command, or the built-in "
+        "torchvision recipe.");
     s->key("command", &ExportConfig::command, ValueType::kStringList,
            "Command that writes the model to {output} (it may also write {output}.data). Run in the project "
            "directory with a clean environment; its text is part of the stage key.")

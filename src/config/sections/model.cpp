@@ -6,8 +6,9 @@ namespace winml::config {
 std::shared_ptr<const Section<ModelConfig>> model_schema() {
   static auto s = [] {
     auto s = std::make_shared<Section<ModelConfig>>(
-        "model", "A model target. Use [model] for one model or [[model]] entries for several; a [[model]] entry "
-                 "may hold its own export/optimize/quantize/compile tables that override the project-wide ones.");
+        "model",
+        "A model target. Use [model] for one model or [[model]] entries for several; a [[model]] entry "
+        "may hold its own export/optimize/quantize/compile tables that override the project-wide ones.");
     auto& n = s->key("name", &ModelConfig::name, ValueType::kString,
                      "Target name, used for the output folder and on the command line.");
     n.default_doc = "the source file's stem, the torchvision model name, or the project directory's name";
@@ -20,11 +21,12 @@ std::shared_ptr<const Section<ModelConfig>> model_schema() {
            "An existing ONNX model (relative to the project) imported as export.onnx, with its sidecars. "
            "Leave empty to produce the model with [export].")
         .alternative = "other.onnx";
-    auto& dims = s->key("dims", &ModelConfig::dims, ValueType::kIntTable,
-           "Sizes for open input dimensions, used by calibration, validation and shape inference: a name sets "
-           "every dimension called so ({ batch = 1, sequence = 128 }); \"<input>.<index>\" sets one dimension of "
-           "one input, unnamed ones included ({ \"x.2\" = 640 }), and wins over a name. A dimension left open "
-           "is sized 1, with a warning in the quantize and compile reports and the build summary.");
+    auto& dims =
+        s->key("dims", &ModelConfig::dims, ValueType::kIntTable,
+               "Sizes for open input dimensions, used by calibration, validation and shape inference: a name sets "
+               "every dimension called so ({ batch = 1, sequence = 128 }); \"<input>.<index>\" sets one dimension of "
+               "one input, unnamed ones included ({ \"x.2\" = 640 }), and wins over a name. A dimension left open "
+               "is sized 1, with a warning in the quantize and compile reports and the build summary.");
     dims.alternative = json{{"batch", 1}};
     // Bounded so that a typo cannot ask calibration for terabytes.
     dims.min = 1, dims.max = 1 << 20;

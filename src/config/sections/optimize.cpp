@@ -6,8 +6,9 @@ namespace winml::config {
 std::shared_ptr<const Section<OptimizeConfig>> optimize_schema() {
   static auto s = [] {
     auto s = std::make_shared<Section<OptimizeConfig>>(
-        "optimize", "Graph optimization. A level preset (rules/optimize/presets.toml) plus per-pass booleans "
-                    "that override it, e.g. `fuse_gelu = true`.");
+        "optimize",
+        "Graph optimization. A level preset (rules/optimize/presets.toml) plus per-pass booleans "
+        "that override it, e.g. `fuse_gelu = true`.");
     s->key("enabled", &OptimizeConfig::enabled, ValueType::kBool,
            "Run the optimize stage; `optimize = false` at the top level is the same.");
     auto& l = s->key("level", &OptimizeConfig::level, ValueType::kString, "Preset of passes.");

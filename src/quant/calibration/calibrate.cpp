@@ -15,8 +15,8 @@ std::vector<float> float_values(const ValueView& v) {
 }
 
 CalibrationResult calibrate(const model::Model& model, const std::vector<std::string>& tensors,
-                            const SampleSource& samples, const CalibrationOptions& options,
-                            const RunnerFactory& runner, const std::map<std::string, std::int64_t>& means) {
+                            const SampleSource& samples, const CalibrationOptions& options, const RunnerFactory& runner,
+                            const std::map<std::string, std::int64_t>& means) {
   auto start = std::chrono::steady_clock::now();
   CalibrationResult result;
   CalibrationStats stats(options, tensors);

@@ -23,8 +23,8 @@ struct CalibrationResult {
 
 // `means`: tensors whose per-channel means are wanted too (name -> channel axis, -1: last).
 CalibrationResult calibrate(const model::Model& model, const std::vector<std::string>& tensors,
-                            const SampleSource& samples, const CalibrationOptions& options,
-                            const RunnerFactory& runner, const std::map<std::string, std::int64_t>& means = {});
+                            const SampleSource& samples, const CalibrationOptions& options, const RunnerFactory& runner,
+                            const std::map<std::string, std::int64_t>& means = {});
 
 // The float32 values of a runtime value (copied only when misaligned).
 std::vector<float> float_values(const ValueView& v);

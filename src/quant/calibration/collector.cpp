@@ -74,8 +74,10 @@ void ChannelMean::add(std::span<const float> values, std::span<const std::int64_
         sum(std::span<const float>(values.data() + r * inner, static_cast<std::size_t>(inner)));
   };
   if (parallel && rows > 1 && values.size() >= static_cast<std::size_t>(kChunk)) parallel(rows, row);
-  else for (std::int64_t r = 0; r < rows; ++r) row(r);
-  for (std::int64_t r = 0; r < rows; ++r) sums_[static_cast<std::size_t>(r % channels)] += row_sums[static_cast<std::size_t>(r)];
+  else
+    for (std::int64_t r = 0; r < rows; ++r) row(r);
+  for (std::int64_t r = 0; r < rows; ++r)
+    sums_[static_cast<std::size_t>(r % channels)] += row_sums[static_cast<std::size_t>(r)];
   count_ += static_cast<std::uint64_t>(outer * inner);
 }
 

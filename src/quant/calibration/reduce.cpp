@@ -21,9 +21,7 @@ MinMax min_max(std::span<const float> values) {
   return r;
 }
 
-std::int64_t chunk_count(std::size_t values) {
-  return (static_cast<std::int64_t>(values) + kChunk - 1) / kChunk;
-}
+std::int64_t chunk_count(std::size_t values) { return (static_cast<std::int64_t>(values) + kChunk - 1) / kChunk; }
 
 MinMax combine(const MinMax& a, const MinMax& b) {
   if (!a.any) return b;
@@ -37,7 +35,8 @@ MinMax min_max(std::span<const float> values, const ParallelFor& parallel) {
   std::vector<MinMax> parts(static_cast<std::size_t>(chunks));
   parallel(chunks, [&](std::int64_t i) {
     std::size_t begin = static_cast<std::size_t>(i * kChunk);
-    parts[static_cast<std::size_t>(i)] = min_max(values.subspan(begin, std::min<std::size_t>(kChunk, values.size() - begin)));
+    parts[static_cast<std::size_t>(i)] =
+        min_max(values.subspan(begin, std::min<std::size_t>(kChunk, values.size() - begin)));
   });
   MinMax r;
   for (const auto& p : parts) r = combine(r, p);

@@ -7,10 +7,10 @@
 #include <set>
 
 #include "base/error.h"
+#include "base/half.h"
 #include "model/input_dims.h"
 #include "model/tensor_data.h"
 #include "quant/calibration/random.h"
-#include "base/half.h"
 
 namespace winml::quant {
 
@@ -43,15 +43,18 @@ std::string sample_file_stem(const std::string& input_name) {
 
 std::vector<fs::path> calibration_sample_dirs(const fs::path& dir, std::int64_t samples) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw InputError(file_error(dir.string(), "calibration data directory does not exist"));
+  if (!fs::is_directory(dir, ec))
+    throw InputError(file_error(dir.string(), "calibration data directory does not exist"));
   std::vector<fs::path> subdirs;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.is_directory()) subdirs.push_back(e.path());
   std::sort(subdirs.begin(), subdirs.end());
   if (subdirs.empty())
-    throw InputError(file_error(dir.string(), "calibration data directory has no sample subdirectories (one per "
-                                              "sample, each with <input>.npy or <input>.pb)"));
-  if (samples > 0 && subdirs.size() > static_cast<std::size_t>(samples)) subdirs.resize(static_cast<std::size_t>(samples));
+    throw InputError(file_error(dir.string(),
+                                "calibration data directory has no sample subdirectories (one per "
+                                "sample, each with <input>.npy or <input>.pb)"));
+  if (samples > 0 && subdirs.size() > static_cast<std::size_t>(samples))
+    subdirs.resize(static_cast<std::size_t>(samples));
   return subdirs;
 }
 
@@ -60,7 +63,8 @@ std::vector<fs::path> calibration_files(const fs::path& dir, std::int64_t sample
   for (const auto& d : calibration_sample_dirs(dir, samples)) {
     std::vector<fs::path> here;
     for (const auto& e : fs::directory_iterator(d))
-      if (e.is_regular_file() && (e.path().extension() == ".npy" || e.path().extension() == ".pb")) here.push_back(e.path());
+      if (e.is_regular_file() && (e.path().extension() == ".npy" || e.path().extension() == ".pb"))
+        here.push_back(e.path());
     std::sort(here.begin(), here.end());
     files.insert(files.end(), here.begin(), here.end());
   }
@@ -71,7 +75,8 @@ namespace {
 
 std::string shape_text(const std::vector<std::int64_t>& s) {
   std::string t = "[";
-  for (std::size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + (s[i] < 0 ? std::string("?") : std::to_string(s[i]));
+  for (std::size_t i = 0; i < s.size(); ++i)
+    t += (i ? ", " : "") + (s[i] < 0 ? std::string("?") : std::to_string(s[i]));
   return t + "]";
 }
 
@@ -92,7 +97,8 @@ class DirectorySamples : public SampleSource {
       const std::string& name = file.first;  // (clang 14 cannot capture a structured binding)
       const fs::path& path = file.second;
       model::TensorFile t = model::read_tensor_file(path);
-      const InputSpec& spec = *std::find_if(inputs_.begin(), inputs_.end(), [&](const InputSpec& s) { return s.name == name; });
+      const InputSpec& spec =
+          *std::find_if(inputs_.begin(), inputs_.end(), [&](const InputSpec& s) { return s.name == name; });
       if (t.dtype != spec.dtype)
         throw InputError(file_error(path.string(), "holds " + model::data_type_name(t.dtype) + " but model input '" +
                                                        name + "' is " + model::data_type_name(spec.dtype)));
@@ -125,7 +131,8 @@ class DirectorySamples : public SampleSource {
     for (const auto& in : inputs_)
       if (!found.count(in.name))
         throw InputError(file_error(d.string(), "calibration sample has no " + sample_file_stem(in.name) + ".npy or " +
-                                                    sample_file_stem(in.name) + ".pb for model input '" + in.name + "'"));
+                                                    sample_file_stem(in.name) + ".pb for model input '" + in.name +
+                                                    "'"));
     return found;
   }
 
@@ -147,7 +154,8 @@ void put(std::vector<std::byte>& out, std::size_t i, T v) {
 
 template <typename T>
 T clamp_int(double v) {
-  double lo = static_cast<double>(std::numeric_limits<T>::lowest()), hi = static_cast<double>(std::numeric_limits<T>::max());
+  double lo = static_cast<double>(std::numeric_limits<T>::lowest()),
+         hi = static_cast<double>(std::numeric_limits<T>::max());
   return static_cast<T>(std::clamp(v, lo, hi));
 }
 
@@ -182,7 +190,8 @@ class GeneratedSamples : public SampleSource {
       bool normal = spec_.distribution == "normal";
       for (std::size_t i = 0; i < n; ++i) {
         double real = normal ? spec_.a + spec_.b * rng.normal() : spec_.a + (spec_.b - spec_.a) * rng.uniform();
-        double integer = normal ? std::nearbyint(real) : std::floor(spec_.a + (spec_.b - spec_.a + 1.0) * rng.uniform());
+        double integer =
+            normal ? std::nearbyint(real) : std::floor(spec_.a + (spec_.b - spec_.a + 1.0) * rng.uniform());
         if (!normal) integer = std::min(integer, std::floor(spec_.b));
         using T = onnx::TensorProto;
         switch (t.dtype) {
@@ -212,7 +221,8 @@ class GeneratedSamples : public SampleSource {
 
 }  // namespace
 
-std::unique_ptr<SampleSource> directory_samples(const fs::path& dir, std::int64_t samples, std::vector<InputSpec> inputs) {
+std::unique_ptr<SampleSource> directory_samples(const fs::path& dir, std::int64_t samples,
+                                                std::vector<InputSpec> inputs) {
   return std::make_unique<DirectorySamples>(dir, samples, std::move(inputs));
 }
 

@@ -33,59 +33,80 @@ struct SigmoidOp {
 struct TanhOp {
   explicit TanhOp(const NodeContext&) {}
   template <typename T>
-  T operator()(T x) const { return std::tanh(x); }
+  T operator()(T x) const {
+    return std::tanh(x);
+  }
 };
 struct LeakyReluOp {
   float alpha;
   explicit LeakyReluOp(const NodeContext& n) : alpha(n.attr_float("alpha", 0.01f)) {}
   template <typename T>
-  T operator()(T x) const { return x < T(0) ? T(alpha) * x : x; }
+  T operator()(T x) const {
+    return x < T(0) ? T(alpha) * x : x;
+  }
 };
 struct HardSigmoidOp {
   float alpha, beta;
   explicit HardSigmoidOp(const NodeContext& n) : alpha(n.attr_float("alpha", 0.2f)), beta(n.attr_float("beta", 0.5f)) {}
   template <typename T>
-  T operator()(T x) const { return std::max(T(0), std::min(T(1), T(alpha) * x + T(beta))); }
+  T operator()(T x) const {
+    return std::max(T(0), std::min(T(1), T(alpha) * x + T(beta)));
+  }
 };
 struct HardSwishOp {
   explicit HardSwishOp(const NodeContext&) {}
   template <typename T>
-  T operator()(T x) const { return x * std::max(T(0), std::min(T(1), x / T(6) + T(0.5))); }
+  T operator()(T x) const {
+    return x * std::max(T(0), std::min(T(1), x / T(6) + T(0.5)));
+  }
 };
 struct EluOp {
   float alpha;
   explicit EluOp(const NodeContext& n) : alpha(n.attr_float("alpha", 1.0f)) {}
   template <typename T>
-  T operator()(T x) const { return x < T(0) ? T(alpha) * (std::exp(x) - T(1)) : x; }
+  T operator()(T x) const {
+    return x < T(0) ? T(alpha) * (std::exp(x) - T(1)) : x;
+  }
 };
 struct SeluOp {
   float alpha, gamma;
   explicit SeluOp(const NodeContext& n)
-      : alpha(n.attr_float("alpha", 1.67326319217681884765625f)), gamma(n.attr_float("gamma", 1.05070102214813232421875f)) {}
+      : alpha(n.attr_float("alpha", 1.67326319217681884765625f)),
+        gamma(n.attr_float("gamma", 1.05070102214813232421875f)) {}
   template <typename T>
-  T operator()(T x) const { return x <= T(0) ? T(gamma) * (T(alpha) * std::exp(x) - T(alpha)) : T(gamma) * x; }
+  T operator()(T x) const {
+    return x <= T(0) ? T(gamma) * (T(alpha) * std::exp(x) - T(alpha)) : T(gamma) * x;
+  }
 };
 struct CeluOp {
   float alpha;
   explicit CeluOp(const NodeContext& n) : alpha(n.attr_float("alpha", 1.0f)) {}
   template <typename T>
-  T operator()(T x) const { return std::max(T(0), x) + std::min(T(0), T(alpha) * (std::exp(x / T(alpha)) - T(1))); }
+  T operator()(T x) const {
+    return std::max(T(0), x) + std::min(T(0), T(alpha) * (std::exp(x / T(alpha)) - T(1)));
+  }
 };
 struct SoftplusOp {
   explicit SoftplusOp(const NodeContext&) {}
   template <typename T>
-  T operator()(T x) const { return x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
+  T operator()(T x) const {
+    return x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+  }
 };
 struct SoftsignOp {
   explicit SoftsignOp(const NodeContext&) {}
   template <typename T>
-  T operator()(T x) const { return x / (T(1) + std::fabs(x)); }
+  T operator()(T x) const {
+    return x / (T(1) + std::fabs(x));
+  }
 };
 struct ThresholdedReluOp {
   float alpha;
   explicit ThresholdedReluOp(const NodeContext& n) : alpha(n.attr_float("alpha", 1.0f)) {}
   template <typename T>
-  T operator()(T x) const { return x > T(alpha) ? x : T(0); }
+  T operator()(T x) const {
+    return x > T(alpha) ? x : T(0);
+  }
 };
 struct MishOp {
   explicit MishOp(const NodeContext&) {}

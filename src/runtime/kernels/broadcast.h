@@ -65,7 +65,8 @@ class Broadcast {
     for (int d = rank - 1; d >= 0; --d) {
       idx[static_cast<std::size_t>(d)] = rest % dims_[static_cast<std::size_t>(d)];
       rest /= dims_[static_cast<std::size_t>(d)];
-      for (std::size_t k = 0; k < N; ++k) off[k] += idx[static_cast<std::size_t>(d)] * strides_[k][static_cast<std::size_t>(d)];
+      for (std::size_t k = 0; k < N; ++k)
+        off[k] += idx[static_cast<std::size_t>(d)] * strides_[k][static_cast<std::size_t>(d)];
     }
     std::array<std::int64_t, N> inner;
     for (std::size_t k = 0; k < N; ++k) inner[k] = strides_[k].back();
@@ -80,7 +81,8 @@ class Broadcast {
       // Carry into outer dimensions.
       for (int d = rank - 1; d > 0 && idx[static_cast<std::size_t>(d)] == dims_[static_cast<std::size_t>(d)]; --d) {
         for (std::size_t k = 0; k < N; ++k)
-          off[k] += strides_[k][static_cast<std::size_t>(d - 1)] - dims_[static_cast<std::size_t>(d)] * strides_[k][static_cast<std::size_t>(d)];
+          off[k] += strides_[k][static_cast<std::size_t>(d - 1)] -
+                    dims_[static_cast<std::size_t>(d)] * strides_[k][static_cast<std::size_t>(d)];
         idx[static_cast<std::size_t>(d)] = 0;
         ++idx[static_cast<std::size_t>(d - 1)];
       }

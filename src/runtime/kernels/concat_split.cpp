@@ -33,7 +33,8 @@ class Concat : public Kernel {
     std::int64_t outer = dims_product(out, 0, axis), inner = dims_product(out, axis + 1, rank);
     std::size_t out_row = static_cast<std::size_t>(out[axis] * inner) * es;
     std::byte* py = y.mutable_raw();
-    parallel_ranges(ctx.pool(), outer, std::max<std::int64_t>(1, kElementwiseGrain / std::max<std::int64_t>(out[axis] * inner, 1)),
+    parallel_ranges(ctx.pool(), outer,
+                    std::max<std::int64_t>(1, kElementwiseGrain / std::max<std::int64_t>(out[axis] * inner, 1)),
                     [&](std::int64_t o0, std::int64_t o1) {
                       for (std::int64_t o = o0; o < o1; ++o) {
                         std::size_t pos = 0;
@@ -54,7 +55,9 @@ class Concat : public Kernel {
 class Split : public Kernel {
  public:
   explicit Split(const NodeContext& n)
-      : axis_(n.attr_int("axis", 0)), split_attr_(n.attr_ints("split")), from_input_(n.opset() >= 13),
+      : axis_(n.attr_int("axis", 0)),
+        split_attr_(n.attr_ints("split")),
+        from_input_(n.opset() >= 13),
         num_outputs_(n.attr_int("num_outputs", 0)) {}
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
@@ -67,10 +70,13 @@ class Split : public Kernel {
       // Equal parts; with num_outputs (opset 18) the last one may be smaller.
       std::int64_t parts = num_outputs_ > 0 ? num_outputs_ : count;
       std::int64_t each = num_outputs_ > 0 ? (len + parts - 1) / parts : len / parts;
-      if (num_outputs_ == 0 && len % parts) throw InputError("cannot split " + std::to_string(len) + " evenly into " + std::to_string(parts));
+      if (num_outputs_ == 0 && len % parts)
+        throw InputError("cannot split " + std::to_string(len) + " evenly into " + std::to_string(parts));
       for (std::int64_t i = 0; i < parts; ++i) split.push_back(std::min(each, len - i * each));
     }
-    if (static_cast<int>(split.size()) != count) throw InputError("split has " + std::to_string(split.size()) + " parts for " + std::to_string(count) + " outputs");
+    if (static_cast<int>(split.size()) != count)
+      throw InputError("split has " + std::to_string(split.size()) + " parts for " + std::to_string(count) +
+                       " outputs");
     std::int64_t total = 0;
     for (auto s : split) total += s;
     if (total != len) throw InputError("split sizes do not add up to the axis length");

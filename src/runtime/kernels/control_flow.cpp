@@ -93,9 +93,12 @@ class Loop : public Kernel {
 class Scan : public Kernel {
  public:
   explicit Scan(const NodeContext& n)
-      : body_(required_subgraph(n, "body")), num_scan_inputs_(n.required_int("num_scan_inputs")),
-        in_axes_(n.attr_ints("scan_input_axes")), in_dirs_(n.attr_ints("scan_input_directions")),
-        out_axes_(n.attr_ints("scan_output_axes")), out_dirs_(n.attr_ints("scan_output_directions")) {}
+      : body_(required_subgraph(n, "body")),
+        num_scan_inputs_(n.required_int("num_scan_inputs")),
+        in_axes_(n.attr_ints("scan_input_axes")),
+        in_dirs_(n.attr_ints("scan_input_directions")),
+        out_axes_(n.attr_ints("scan_output_axes")),
+        out_dirs_(n.attr_ints("scan_output_directions")) {}
 
   void run(KernelContext& ctx) const override {
     std::int64_t m = num_scan_inputs_;

@@ -132,7 +132,8 @@ class Conv : public Kernel {
       bool depthwise = Mg == 1 && w->dim(1) == 1 && w->rank() == 4;
       if (!depthwise)
         for (std::int64_t g = 0; g < group_; ++g)
-          packed_.push_back(pack_weights(PackedWeights::Side::kLeft, w->data<float>() + g * Mg * rows, rows, false, rows, Mg));
+          packed_.push_back(
+              pack_weights(PackedWeights::Side::kLeft, w->data<float>() + g * Mg * rows, rows, false, rows, Mg));
     }
   }
 
@@ -151,7 +152,8 @@ class Conv : public Kernel {
     if (C != wt.dim(1) * group_ || M % group_ != 0)
       throw InputError("channels do not match: X " + shape_string(x.shape()) + ", W " + shape_string(wt.shape()) +
                        ", group " + std::to_string(group_));
-    if (b && b->size() != M) throw InputError("bias has " + std::to_string(b->size()) + " values for " + std::to_string(M) + " channels");
+    if (b && b->size() != M)
+      throw InputError("bias has " + std::to_string(b->size()) + " values for " + std::to_string(M) + " channels");
     std::vector<std::int64_t> in(x.shape().begin() + 2, x.shape().end());
     std::vector<std::int64_t> kernel(wt.shape().begin() + 2, wt.shape().end());
     if (!attrs_.kernel.empty() && attrs_.kernel != kernel) throw InputError("kernel_shape does not match W");
@@ -181,7 +183,8 @@ class Conv : public Kernel {
     std::int64_t rows = Cg * ksize;
     // With packed weights, im2col runs in column blocks that stay in cache,
     // each followed by its GEMM on the same thread (when there are enough).
-    std::int64_t block = std::max<std::int64_t>(48, (std::int64_t{1} << 17) / std::max<std::int64_t>(rows, 1) / 48 * 48);
+    std::int64_t block =
+        std::max<std::int64_t>(48, (std::int64_t{1} << 17) / std::max<std::int64_t>(rows, 1) / 48 * 48);
     std::int64_t blocks = (osize + block - 1) / block;
     bool blocked = !pointwise && !packed_.empty() && blocks >= 4;
     Scratch col(pointwise || blocked ? 0 : sizeof(float) * static_cast<std::size_t>(rows * osize));
@@ -202,8 +205,9 @@ class Conv : public Kernel {
         }
         const float* B = xg;
         if (!pointwise) {
-          parallel_ranges(ctx.pool(), rows, std::max<std::int64_t>(1, 65536 / std::max<std::int64_t>(osize, 1)),
-                          [&](std::int64_t r0, std::int64_t r1) { im2col(xg, w, r0, r1, 0, osize, col.as<float>(), osize); });
+          parallel_ranges(
+              ctx.pool(), rows, std::max<std::int64_t>(1, 65536 / std::max<std::int64_t>(osize, 1)),
+              [&](std::int64_t r0, std::int64_t r1) { im2col(xg, w, r0, r1, 0, osize, col.as<float>(), osize); });
           B = col.as<float>();
         }
         if (!packed_.empty()) {
@@ -248,8 +252,10 @@ class Conv : public Kernel {
 class ConvTranspose : public Kernel {
  public:
   explicit ConvTranspose(const NodeContext& n)
-      : attrs_(WindowAttrs::from_node(n)), group_(n.attr_int("group", 1)),
-        output_padding_(n.attr_ints("output_padding")), output_shape_(n.attr_ints("output_shape")) {
+      : attrs_(WindowAttrs::from_node(n)),
+        group_(n.attr_int("group", 1)),
+        output_padding_(n.attr_ints("output_padding")),
+        output_shape_(n.attr_ints("output_shape")) {
     if (group_ < 1) n.fail("group must be positive");
   }
 
@@ -278,9 +284,8 @@ class ConvTranspose : public Kernel {
       std::int64_t extent = w.dilations[i] * (w.kernel[i] - 1) + 1;
       std::int64_t full = w.strides[i] * (w.in[i] - 1) + out_pad[i] + extent;
       if (!output_shape_.empty() || same) {
-        std::int64_t target = !output_shape_.empty()
-                                  ? output_shape_[output_shape_.size() - d + i]
-                                  : w.in[i] * w.strides[i];
+        std::int64_t target =
+            !output_shape_.empty() ? output_shape_[output_shape_.size() - d + i] : w.in[i] * w.strides[i];
         std::int64_t total = std::max<std::int64_t>(0, full - target);
         if (attrs_.auto_pad == "SAME_UPPER") {
           w.pad_begin[i] = total / 2;

@@ -21,15 +21,17 @@ WindowAttrs WindowAttrs::from_node(const NodeContext& n) {
 std::int64_t Window::out_size() const { return shape_size(out); }
 std::int64_t Window::kernel_size() const { return shape_size(kernel); }
 
-Window forward_window(const WindowAttrs& a, const std::vector<std::int64_t>& in, const std::vector<std::int64_t>& kernel) {
+Window forward_window(const WindowAttrs& a, const std::vector<std::int64_t>& in,
+                      const std::vector<std::int64_t>& kernel) {
   std::size_t d = in.size();
   Window w;
   w.in = in;
   w.kernel = kernel;
   auto pick = [&](const std::vector<std::int64_t>& v, const char* what) {
     if (v.empty()) return std::vector<std::int64_t>(d, 1);
-    if (v.size() != d) throw InputError(std::string(what) + " has " + std::to_string(v.size()) + " values for " +
-                                        std::to_string(d) + " spatial dimensions");
+    if (v.size() != d)
+      throw InputError(std::string(what) + " has " + std::to_string(v.size()) + " values for " + std::to_string(d) +
+                       " spatial dimensions");
     return v;
   };
   w.strides = pick(a.strides, "strides");
@@ -38,8 +40,8 @@ Window forward_window(const WindowAttrs& a, const std::vector<std::int64_t>& in,
   w.pad_begin.assign(d, 0);
   w.pad_end.assign(d, 0);
   if (a.auto_pad == "NOTSET" && !a.pads.empty()) {
-    if (a.pads.size() != 2 * d) throw InputError("pads has " + std::to_string(a.pads.size()) + " values, expected " +
-                                                 std::to_string(2 * d));
+    if (a.pads.size() != 2 * d)
+      throw InputError("pads has " + std::to_string(a.pads.size()) + " values, expected " + std::to_string(2 * d));
     for (std::size_t i = 0; i < d; ++i) {
       w.pad_begin[i] = a.pads[i];
       w.pad_end[i] = a.pads[i + d];

@@ -25,7 +25,8 @@ class NonMaxSuppression : public Kernel {
     bool use_score = ctx.has_input(4) && ctx.input(4).size();
     float score_threshold = use_score ? ctx.input(4).data<float>()[0] : 0.0f;
     std::int64_t B = boxes.dim(0), S = boxes.dim(1), C = scores.dim(1);
-    if (scores.dim(0) != B || scores.dim(2) != S || boxes.dim(2) != 4) throw InputError("boxes and scores do not match");
+    if (scores.dim(0) != B || scores.dim(2) != S || boxes.dim(2) != 4)
+      throw InputError("boxes and scores do not match");
     std::vector<std::int64_t> selected;
     for (std::int64_t b = 0; b < B; ++b) {
       const float* bx = boxes.data<float>() + b * S * 4;
@@ -92,7 +93,8 @@ class Unique : public Kernel {
     const Tensor& x0 = ctx.input(0);
     Tensor x = has_axis_ ? x0 : x0.reshaped({x0.size()});
     int axis = has_axis_ ? normalize_axis(axis_, x.rank()) : 0;
-    std::int64_t len = x.dim(axis), outer = dims_product(x.shape(), 0, axis), inner = dims_product(x.shape(), axis + 1, x.rank());
+    std::int64_t len = x.dim(axis), outer = dims_product(x.shape(), 0, axis),
+                 inner = dims_product(x.shape(), axis + 1, x.rank());
     dispatch_all(x.dtype(), [&]<typename T>() {
       const T* p = x.data<T>();
       auto slice = [&](std::int64_t i) {
@@ -125,7 +127,9 @@ class Unique : public Kernel {
       }
       std::vector<std::int64_t> order(uniques.size());
       std::iota(order.begin(), order.end(), 0);
-      if (sorted_) std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return less(uniques[a], uniques[b]); });
+      if (sorted_)
+        std::sort(order.begin(), order.end(),
+                  [&](std::int64_t a, std::int64_t b) { return less(uniques[a], uniques[b]); });
       std::vector<std::int64_t> rank(order.size());
       for (std::size_t r = 0; r < order.size(); ++r) rank[order[r]] = static_cast<std::int64_t>(r);
       auto u = static_cast<std::int64_t>(order.size());

@@ -49,7 +49,8 @@ class Einsum : public Kernel {
     }
     std::vector<std::string> terms = split(lhs, ',');
     int n = ctx.input_count();
-    if (static_cast<int>(terms.size()) != n) throw InputError("equation has " + std::to_string(terms.size()) + " terms for " + std::to_string(n) + " inputs");
+    if (static_cast<int>(terms.size()) != n)
+      throw InputError("equation has " + std::to_string(terms.size()) + " terms for " + std::to_string(n) + " inputs");
     DataType dt = ctx.input(0).dtype();
 
     // Label ids: letters, then ellipsis dims as ids 256+.

@@ -22,24 +22,25 @@ void binary_loop(const Tensor& a, const Tensor& b, Tensor& out, ThreadPool& pool
   }
   Broadcast<2> bc(out.shape(), {&a.shape(), &b.shape()});
   parallel_ranges(pool, n, kElementwiseGrain, [&](std::int64_t begin, std::int64_t end) {
-    bc.for_runs(begin, end, [&](std::int64_t o, const std::array<std::int64_t, 2>& off,
-                                const std::array<std::int64_t, 2>& inner, std::int64_t len) {
-      const A* x = pa + off[0];
-      const B* y = pb + off[1];
-      R* z = po + o;
-      if (inner[0] && inner[1]) {
-        for (std::int64_t i = 0; i < len; ++i) z[i] = op(x[i], y[i]);
-      } else if (inner[0]) {
-        const B yv = *y;
-        for (std::int64_t i = 0; i < len; ++i) z[i] = op(x[i], yv);
-      } else if (inner[1]) {
-        const A xv = *x;
-        for (std::int64_t i = 0; i < len; ++i) z[i] = op(xv, y[i]);
-      } else {
-        const R v = op(*x, *y);
-        for (std::int64_t i = 0; i < len; ++i) z[i] = v;
-      }
-    });
+    bc.for_runs(begin, end,
+                [&](std::int64_t o, const std::array<std::int64_t, 2>& off, const std::array<std::int64_t, 2>& inner,
+                    std::int64_t len) {
+                  const A* x = pa + off[0];
+                  const B* y = pb + off[1];
+                  R* z = po + o;
+                  if (inner[0] && inner[1]) {
+                    for (std::int64_t i = 0; i < len; ++i) z[i] = op(x[i], y[i]);
+                  } else if (inner[0]) {
+                    const B yv = *y;
+                    for (std::int64_t i = 0; i < len; ++i) z[i] = op(x[i], yv);
+                  } else if (inner[1]) {
+                    const A xv = *x;
+                    for (std::int64_t i = 0; i < len; ++i) z[i] = op(xv, y[i]);
+                  } else {
+                    const R v = op(*x, *y);
+                    for (std::int64_t i = 0; i < len; ++i) z[i] = v;
+                  }
+                });
   });
 }
 

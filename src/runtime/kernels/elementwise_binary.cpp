@@ -17,16 +17,21 @@ constexpr bool kIsFloat = std::is_floating_point_v<T>;
 
 struct AddOp {
   template <typename T>
-  T operator()(T a, T b) const { return static_cast<T>(a + b); }
+  T operator()(T a, T b) const {
+    return static_cast<T>(a + b);
+  }
 };
 struct SubOp {
   template <typename T>
-  T operator()(T a, T b) const { return static_cast<T>(a - b); }
+  T operator()(T a, T b) const {
+    return static_cast<T>(a - b);
+  }
 };
 struct MulOp {
   template <typename T>
   T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T>) return static_cast<T>(std::uint64_t(a) * std::uint64_t(b));
+    if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T>)
+      return static_cast<T>(std::uint64_t(a) * std::uint64_t(b));
     else return static_cast<T>(a * b);
   }
 };
@@ -101,8 +106,8 @@ class Variadic : public Kernel {
         const Tensor& b = ctx.input(i);
         if (b.dtype() != first.dtype()) throw InputError("input types differ");
         Shape shape = broadcast_shapes(acc.shape(), b.shape());
-        Tensor next = i + 1 == n && !kMean ? ctx.allocate_output(0, dtype_of<T>, shape)
-                                           : Tensor::allocate(dtype_of<T>, shape);
+        Tensor next =
+            i + 1 == n && !kMean ? ctx.allocate_output(0, dtype_of<T>, shape) : Tensor::allocate(dtype_of<T>, shape);
         binary_loop<T, T, T>(acc, b, next, ctx.pool(), Op{});
         acc = std::move(next);
       }
@@ -132,11 +137,36 @@ class Compare : public Kernel {
     else dispatch_numeric(a.dtype(), body);
   }
 };
-struct EqualOp { template <typename T> bool operator()(T a, T b) const { return a == b; } };
-struct GreaterOp { template <typename T> bool operator()(T a, T b) const { return a > b; } };
-struct LessOp { template <typename T> bool operator()(T a, T b) const { return a < b; } };
-struct GreaterEqualOp { template <typename T> bool operator()(T a, T b) const { return a >= b; } };
-struct LessEqualOp { template <typename T> bool operator()(T a, T b) const { return a <= b; } };
+struct EqualOp {
+  template <typename T>
+  bool operator()(T a, T b) const {
+    return a == b;
+  }
+};
+struct GreaterOp {
+  template <typename T>
+  bool operator()(T a, T b) const {
+    return a > b;
+  }
+};
+struct LessOp {
+  template <typename T>
+  bool operator()(T a, T b) const {
+    return a < b;
+  }
+};
+struct GreaterEqualOp {
+  template <typename T>
+  bool operator()(T a, T b) const {
+    return a >= b;
+  }
+};
+struct LessEqualOp {
+  template <typename T>
+  bool operator()(T a, T b) const {
+    return a <= b;
+  }
+};
 
 template <typename Op>
 class Logic : public Kernel {
@@ -151,9 +181,15 @@ class Logic : public Kernel {
     binary_loop<bool, bool, bool>(a, b, y, ctx.pool(), Op{});
   }
 };
-struct AndOp { bool operator()(bool a, bool b) const { return a && b; } };
-struct OrOp { bool operator()(bool a, bool b) const { return a || b; } };
-struct XorOp { bool operator()(bool a, bool b) const { return a != b; } };
+struct AndOp {
+  bool operator()(bool a, bool b) const { return a && b; }
+};
+struct OrOp {
+  bool operator()(bool a, bool b) const { return a || b; }
+};
+struct XorOp {
+  bool operator()(bool a, bool b) const { return a != b; }
+};
 
 class Pow : public Kernel {
  public:
@@ -283,11 +319,12 @@ class Where : public Kernel {
       const T* pb = b.data<T>();
       T* py = y.mutable_data<T>();
       parallel_ranges(ctx.pool(), y.size(), kElementwiseGrain, [&](std::int64_t begin, std::int64_t end) {
-        bc.for_runs(begin, end, [&](std::int64_t o, const std::array<std::int64_t, 3>& off,
-                                    const std::array<std::int64_t, 3>& inner, std::int64_t len) {
-          for (std::int64_t i = 0; i < len; ++i)
-            py[o + i] = pc[off[0] + i * inner[0]] ? pa[off[1] + i * inner[1]] : pb[off[2] + i * inner[2]];
-        });
+        bc.for_runs(begin, end,
+                    [&](std::int64_t o, const std::array<std::int64_t, 3>& off,
+                        const std::array<std::int64_t, 3>& inner, std::int64_t len) {
+                      for (std::int64_t i = 0; i < len; ++i)
+                        py[o + i] = pc[off[0] + i * inner[0]] ? pa[off[1] + i * inner[1]] : pb[off[2] + i * inner[2]];
+                    });
       });
     });
   }

@@ -11,11 +11,13 @@ namespace winml::runtime::kernels {
 
 namespace {
 
-#define WINML_FLOAT_FN(NAME, EXPR)                     \
-  struct NAME {                                        \
-    explicit NAME(const NodeContext&) {}               \
-    template <typename T>                              \
-    T operator()(T x) const { return EXPR; }           \
+#define WINML_FLOAT_FN(NAME, EXPR)       \
+  struct NAME {                          \
+    explicit NAME(const NodeContext&) {} \
+    template <typename T>                \
+    T operator()(T x) const {            \
+      return EXPR;                       \
+    }                                    \
   };
 WINML_FLOAT_FN(SqrtOp, std::sqrt(x))
 WINML_FLOAT_FN(ExpOp, std::exp(x))
@@ -50,7 +52,9 @@ struct AbsOp {
 struct NegOp {
   explicit NegOp(const NodeContext&) {}
   template <typename T>
-  T operator()(T x) const { return static_cast<T>(-x); }
+  T operator()(T x) const {
+    return static_cast<T>(-x);
+  }
 };
 struct SignOp {
   explicit SignOp(const NodeContext&) {}
@@ -80,7 +84,8 @@ class IsNaN : public Kernel {
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     Tensor& y = ctx.allocate_output(0, onnx::TensorProto::BOOL, x.shape());
-    dispatch_float(x.dtype(), [&]<typename T>() { unary_loop<T, bool>(x, y, ctx.pool(), [](T v) { return std::isnan(v); }); });
+    dispatch_float(x.dtype(),
+                   [&]<typename T>() { unary_loop<T, bool>(x, y, ctx.pool(), [](T v) { return std::isnan(v); }); });
   }
 };
 

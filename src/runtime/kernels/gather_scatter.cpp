@@ -11,7 +11,8 @@ namespace winml::runtime::kernels {
 namespace {
 
 std::int64_t fix_index(std::int64_t i, std::int64_t dim) {
-  if (i < -dim || i >= dim) throw InputError("index " + std::to_string(i) + " is out of range for a dimension of " + std::to_string(dim));
+  if (i < -dim || i >= dim)
+    throw InputError("index " + std::to_string(i) + " is out of range for a dimension of " + std::to_string(dim));
   return i < 0 ? i + dim : i;
 }
 
@@ -60,8 +61,7 @@ class GatherElements : public Kernel {
       std::vector<std::int64_t> pos(x.rank(), 0);
       for (std::int64_t i = 0; i < idx.size(); ++i) {
         std::int64_t off = 0;
-        for (int d = 0; d < x.rank(); ++d)
-          off += (d == axis ? fix_index(indices[i], x.dim(axis)) : pos[d]) * xs[d];
+        for (int d = 0; d < x.rank(); ++d) off += (d == axis ? fix_index(indices[i], x.dim(axis)) : pos[d]) * xs[d];
         py[i] = px[off];
         for (int d = x.rank() - 1; d >= 0; --d) {
           if (++pos[d] < idx.dim(d)) break;

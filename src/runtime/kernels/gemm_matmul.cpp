@@ -24,8 +24,10 @@ void naive_matmul(const T* a, const T* b, T* c, std::int64_t m, std::int64_t n, 
 class Gemm : public Kernel {
  public:
   explicit Gemm(const NodeContext& n)
-      : alpha_(n.attr_float("alpha", 1.0f)), beta_(n.attr_float("beta", 1.0f)),
-        trans_a_(n.attr_int("transA", 0) != 0), trans_b_(n.attr_int("transB", 0) != 0) {
+      : alpha_(n.attr_float("alpha", 1.0f)),
+        beta_(n.attr_float("beta", 1.0f)),
+        trans_a_(n.attr_int("transA", 0) != 0),
+        trans_b_(n.attr_int("transB", 0) != 0) {
     const Tensor* b = n.constant_input(1);
     if (b && b->dtype() == onnx::TensorProto::FLOAT && b->rank() == 2 && alpha_ == 1.0f)
       packed_ = pack_weights(PackedWeights::Side::kRight, b->data<float>(), b->dim(1), trans_b_,
@@ -38,11 +40,12 @@ class Gemm : public Kernel {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     const Tensor* c = ctx.optional_input(2);
-    if (a.rank() != 2 || b.rank() != 2) throw InputError("Gemm takes 2-D A and B, got " + shape_string(a.shape()) +
-                                                          " and " + shape_string(b.shape()));
+    if (a.rank() != 2 || b.rank() != 2)
+      throw InputError("Gemm takes 2-D A and B, got " + shape_string(a.shape()) + " and " + shape_string(b.shape()));
     std::int64_t m = trans_a_ ? a.dim(1) : a.dim(0), k = trans_a_ ? a.dim(0) : a.dim(1);
     std::int64_t kb = trans_b_ ? b.dim(1) : b.dim(0), n = trans_b_ ? b.dim(0) : b.dim(1);
-    if (k != kb) throw InputError("Gemm inner dimensions differ: " + shape_string(a.shape()) + " and " + shape_string(b.shape()));
+    if (k != kb)
+      throw InputError("Gemm inner dimensions differ: " + shape_string(a.shape()) + " and " + shape_string(b.shape()));
     Shape shape{m, n};
     bool add_c = c && beta_ != 0.0f;
     if (add_c) broadcast_shapes(c->shape(), shape);  // C must broadcast to [M, N]
@@ -139,7 +142,8 @@ class MatMul : public Kernel {
     if (b_vec) bs.push_back(1);
     std::int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
     if (bs[bs.size() - 2] != k)
-      throw InputError("MatMul inner dimensions differ: " + shape_string(a.shape()) + " and " + shape_string(b.shape()));
+      throw InputError("MatMul inner dimensions differ: " + shape_string(a.shape()) + " and " +
+                       shape_string(b.shape()));
     Shape a_batch(as.begin(), as.end() - 2), b_batch(bs.begin(), bs.end() - 2);
     Shape batch = broadcast_shapes(a_batch, b_batch);
     Shape out = batch;

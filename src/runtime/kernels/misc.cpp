@@ -15,14 +15,17 @@ namespace {
 class TopK : public Kernel {
  public:
   explicit TopK(const NodeContext& n)
-      : axis_(n.attr_int("axis", -1)), largest_(n.attr_int("largest", 1) != 0), sorted_(n.attr_int("sorted", 1) != 0),
+      : axis_(n.attr_int("axis", -1)),
+        largest_(n.attr_int("largest", 1) != 0),
+        sorted_(n.attr_int("sorted", 1) != 0),
         k_attr_(n.opset() < 10 ? n.required_int("k") : -1) {}
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     std::int64_t k = k_attr_ >= 0 ? k_attr_ : to_int64s(ctx.input(1)).at(0);
     int axis = normalize_axis(axis_, x.rank());
     std::int64_t len = x.dim(axis);
-    if (k < 0 || k > len) throw InputError("k = " + std::to_string(k) + " is out of range for an axis of " + std::to_string(len));
+    if (k < 0 || k > len)
+      throw InputError("k = " + std::to_string(k) + " is out of range for an axis of " + std::to_string(len));
     Shape out = x.shape();
     out[axis] = k;
     std::int64_t outer = dims_product(x.shape(), 0, axis), inner = dims_product(x.shape(), axis + 1, x.rank());
@@ -98,7 +101,8 @@ class Trilu : public Kernel {
     const Tensor& x = ctx.input(0);
     if (x.rank() < 2) throw InputError("Trilu needs rank >= 2");
     std::int64_t k = ctx.has_input(1) ? to_int64s(ctx.input(1)).at(0) : 0;
-    std::int64_t rows = x.dim(x.rank() - 2), cols = x.dim(x.rank() - 1), mats = x.size() / std::max<std::int64_t>(rows * cols, 1);
+    std::int64_t rows = x.dim(x.rank() - 2), cols = x.dim(x.rank() - 1),
+                 mats = x.size() / std::max<std::int64_t>(rows * cols, 1);
     dispatch_all(x.dtype(), [&]<typename T>() {
       T* py = ctx.allocate_output(0, x.dtype(), x.shape()).template mutable_data<T>();
       const T* px = x.data<T>();
@@ -118,7 +122,8 @@ class Trilu : public Kernel {
 
 class ReverseSequence : public Kernel {
  public:
-  explicit ReverseSequence(const NodeContext& n) : batch_axis_(n.attr_int("batch_axis", 1)), time_axis_(n.attr_int("time_axis", 0)) {}
+  explicit ReverseSequence(const NodeContext& n)
+      : batch_axis_(n.attr_int("batch_axis", 1)), time_axis_(n.attr_int("time_axis", 0)) {}
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     auto lens = to_int64s(ctx.input(1));

@@ -21,7 +21,8 @@ void require_float(const Tensor& t) {
 class BatchNormalization : public Kernel {
  public:
   explicit BatchNormalization(const NodeContext& n)
-      : epsilon_(n.attr_float("epsilon", 1e-5f)), momentum_(n.attr_float("momentum", 0.9f)),
+      : epsilon_(n.attr_float("epsilon", 1e-5f)),
+        momentum_(n.attr_float("momentum", 0.9f)),
         training_(n.opset() >= 14 && n.attr_int("training_mode", 0) != 0) {
     if (n.opset() < 6 && n.attr_int("is_test", 0) == 0 && n.output_count() > 1)
       n.unsupported("BatchNormalization in training mode before opset 6");
@@ -241,7 +242,9 @@ class MeanVarianceNormalization : public Kernel {
 class LRN : public Kernel {
  public:
   explicit LRN(const NodeContext& n)
-      : alpha_(n.attr_float("alpha", 1e-4f)), beta_(n.attr_float("beta", 0.75f)), bias_(n.attr_float("bias", 1.0f)),
+      : alpha_(n.attr_float("alpha", 1e-4f)),
+        beta_(n.attr_float("beta", 0.75f)),
+        bias_(n.attr_float("bias", 1.0f)),
         size_(n.required_int("size")) {}
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
@@ -279,7 +282,8 @@ class LpNormalization : public Kernel {
     const Tensor& x = ctx.input(0);
     require_float(x);
     int axis = normalize_axis(axis_, x.rank());
-    std::int64_t outer = dims_product(x.shape(), 0, axis), len = x.dim(axis), inner = dims_product(x.shape(), axis + 1, x.rank());
+    std::int64_t outer = dims_product(x.shape(), 0, axis), len = x.dim(axis),
+                 inner = dims_product(x.shape(), axis + 1, x.rank());
     dispatch_float(x.dtype(), [&]<typename T>() {
       const T* px = x.data<T>();
       T* py = ctx.allocate_output(0, x.dtype(), x.shape()).template mutable_data<T>();

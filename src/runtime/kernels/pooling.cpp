@@ -16,8 +16,11 @@ enum class PoolKind { kMax, kAverage, kLp };
 class Pool : public Kernel {
  public:
   Pool(const NodeContext& n, PoolKind kind)
-      : kind_(kind), attrs_(WindowAttrs::from_node(n)), count_include_pad_(n.attr_int("count_include_pad", 0) != 0),
-        storage_order_(n.attr_int("storage_order", 0)), p_(static_cast<double>(n.attr_int("p", 2))) {
+      : kind_(kind),
+        attrs_(WindowAttrs::from_node(n)),
+        count_include_pad_(n.attr_int("count_include_pad", 0) != 0),
+        storage_order_(n.attr_int("storage_order", 0)),
+        p_(static_cast<double>(n.attr_int("p", 2))) {
     if (attrs_.kernel.empty()) n.fail("missing required attribute 'kernel_shape'");
   }
 
@@ -31,7 +34,8 @@ class Pool : public Kernel {
     bool want_indices = kind_ == PoolKind::kMax && ctx.output_count() > 1 && ctx.output_wanted(1);
     auto body = [&]<typename T>() {
       Tensor& y = ctx.allocate_output(0, x.dtype(), out);
-      std::int64_t* indices = want_indices ? ctx.allocate_output(1, onnx::TensorProto::INT64, out).mutable_data<std::int64_t>() : nullptr;
+      std::int64_t* indices =
+          want_indices ? ctx.allocate_output(1, onnx::TensorProto::INT64, out).mutable_data<std::int64_t>() : nullptr;
       std::int64_t planes = x.dim(0) * x.dim(1), isize = shape_size(w.in), osize = w.out_size();
       const T* px = x.data<T>();
       T* py = y.mutable_data<T>();
@@ -158,7 +162,8 @@ class Pool : public Kernel {
           k[a] = 0;
         }
       }
-      if (kind_ == PoolKind::kAverage) acc /= static_cast<double>(count_include_pad_ ? padded : std::max<std::int64_t>(count, 1));
+      if (kind_ == PoolKind::kAverage)
+        acc /= static_cast<double>(count_include_pad_ ? padded : std::max<std::int64_t>(count, 1));
       if (kind_ == PoolKind::kLp) acc = std::pow(acc, 1.0 / p_);
       y[op] = static_cast<T>(acc);
       if (indices) indices[op] = plane_offset + best;
@@ -197,7 +202,8 @@ class GlobalPool : public Kernel {
       std::int64_t planes = x.dim(0) * x.dim(1), size = dims_product(x.shape(), 2, x.rank());
       const T* px = x.data<T>();
       T* py = y.mutable_data<T>();
-      parallel_ranges(ctx.pool(), planes, std::max<std::int64_t>(1, kElementwiseGrain / std::max<std::int64_t>(size, 1)),
+      parallel_ranges(ctx.pool(), planes,
+                      std::max<std::int64_t>(1, kElementwiseGrain / std::max<std::int64_t>(size, 1)),
                       [&](std::int64_t p0, std::int64_t p1) {
                         for (std::int64_t p = p0; p < p1; ++p) {
                           const T* v = px + p * size;

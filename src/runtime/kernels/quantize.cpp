@@ -25,7 +25,8 @@ QuantAxis quant_axis(const Tensor& x, const Tensor& scale, std::int64_t axis_att
   if (scale.rank() != 1) throw UnsupportedError("blocked quantization (scale of rank > 1) is not supported");
   int axis = normalize_axis(axis_attr, x.rank());
   if (scale.size() != x.dim(axis))
-    throw InputError("scale has " + std::to_string(scale.size()) + " values for an axis of " + std::to_string(x.dim(axis)));
+    throw InputError("scale has " + std::to_string(scale.size()) + " values for an axis of " +
+                     std::to_string(x.dim(axis)));
   q.per_axis = true;
   q.len = x.dim(axis);
   q.inner = dims_product(x.shape(), axis + 1, x.rank());
@@ -135,7 +136,8 @@ class DynamicQuantizeLinear : public Kernel {
     float divisor = scale == 0.0f ? 1.0f : scale;  // all zeros: everything maps to the zero point 0
     std::uint8_t zp = saturate_round<std::uint8_t>(0.0f - lo / divisor);
     std::uint8_t* py = ctx.allocate_output(0, onnx::TensorProto::UINT8, x.shape()).mutable_data<std::uint8_t>();
-    for (std::int64_t i = 0; i < x.size(); ++i) py[i] = saturate_round<std::uint8_t>(std::nearbyint(px[i] / divisor) + zp);
+    for (std::int64_t i = 0; i < x.size(); ++i)
+      py[i] = saturate_round<std::uint8_t>(std::nearbyint(px[i] / divisor) + zp);
     ctx.allocate_output(1, onnx::TensorProto::FLOAT, {}).mutable_data<float>()[0] = scale;
     ctx.allocate_output(2, onnx::TensorProto::UINT8, {}).mutable_data<std::uint8_t>()[0] = zp;
   }

@@ -18,9 +18,9 @@ enum class Reduction { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSu
 
 // The input viewed as alternating kept / reduced dimension runs.
 struct ReduceLayout {
-  Shape out_shape;                  // with keepdims
-  Shape out_shape_squeezed;         // without
-  std::vector<std::int64_t> kept_dims, kept_strides;      // input strides of kept dims
+  Shape out_shape;                                    // with keepdims
+  Shape out_shape_squeezed;                           // without
+  std::vector<std::int64_t> kept_dims, kept_strides;  // input strides of kept dims
   std::vector<std::int64_t> reduced_dims, reduced_strides;
   std::int64_t reduced_count = 1;
 };
@@ -80,8 +80,8 @@ std::set<int> resolve_axes(const std::vector<std::int64_t>& axes, int rank, bool
 bool trailing(const ReduceLayout& l, int rank) {
   int reduced = static_cast<int>(l.reduced_dims.size());
   for (int i = 0; i < reduced; ++i)
-    if (l.reduced_strides[i] != dims_product(Shape(l.reduced_dims.begin() + i + 1, l.reduced_dims.end()), 0,
-                                             reduced - i - 1))
+    if (l.reduced_strides[i] !=
+        dims_product(Shape(l.reduced_dims.begin() + i + 1, l.reduced_dims.end()), 0, reduced - i - 1))
       return false;
   return reduced == 0 || l.reduced_strides.back() == 1;
 }
@@ -90,8 +90,10 @@ template <Reduction R>
 class Reduce : public Kernel {
  public:
   Reduce(const NodeContext& n, std::int64_t input_axes_since)
-      : keepdims_(n.attr_int("keepdims", 1) != 0), noop_empty_(n.attr_int("noop_with_empty_axes", 0) != 0),
-        axes_from_input_(n.opset() >= input_axes_since), axes_(n.attr_ints("axes")) {}
+      : keepdims_(n.attr_int("keepdims", 1) != 0),
+        noop_empty_(n.attr_int("noop_with_empty_axes", 0) != 0),
+        axes_from_input_(n.opset() >= input_axes_since),
+        axes_(n.attr_ints("axes")) {}
 
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
@@ -189,7 +191,8 @@ template <bool kMax>
 class ArgReduce : public Kernel {
  public:
   explicit ArgReduce(const NodeContext& n)
-      : axis_(n.attr_int("axis", 0)), keepdims_(n.attr_int("keepdims", 1) != 0),
+      : axis_(n.attr_int("axis", 0)),
+        keepdims_(n.attr_int("keepdims", 1) != 0),
         last_(n.attr_int("select_last_index", 0) != 0) {}
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);

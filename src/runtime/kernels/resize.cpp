@@ -67,7 +67,7 @@ std::vector<Taps> make_taps(const ResizeAttrs& at, std::int64_t in, std::int64_t
     } else {  // tf_crop_and_resize
       pos = resized > 1 ? roi_start * static_cast<double>(in - 1) +
                               xr * (roi_end - roi_start) * static_cast<double>(in - 1) / (resized - 1)
-                    : 0.5 * (roi_start + roi_end) * static_cast<double>(in - 1);
+                        : 0.5 * (roi_start + roi_end) * static_cast<double>(in - 1);
       if (pos < 0 || pos > static_cast<double>(in - 1)) {
         taps[x].extrapolate = true;
         continue;
@@ -110,7 +110,8 @@ std::vector<Taps> make_taps(const ResizeAttrs& at, std::int64_t in, std::int64_t
 }
 
 template <typename T>
-Tensor resize_axis(const Tensor& x, int axis, std::int64_t out_len, const std::vector<Taps>& taps, double extrapolation) {
+Tensor resize_axis(const Tensor& x, int axis, std::int64_t out_len, const std::vector<Taps>& taps,
+                   double extrapolation) {
   Shape s = x.shape();
   std::int64_t in_len = s[axis];
   s[axis] = out_len;
@@ -143,7 +144,8 @@ class Resize : public Kernel {
     at_.mode = n.attr_string("mode", "nearest");
     if (at_.mode == "bilinear") at_.mode = "linear";  // Upsample-7 spelling
     if (at_.mode != "nearest" && at_.mode != "linear" && at_.mode != "cubic") n.fail("unknown mode '" + at_.mode + "'");
-    at_.coordinate = upsample || n.opset() < 11 ? "asymmetric" : n.attr_string("coordinate_transformation_mode", "half_pixel");
+    at_.coordinate =
+        upsample || n.opset() < 11 ? "asymmetric" : n.attr_string("coordinate_transformation_mode", "half_pixel");
     at_.nearest = n.opset() < 11 ? "round_prefer_floor" : n.attr_string("nearest_mode", "round_prefer_floor");
     if (upsample || n.opset() < 11) at_.nearest = "floor";
     at_.cubic_a = n.attr_float("cubic_coeff_a", -0.75f);
@@ -153,8 +155,8 @@ class Resize : public Kernel {
     at_.axes = n.attr_ints("axes");
     scales_attr_ = n.attr_floats("scales");
     if (n.attr_int("antialias", 0) != 0) n.unsupported("Resize with antialias is not supported");
-    static const char* modes[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
-                                  "asymmetric", "tf_crop_and_resize", "tf_half_pixel_for_nn"};
+    static const char* modes[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",  "align_corners",
+                                  "asymmetric", "tf_crop_and_resize",   "tf_half_pixel_for_nn"};
     if (std::find(std::begin(modes), std::end(modes), at_.coordinate) == std::end(modes))
       n.fail("unknown coordinate_transformation_mode '" + at_.coordinate + "'");
   }
@@ -208,7 +210,8 @@ class Resize : public Kernel {
       }
     } else {
       if (given_scales.size() != axes.size())
-        throw InputError("scales has " + std::to_string(given_scales.size()) + " values for " + std::to_string(axes.size()) + " axes");
+        throw InputError("scales has " + std::to_string(given_scales.size()) + " values for " +
+                         std::to_string(axes.size()) + " axes");
       for (std::size_t i = 0; i < axes.size(); ++i) {
         if (given_scales[i] <= 0) throw InputError("scales must be positive");
         scales[axes[i]] = given_scales[i];

@@ -17,7 +17,8 @@ using Activation = std::function<float(float)>;
 
 Activation make_activation(const NodeContext& n, const std::string& name, float alpha, float beta, bool has_alpha,
                            bool has_beta) {
-  if (name == "Sigmoid") return [](float x) { return x >= 0 ? 1 / (1 + std::exp(-x)) : std::exp(x) / (1 + std::exp(x)); };
+  if (name == "Sigmoid")
+    return [](float x) { return x >= 0 ? 1 / (1 + std::exp(-x)) : std::exp(x) / (1 + std::exp(x)); };
   if (name == "Tanh") return [](float x) { return std::tanh(x); };
   if (name == "Relu") return [](float x) { return x < 0 ? 0.0f : x; };
   if (name == "Affine") return [alpha, beta](float x) { return alpha * x + beta; };
@@ -48,8 +49,11 @@ enum class Cell { kRnn, kGru, kLstm };
 class Recurrent : public Kernel {
  public:
   Recurrent(const NodeContext& n, Cell cell)
-      : cell_(cell), hidden_(n.required_int("hidden_size")), clip_(n.attr_float("clip", 0.0f)),
-        layout_(n.attr_int("layout", 0)), linear_before_reset_(n.attr_int("linear_before_reset", 0) != 0),
+      : cell_(cell),
+        hidden_(n.required_int("hidden_size")),
+        clip_(n.attr_float("clip", 0.0f)),
+        layout_(n.attr_int("layout", 0)),
+        linear_before_reset_(n.attr_int("linear_before_reset", 0) != 0),
         input_forget_(n.attr_int("input_forget", 0) != 0) {
     std::string dir = n.attr_string("direction", "forward");
     if (dir != "forward" && dir != "reverse" && dir != "bidirectional") n.fail("unknown direction '" + dir + "'");
@@ -61,7 +65,7 @@ class Recurrent : public Kernel {
       for (const auto& s : a->strings()) names.push_back(s);
     auto alphas = n.attr_floats("activation_alpha"), betas = n.attr_floats("activation_beta");
     if (names.empty()) {
-      std::vector<std::string> defaults = cell == Cell::kRnn ? std::vector<std::string>{"Tanh"}
+      std::vector<std::string> defaults = cell == Cell::kRnn   ? std::vector<std::string>{"Tanh"}
                                           : cell == Cell::kGru ? std::vector<std::string>{"Sigmoid", "Tanh"}
                                                                : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
       for (int d = 0; d < directions_; ++d) names.insert(names.end(), defaults.begin(), defaults.end());
@@ -71,8 +75,8 @@ class Recurrent : public Kernel {
     }
     if (static_cast<int>(names.size()) != per_dir * directions_) n.fail("wrong number of activations");
     for (std::size_t i = 0; i < names.size(); ++i)
-      acts_.push_back(make_activation(n, names[i], i < alphas.size() ? alphas[i] : 0.0f, i < betas.size() ? betas[i] : 0.0f,
-                                      i < alphas.size(), i < betas.size()));
+      acts_.push_back(make_activation(n, names[i], i < alphas.size() ? alphas[i] : 0.0f,
+                                      i < betas.size() ? betas[i] : 0.0f, i < alphas.size(), i < betas.size()));
   }
 
   void run(KernelContext& ctx) const override {
@@ -86,7 +90,8 @@ class Recurrent : public Kernel {
     // Work in [seq, batch, input].
     Tensor x = layout_ == 0 ? x_in : swap01(x_in);
     std::int64_t S = x.dim(0), Bt = x.dim(1), I = x.dim(2);
-    if (w.dim(0) != directions_ || w.dim(1) != gates * H || w.dim(2) != I) throw InputError("W has the wrong shape " + shape_string(w.shape()));
+    if (w.dim(0) != directions_ || w.dim(1) != gates * H || w.dim(2) != I)
+      throw InputError("W has the wrong shape " + shape_string(w.shape()));
     if (r.dim(1) != gates * H || r.dim(2) != H) throw InputError("R has the wrong shape " + shape_string(r.shape()));
     const Tensor* bias = ctx.optional_input(3);
     const Tensor* lens_t = ctx.optional_input(4);
@@ -123,7 +128,9 @@ class Recurrent : public Kernel {
       std::vector<float> h(static_cast<std::size_t>(Bt * H), 0.0f), c(static_cast<std::size_t>(Bt * H), 0.0f);
       if (h0) std::memcpy(h.data(), h0->data<float>() + d * Bt * H, sizeof(float) * h.size());
       if (c0) std::memcpy(c.data(), c0->data<float>() + d * Bt * H, sizeof(float) * c.size());
-      const Activation* act = &acts_[static_cast<std::size_t>(d * (cell_ == Cell::kRnn ? 1 : cell_ == Cell::kGru ? 2 : 3))];
+      const Activation* act = &acts_[static_cast<std::size_t>(d * (cell_ == Cell::kRnn   ? 1
+                                                                   : cell_ == Cell::kGru ? 2
+                                                                                         : 3))];
       for (std::int64_t step = 0; step < S; ++step) {
         std::int64_t t = backward ? S - 1 - step : step;
         // hr = h R^T (the GRU's candidate gate may need r applied first: see below)
@@ -164,9 +171,7 @@ class Recurrent : public Kernel {
 
   void step_cell(const Activation* act, const float* xg, const float* hg, const float* wb, const float* rb,
                  const float* peep, const float* rd, float* h, float* c, std::int64_t H) const {
-    auto bias = [&](std::int64_t gate, std::int64_t j) {
-      return wb ? wb[gate * H + j] + rb[gate * H + j] : 0.0f;
-    };
+    auto bias = [&](std::int64_t gate, std::int64_t j) { return wb ? wb[gate * H + j] + rb[gate * H + j] : 0.0f; };
     if (cell_ == Cell::kRnn) {
       for (std::int64_t j = 0; j < H; ++j) h[j] = act[0](clipped(xg[j] + hg[j] + bias(0, j)));
     } else if (cell_ == Cell::kGru) {
@@ -212,8 +217,8 @@ class Recurrent : public Kernel {
     std::int64_t inner = dims_product(t.shape(), 2, t.rank());
     for (std::int64_t i = 0; i < t.dim(0); ++i)
       for (std::int64_t j = 0; j < t.dim(1); ++j)
-        std::memcpy(out.mutable_data<float>() + (j * t.dim(0) + i) * inner, t.data<float>() + (i * t.dim(1) + j) * inner,
-                    sizeof(float) * inner);
+        std::memcpy(out.mutable_data<float>() + (j * t.dim(0) + i) * inner,
+                    t.data<float>() + (i * t.dim(1) + j) * inner, sizeof(float) * inner);
     return out;
   }
   // [seq, dirs, batch, hidden] -> [batch, seq, dirs, hidden]
@@ -223,8 +228,8 @@ class Recurrent : public Kernel {
     for (std::int64_t s = 0; s < S; ++s)
       for (std::int64_t d = 0; d < D; ++d)
         for (std::int64_t b = 0; b < B; ++b)
-          std::memcpy(out.mutable_data<float>() + ((b * S + s) * D + d) * H, y.data<float>() + ((s * D + d) * B + b) * H,
-                      sizeof(float) * H);
+          std::memcpy(out.mutable_data<float>() + ((b * S + s) * D + d) * H,
+                      y.data<float>() + ((s * D + d) * B + b) * H, sizeof(float) * H);
     return out;
   }
 

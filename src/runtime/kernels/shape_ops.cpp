@@ -77,11 +77,13 @@ class Squeeze : public Kernel {
   explicit Squeeze(const NodeContext& n) : from_attr_(n.opset() < 13), axes_(n.attr_ints("axes")) {}
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    std::vector<std::int64_t> axes = from_attr_ ? axes_ : (ctx.has_input(1) ? to_int64s(ctx.input(1)) : std::vector<std::int64_t>{});
+    std::vector<std::int64_t> axes =
+        from_attr_ ? axes_ : (ctx.has_input(1) ? to_int64s(ctx.input(1)) : std::vector<std::int64_t>{});
     std::set<int> drop;
     for (auto a : axes) {
       int ax = normalize_axis(a, x.rank());
-      if (x.dim(ax) != 1) throw InputError("cannot squeeze axis " + std::to_string(a) + " of size " + std::to_string(x.dim(ax)));
+      if (x.dim(ax) != 1)
+        throw InputError("cannot squeeze axis " + std::to_string(a) + " of size " + std::to_string(x.dim(ax)));
       drop.insert(ax);
     }
     Shape out;
@@ -247,11 +249,12 @@ class Expand : public Kernel {
       const T* px = x.data<T>();
       T* py = y.mutable_data<T>();
       parallel_ranges(ctx.pool(), y.size(), kElementwiseGrain, [&](std::int64_t b, std::int64_t e) {
-        bc.for_runs(b, e, [&](std::int64_t o, const std::array<std::int64_t, 1>& off,
-                              const std::array<std::int64_t, 1>& inner, std::int64_t len) {
-          if (inner[0]) std::memcpy(py + o, px + off[0], sizeof(T) * static_cast<std::size_t>(len));
-          else std::fill(py + o, py + o + len, px[off[0]]);
-        });
+        bc.for_runs(b, e,
+                    [&](std::int64_t o, const std::array<std::int64_t, 1>& off,
+                        const std::array<std::int64_t, 1>& inner, std::int64_t len) {
+                      if (inner[0]) std::memcpy(py + o, px + off[0], sizeof(T) * static_cast<std::size_t>(len));
+                      else std::fill(py + o, py + o + len, px[off[0]]);
+                    });
       });
     });
   }
@@ -259,7 +262,8 @@ class Expand : public Kernel {
 
 class EyeLike : public Kernel {
  public:
-  explicit EyeLike(const NodeContext& n) : k_(n.attr_int("k", 0)), dtype_(static_cast<DataType>(n.attr_int("dtype", 0))) {}
+  explicit EyeLike(const NodeContext& n)
+      : k_(n.attr_int("k", 0)), dtype_(static_cast<DataType>(n.attr_int("dtype", 0))) {}
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     if (x.rank() != 2) throw InputError("EyeLike takes a 2-D input");

@@ -48,7 +48,9 @@ Tensor to_double(const Tensor& t) { return convert(t, onnx::TensorProto::DOUBLE)
 class DFT : public Kernel {
  public:
   explicit DFT(const NodeContext& n)
-      : axis_(n.attr_int("axis", 1)), inverse_(n.attr_int("inverse", 0) != 0), onesided_(n.attr_int("onesided", 0) != 0) {}
+      : axis_(n.attr_int("axis", 1)),
+        inverse_(n.attr_int("inverse", 0) != 0),
+        onesided_(n.attr_int("onesided", 0) != 0) {}
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     if (x.rank() < 2 || (x.shape().back() != 1 && x.shape().back() != 2))
@@ -97,11 +99,12 @@ class STFT : public Kernel {
   explicit STFT(const NodeContext& n) : onesided_(n.attr_int("onesided", 1) != 0) {}
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    if (x.rank() != 3 || (x.dim(2) != 1 && x.dim(2) != 2)) throw InputError("STFT signal must be [batch, length, 1 or 2]");
+    if (x.rank() != 3 || (x.dim(2) != 1 && x.dim(2) != 2))
+      throw InputError("STFT signal must be [batch, length, 1 or 2]");
     std::int64_t step = static_cast<std::int64_t>(scalar_value(ctx.input(1)));
     const Tensor* window = ctx.optional_input(2);
-    std::int64_t frame = ctx.has_input(3) ? static_cast<std::int64_t>(scalar_value(ctx.input(3)))
-                                          : (window ? window->size() : 0);
+    std::int64_t frame =
+        ctx.has_input(3) ? static_cast<std::int64_t>(scalar_value(ctx.input(3))) : (window ? window->size() : 0);
     if (frame <= 0 || step <= 0) throw InputError("STFT needs a positive frame_step and frame_length (or a window)");
     if (window && window->size() != frame) throw InputError("window length differs from frame_length");
     std::int64_t B = x.dim(0), L = x.dim(1), ch = x.dim(2);
@@ -183,7 +186,8 @@ class MelWeightMatrix : public Kernel {
     std::vector<std::int64_t> bin(static_cast<std::size_t>(edges));
     for (std::int64_t i = 0; i < edges; ++i) {
       double hz = 700 * (std::pow(10.0, (static_cast<double>(i) * step + low_mel) / 2595) - 1);
-      bin[i] = static_cast<std::int64_t>(std::floor(static_cast<double>(dft_length + 1) * hz / static_cast<double>(sample_rate)));
+      bin[i] = static_cast<std::int64_t>(
+          std::floor(static_cast<double>(dft_length + 1) * hz / static_cast<double>(sample_rate)));
     }
     Tensor w = Tensor::zeros(onnx::TensorProto::DOUBLE, {spectrum_bins, mel_bins});
     double* p = w.mutable_data<double>();
@@ -195,9 +199,11 @@ class MelWeightMatrix : public Kernel {
       std::int64_t left = bin[i], center = bin[i + 1], right = bin[i + 2];
       if (center == left) at(center, i) = 1;
       else
-        for (std::int64_t j = left; j <= center; ++j) at(j, i) = static_cast<double>(j - left) / static_cast<double>(center - left);
+        for (std::int64_t j = left; j <= center; ++j)
+          at(j, i) = static_cast<double>(j - left) / static_cast<double>(center - left);
       if (right > center)
-        for (std::int64_t j = center; j < right; ++j) at(j, i) = static_cast<double>(right - j) / static_cast<double>(right - center);
+        for (std::int64_t j = center; j < right; ++j)
+          at(j, i) = static_cast<double>(right - j) / static_cast<double>(right - center);
     }
     ctx.set_output(0, convert(w, dtype_));
   }

@@ -61,7 +61,8 @@ class Slice : public Kernel {
     if (axes.empty())
       for (std::size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<std::int64_t>(i));
     if (steps.empty()) steps.assign(starts.size(), 1);
-    if (axes.size() != starts.size() || steps.size() != starts.size()) throw InputError("axes/steps do not match starts");
+    if (axes.size() != starts.size() || steps.size() != starts.size())
+      throw InputError("axes/steps do not match starts");
     int rank = x.rank();
     std::vector<std::int64_t> start(rank, 0), step(rank, 1);
     Shape out = x.shape();
@@ -100,7 +101,8 @@ class Slice : public Kernel {
 class Pad : public Kernel {
  public:
   explicit Pad(const NodeContext& n) : legacy_(n.opset() < 11), mode_(n.attr_string("mode", "constant")) {
-    if (mode_ != "constant" && mode_ != "reflect" && mode_ != "edge" && mode_ != "wrap") n.fail("unknown mode '" + mode_ + "'");
+    if (mode_ != "constant" && mode_ != "reflect" && mode_ != "edge" && mode_ != "wrap")
+      n.fail("unknown mode '" + mode_ + "'");
     if (legacy_) {
       pads_ = n.attr_ints(n.opset() < 2 ? "paddings" : "pads");
       value_ = n.attr_float("value", 0.0f);

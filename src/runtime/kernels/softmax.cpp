@@ -18,7 +18,8 @@ enum class Mode { kSoftmax, kLogSoftmax, kHardmax };
 template <Mode M>
 class Softmax : public Kernel {
  public:
-  explicit Softmax(const NodeContext& n) : legacy_(n.opset() < 13), axis_(n.attr_int("axis", n.opset() < 13 ? 1 : -1)) {}
+  explicit Softmax(const NodeContext& n)
+      : legacy_(n.opset() < 13), axis_(n.attr_int("axis", n.opset() < 13 ? 1 : -1)) {}
 
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
@@ -40,8 +41,9 @@ class Softmax : public Kernel {
       std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(len, 1));
       if constexpr (std::is_same_v<T, float>) {
         if (inner == 1 && M != Mode::kHardmax) {
-          parallel_ranges(ctx.pool(), lines, grain,
-                          [&](std::int64_t l0, std::int64_t l1) { contiguous_rows(px + l0 * len, py + l0 * len, l1 - l0, len); });
+          parallel_ranges(ctx.pool(), lines, grain, [&](std::int64_t l0, std::int64_t l1) {
+            contiguous_rows(px + l0 * len, py + l0 * len, l1 - l0, len);
+          });
           return;
         }
       }

@@ -15,16 +15,20 @@ namespace {
 class GridSample : public Kernel {
  public:
   explicit GridSample(const NodeContext& n)
-      : align_corners_(n.attr_int("align_corners", 0) != 0), mode_(n.attr_string("mode", "bilinear")),
+      : align_corners_(n.attr_int("align_corners", 0) != 0),
+        mode_(n.attr_string("mode", "bilinear")),
         padding_(n.attr_string("padding_mode", "zeros")) {
-    if (mode_ != "bilinear" && mode_ != "nearest" && mode_ != "bicubic") n.unsupported("GridSample mode '" + mode_ + "'");
-    if (padding_ != "zeros" && padding_ != "border" && padding_ != "reflection") n.fail("unknown padding_mode '" + padding_ + "'");
+    if (mode_ != "bilinear" && mode_ != "nearest" && mode_ != "bicubic")
+      n.unsupported("GridSample mode '" + mode_ + "'");
+    if (padding_ != "zeros" && padding_ != "border" && padding_ != "reflection")
+      n.fail("unknown padding_mode '" + padding_ + "'");
   }
 
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const Tensor& grid = ctx.input(1);
-    if (x.rank() != 4 || grid.rank() != 4 || grid.dim(3) != 2) throw UnsupportedError("GridSample supports 2-D inputs only");
+    if (x.rank() != 4 || grid.rank() != 4 || grid.dim(3) != 2)
+      throw UnsupportedError("GridSample supports 2-D inputs only");
     std::int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3), Ho = grid.dim(1), Wo = grid.dim(2);
     dispatch_float(x.dtype(), [&]<typename T>() {
       T* py = ctx.allocate_output(0, x.dtype(), {N, C, Ho, Wo}).template mutable_data<T>();
@@ -32,7 +36,8 @@ class GridSample : public Kernel {
       const T* pg = grid.data<T>();
       for (std::int64_t n = 0; n < N; ++n)
         for (std::int64_t i = 0; i < Ho * Wo; ++i) {
-          double gx = static_cast<double>(pg[(n * Ho * Wo + i) * 2]), gy = static_cast<double>(pg[(n * Ho * Wo + i) * 2 + 1]);
+          double gx = static_cast<double>(pg[(n * Ho * Wo + i) * 2]),
+                 gy = static_cast<double>(pg[(n * Ho * Wo + i) * 2 + 1]);
           double sx = unnormalize(gx, W), sy = unnormalize(gy, H);
           for (std::int64_t c = 0; c < C; ++c) {
             const T* plane = px + (n * C + c) * H * W;
@@ -57,7 +62,8 @@ class GridSample : public Kernel {
   double pad_coord(double v, std::int64_t size) const {
     if (padding_ == "border") return std::clamp(v, 0.0, static_cast<double>(size - 1));
     if (padding_ == "reflection") {
-      v = align_corners_ ? reflect(v, 0, static_cast<double>(size - 1)) : reflect(v, -0.5, static_cast<double>(size) - 0.5);
+      v = align_corners_ ? reflect(v, 0, static_cast<double>(size - 1))
+                         : reflect(v, -0.5, static_cast<double>(size) - 0.5);
       return std::clamp(v, 0.0, static_cast<double>(size - 1));
     }
     return v;
@@ -88,7 +94,8 @@ class GridSample : public Kernel {
     sx = pad_coord(sx, W);
     sy = pad_coord(sy, H);
     if (mode_ == "nearest")
-      return at(plane, H, W, static_cast<std::int64_t>(std::nearbyint(sy)), static_cast<std::int64_t>(std::nearbyint(sx)));
+      return at(plane, H, W, static_cast<std::int64_t>(std::nearbyint(sy)),
+                static_cast<std::int64_t>(std::nearbyint(sx)));
     double x0 = std::floor(sx), y0 = std::floor(sy), ax = sx - x0, ay = sy - y0;
     auto ix = static_cast<std::int64_t>(x0), iy = static_cast<std::int64_t>(y0);
     return (1 - ay) * ((1 - ax) * at(plane, H, W, iy, ix) + ax * at(plane, H, W, iy, ix + 1)) +
@@ -195,8 +202,10 @@ class Det : public Kernel {
 class RoiAlign : public Kernel {
  public:
   explicit RoiAlign(const NodeContext& n)
-      : mode_max_(n.attr_string("mode", "avg") == "max"), out_h_(n.attr_int("output_height", 1)),
-        out_w_(n.attr_int("output_width", 1)), sampling_ratio_(n.attr_int("sampling_ratio", 0)),
+      : mode_max_(n.attr_string("mode", "avg") == "max"),
+        out_h_(n.attr_int("output_height", 1)),
+        out_w_(n.attr_int("output_width", 1)),
+        sampling_ratio_(n.attr_int("sampling_ratio", 0)),
         spatial_scale_(n.attr_float("spatial_scale", 1.0f)),
         half_pixel_(n.opset() >= 16 && n.attr_string("coordinate_transformation_mode", "half_pixel") == "half_pixel") {}
 
@@ -204,7 +213,8 @@ class RoiAlign : public Kernel {
     const Tensor& x = ctx.input(0);
     const Tensor& rois = ctx.input(1);
     auto batch = to_int64s(ctx.input(2));
-    if (x.rank() != 4 || rois.rank() != 2 || rois.dim(1) != 4) throw InputError("RoiAlign needs X [N,C,H,W] and rois [R,4]");
+    if (x.rank() != 4 || rois.rank() != 2 || rois.dim(1) != 4)
+      throw InputError("RoiAlign needs X [N,C,H,W] and rois [R,4]");
     std::int64_t R = rois.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
     dispatch_float(x.dtype(), [&]<typename T>() {
       T* py = ctx.allocate_output(0, x.dtype(), {R, C, out_h_, out_w_}).template mutable_data<T>();

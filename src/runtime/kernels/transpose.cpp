@@ -42,28 +42,29 @@ void transpose_into(const Tensor& x, const std::vector<int>& perm, Tensor& out, 
     T* py = out.mutable_data<T>();
     std::int64_t inner = dims.back(), inner_stride = strides.back();
     std::int64_t rows = n / inner;
-    parallel_ranges(pool, rows, std::max<std::int64_t>(1, kElementwiseGrain / inner), [&](std::int64_t r0, std::int64_t r1) {
-      std::vector<std::int64_t> idx(static_cast<std::size_t>(r - 1));
-      std::int64_t rest = r0, off = 0;
-      for (int d = r - 2; d >= 0; --d) {
-        idx[d] = rest % dims[d];
-        rest /= dims[d];
-        off += idx[d] * strides[d];
-      }
-      for (std::int64_t row = r0; row < r1; ++row) {
-        T* dst = py + row * inner;
-        const T* src = px + off;
-        if (inner_stride == 1) std::memcpy(dst, src, sizeof(T) * static_cast<std::size_t>(inner));
-        else
-          for (std::int64_t i = 0; i < inner; ++i) dst[i] = src[i * inner_stride];
-        for (int d = r - 2; d >= 0; --d) {
-          off += strides[d];
-          if (++idx[d] < dims[d]) break;
-          off -= strides[d] * dims[d];
-          idx[d] = 0;
-        }
-      }
-    });
+    parallel_ranges(pool, rows, std::max<std::int64_t>(1, kElementwiseGrain / inner),
+                    [&](std::int64_t r0, std::int64_t r1) {
+                      std::vector<std::int64_t> idx(static_cast<std::size_t>(r - 1));
+                      std::int64_t rest = r0, off = 0;
+                      for (int d = r - 2; d >= 0; --d) {
+                        idx[d] = rest % dims[d];
+                        rest /= dims[d];
+                        off += idx[d] * strides[d];
+                      }
+                      for (std::int64_t row = r0; row < r1; ++row) {
+                        T* dst = py + row * inner;
+                        const T* src = px + off;
+                        if (inner_stride == 1) std::memcpy(dst, src, sizeof(T) * static_cast<std::size_t>(inner));
+                        else
+                          for (std::int64_t i = 0; i < inner; ++i) dst[i] = src[i * inner_stride];
+                        for (int d = r - 2; d >= 0; --d) {
+                          off += strides[d];
+                          if (++idx[d] < dims[d]) break;
+                          off -= strides[d] * dims[d];
+                          idx[d] = 0;
+                        }
+                      }
+                    });
   });
 }
 
@@ -97,7 +98,8 @@ class Transpose : public Kernel {
 // DepthToSpace (DCR / CRD) and SpaceToDepth as reshape + transpose + reshape.
 class DepthToSpace : public Kernel {
  public:
-  explicit DepthToSpace(const NodeContext& n) : block_(n.required_int("blocksize")), crd_(n.attr_string("mode", "DCR") == "CRD") {}
+  explicit DepthToSpace(const NodeContext& n)
+      : block_(n.required_int("blocksize")), crd_(n.attr_string("mode", "DCR") == "CRD") {}
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     if (x.rank() != 4) throw InputError("DepthToSpace takes a 4-D input");

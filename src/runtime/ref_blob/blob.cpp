@@ -74,8 +74,10 @@ Parsed parse(std::string_view blob, const std::string& what) {
   Parsed p;
   p.version = get<std::uint32_t>(blob.data() + 8);
   if (p.version != kFormatVersion)
-    corrupt(what, "ref blob format version " + std::to_string(p.version) + " is not supported (this winml-make reads "
-                  "version " + std::to_string(kFormatVersion) + "); recompile the model with ep = \"ref\"");
+    corrupt(what, "ref blob format version " + std::to_string(p.version) +
+                      " is not supported (this winml-make reads "
+                      "version " +
+                      std::to_string(kFormatVersion) + "); recompile the model with ep = \"ref\"");
   if (blob.size() < kHeaderBytes)
     corrupt(what, "ref blob is truncated (" + std::to_string(blob.size()) + " bytes, shorter than its header)");
   const char* h = blob.data();
@@ -95,8 +97,9 @@ Parsed parse(std::string_view blob, const std::string& what) {
   std::string_view meta = blob.substr(meta_offset, p.meta_bytes);
   store::Digest stored{get<std::uint64_t>(h + 64), get<std::uint64_t>(h + 72)};
   if (header_checksum(blob, meta) != stored)
-    corrupt(what, "ref blob checksum mismatch in its header and plan: the blob is corrupt or was modified; "
-                  "recompile the model");
+    corrupt(what,
+            "ref blob checksum mismatch in its header and plan: the blob is corrupt or was modified; "
+            "recompile the model");
   p.meta = decode_meta(meta, p.data_bytes, what);
   return p;
 }
@@ -169,7 +172,8 @@ void for_each_data_piece(const Plan& plan, const Meta& m, const Sink& piece) {
   };
   for (std::size_t i = 0; i < m.constants.size(); ++i)
     put_piece(m.constants[i].offset, plan.constants[i].second.raw(), m.constants[i].bytes);
-  for (std::size_t i = 0; i < m.packed.size(); ++i) put_piece(m.packed[i].offset, plan.packed[i]->data.get(), m.packed[i].bytes);
+  for (std::size_t i = 0; i < m.packed.size(); ++i)
+    put_piece(m.packed[i].offset, plan.packed[i]->data.get(), m.packed[i].bytes);
 }
 
 std::uint64_t emit(const BlobContents& contents, Meta& m, std::uint64_t data_bytes, const Sink& sink) {
@@ -221,9 +225,8 @@ std::string blob_bytes(const BlobContents& contents) {
   Meta m = layout(contents, data_bytes);
   std::string out;
   out.reserve(static_cast<std::size_t>(total_size(m, data_bytes)));  // one allocation, however large
-  emit(contents, m, data_bytes, [&](const void* data, std::size_t size) {
-    out.append(static_cast<const char*>(data), size);
-  });
+  emit(contents, m, data_bytes,
+       [&](const void* data, std::size_t size) { out.append(static_cast<const char*>(data), size); });
   return out;
 }
 
@@ -252,8 +255,9 @@ BlobSummary summarize(const Parsed& p) {
 BlobSummary check_blob(std::string_view blob, const std::string& what, bool full) {
   Parsed p = parse(blob, what);
   if (full && store::digest_of(blob.substr(p.data_offset, p.data_bytes)) != p.meta.data_checksum)
-    corrupt(what, "ref blob checksum mismatch in its weights: the blob is corrupt or was modified; recompile the "
-                  "model");
+    corrupt(what,
+            "ref blob checksum mismatch in its weights: the blob is corrupt or was modified; recompile the "
+            "model");
   return summarize(p);
 }
 
@@ -371,7 +375,8 @@ std::shared_ptr<const Plan> load_plan(std::string_view blob, std::shared_ptr<con
     plan->steps.push_back(std::move(s));
   }
   // What the kernels now hold, when every stored entry was used as stored.
-  if (replay.mode == PackTrace::Mode::kReplay && replay.next == replay.packed.size()) plan->packed = std::move(replay.packed);
+  if (replay.mode == PackTrace::Mode::kReplay && replay.next == replay.packed.size())
+    plan->packed = std::move(replay.packed);
   return plan;
 }
 

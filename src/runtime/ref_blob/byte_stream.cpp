@@ -37,8 +37,8 @@ void ByteReader::fail(const std::string& message) const {
 }
 
 std::string_view ByteReader::take(std::size_t n) {
-  if (n > data_.size() - pos_) fail("needs " + std::to_string(n) + " more bytes, " +
-                                    std::to_string(data_.size() - pos_) + " left");
+  if (n > data_.size() - pos_)
+    fail("needs " + std::to_string(n) + " more bytes, " + std::to_string(data_.size() - pos_) + " left");
   std::string_view s = data_.substr(pos_, n);
   pos_ += n;
   return s;

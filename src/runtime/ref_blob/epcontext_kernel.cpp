@@ -21,7 +21,8 @@ class RefEpContext : public Kernel {
   explicit RefEpContext(const NodeContext& n) {
     std::string source = n.attr_string("source", "");
     if (source != kSource)
-      n.unsupported("the EPContext blob was compiled for " + (source.empty() ? std::string("an unnamed source") : source) +
+      n.unsupported("the EPContext blob was compiled for " +
+                    (source.empty() ? std::string("an unnamed source") : source) +
                     "; this runtime executes only its own `ref` blobs (source " + kSource + ")");
     if (n.attr_int("main_context", 1) != 1)
       n.unsupported("main_context = 0 (a node sharing another node's context) is not used by `ref` blobs");

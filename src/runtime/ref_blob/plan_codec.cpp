@@ -145,15 +145,17 @@ void check(const Meta& m, std::uint64_t data_bytes, const ByteReader& r) {
   }
 
   for (const auto& p : m.packed) {
-    if (p.k < 0 || p.extent < 0 || p.kc < 0 || checked_byte_size(std::initializer_list<std::int64_t>{p.k, p.extent}, sizeof(float)) != p.bytes)
+    if (p.k < 0 || p.extent < 0 || p.kc < 0 ||
+        checked_byte_size(std::initializer_list<std::int64_t>{p.k, p.extent}, sizeof(float)) != p.bytes)
       r.fail("packed weights have an inconsistent size");
     if (!fits(p.offset, p.bytes, data_bytes)) r.fail("packed weights lie outside the data section");
   }
 
   if (m.arena_bytes < 0) r.fail("negative arena size");
   for (const auto& b : m.buffers)
-    if (b.offset < 0 || b.bytes < 0 || !fits(static_cast<std::uint64_t>(b.offset), static_cast<std::uint64_t>(b.bytes),
-                                             static_cast<std::uint64_t>(m.arena_bytes)))
+    if (b.offset < 0 || b.bytes < 0 ||
+        !fits(static_cast<std::uint64_t>(b.offset), static_cast<std::uint64_t>(b.bytes),
+              static_cast<std::uint64_t>(m.arena_bytes)))
       r.fail("an arena buffer lies outside the arena");
   for (const auto& v : m.values) {
     if (v.buffer < 0) continue;

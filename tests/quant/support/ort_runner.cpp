@@ -33,7 +33,8 @@ class OrtRunner : public quant::ModelRunner {
     model::save_model(copy, path_);
   }
 
-  std::map<std::string, model::TensorFile> run(const quant::Feeds& feeds, const quant::ValueObserver& observer) override {
+  std::map<std::string, model::TensorFile> run(const quant::Feeds& feeds,
+                                               const quant::ValueObserver& observer) override {
     OrtResult r = run_in_ort(path_, feeds);
     if (!r.ok) throw BuildError("onnxruntime-node failed: " + r.error);
     std::map<std::string, model::TensorFile> out;

@@ -143,9 +143,24 @@ std::vector<std::int64_t> ints_of(const onnx::TensorProto& t) {
     switch (t.data_type()) {
       case onnx::TensorProto::UINT8: v.push_back(static_cast<std::uint8_t>(f.data[i])); break;
       case onnx::TensorProto::INT8: v.push_back(static_cast<std::int8_t>(f.data[i])); break;
-      case onnx::TensorProto::UINT16: { std::uint16_t x; std::memcpy(&x, &f.data[2 * i], 2); v.push_back(x); break; }
-      case onnx::TensorProto::INT16: { std::int16_t x; std::memcpy(&x, &f.data[2 * i], 2); v.push_back(x); break; }
-      case onnx::TensorProto::INT32: { std::int32_t x; std::memcpy(&x, &f.data[4 * i], 4); v.push_back(x); break; }
+      case onnx::TensorProto::UINT16: {
+        std::uint16_t x;
+        std::memcpy(&x, &f.data[2 * i], 2);
+        v.push_back(x);
+        break;
+      }
+      case onnx::TensorProto::INT16: {
+        std::int16_t x;
+        std::memcpy(&x, &f.data[2 * i], 2);
+        v.push_back(x);
+        break;
+      }
+      case onnx::TensorProto::INT32: {
+        std::int32_t x;
+        std::memcpy(&x, &f.data[4 * i], 4);
+        v.push_back(x);
+        break;
+      }
       default: break;
     }
   }
