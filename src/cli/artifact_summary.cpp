@@ -69,8 +69,16 @@ std::vector<std::string> artifact_summary(const graph::Graph& graph, const std::
         if (w.is_string()) warnings.push_back("    warning: " + name + ": " + w.get<std::string>());
     }
     std::string line = "  " + graph.targets[ti] + ": " + dir_prefix + graph.targets[ti] + "/";
-    for (std::size_t k = 0; k < package->outputs.size(); ++k)
-      line += (k ? " + " : "") + package->outputs[k].name + " " + human_bytes(package->outputs[k].size);
+    // A model compiled into many partitions has a sidecar each: name a few.
+    constexpr std::size_t kNamedFiles = 4;
+    const auto& files = package->outputs;
+    for (std::size_t k = 0; k < files.size() && k < kNamedFiles; ++k)
+      line += (k ? " + " : "") + files[k].name + " " + human_bytes(files[k].size);
+    if (files.size() > kNamedFiles) {
+      std::uint64_t rest = 0;
+      for (std::size_t k = kNamedFiles; k < files.size(); ++k) rest += files[k].size;
+      line += " + " + std::to_string(files.size() - kNamedFiles) + " more files " + human_bytes(rest);
+    }
     for (const auto& p : parts) line += "; " + p;
     lines.push_back(line);
     lines.insert(lines.end(), warnings.begin(), warnings.end());

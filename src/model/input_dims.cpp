@@ -1,5 +1,7 @@
 #include "model/input_dims.h"
 
+#include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace winml::model {
@@ -40,10 +42,14 @@ std::string defaulted_dims_warning(const std::vector<OpenDim>& open, std::int64_
   std::string list;
   for (const auto& d : open) list += (list.empty() ? "" : ", ") + describe(d);
   const OpenDim& first = open.front();
-  const std::string key = first.name.empty() ? "\"" + dim_key(first.input, first.index) + "\"" : first.name;
+  const std::string name = first.name.empty() ? dim_key(first.input, first.index) : first.name;
+  // A TOML key outside A-Z a-z 0-9 _ - must be quoted ("x.2", "p2o.Dim.0").
+  const bool bare = std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+  const std::string key = bare ? name : "\"" + name + "\"";
   return "no size given for " + list + ": " + purpose + " used " + std::to_string(value) +
-         "; set sizes with [model] dims = { " + key + " = <size> } (--dim " +
-         (first.name.empty() ? dim_key(first.input, first.index) : first.name) + "=<size> for one command)";
+         "; set sizes with [model] dims = { " + key + " = <size> } (--dim " + name + "=<size> for one command)";
 }
 
 }  // namespace winml::model

@@ -1,6 +1,7 @@
 #include "quant/quantize.h"
 
 #include <chrono>
+#include <functional>
 
 #include "base/error.h"
 #include "model/epcontext.h"
@@ -140,10 +141,25 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
   report["opset"] = opset;
 
   std::unique_ptr<SampleSource> samples = sample_source(reference.proto, c, ctx);
+  std::string dims_warning;
+  // Running the model on sizes chosen for open dimensions is the usual cause
+  // of a failure (a pooling window larger than a 1x1 image): say so with it.
+  const auto with_dims_hint = [&dims_warning](const std::function<void()>& fn) {
+    try {
+      fn();
+    } catch (const InputError& e) {
+      if (dims_warning.empty()) throw;
+      throw InputError(std::string(e.what()) + " (" + dims_warning + ")");
+    } catch (const BuildError& e) {
+      if (dims_warning.empty()) throw;
+      throw BuildError(std::string(e.what()) + " (" + dims_warning + ")");
+    }
+  };
   if (c.calibration_data.empty()) {
     // Generated samples need a size for every open input dimension.
     const auto open = model::open_input_dims(reference.proto.graph(), ctx.dims);
-    if (!open.empty()) warnings.push_back(model::defaulted_dims_warning(open, 1, "calibration"));
+    if (!open.empty()) dims_warning = model::defaulted_dims_warning(open, 1, "calibration");
+    if (!open.empty()) warnings.push_back(dims_warning);
   }
   // As configured (relative to the project): reports are cached and shared, so no machine paths.
   report["calibration_data"] = c.calibration_data.empty() ? samples->describe() : c.calibration_data;
@@ -181,7 +197,8 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     co.percentile = c.percentile;
     co.threads = ctx.threads;
     co.num_bins = *c.num_bins;
-    CalibrationResult cal = calibrate(reference, tensors, *samples, co, ctx.runner, plan.mean_tensors());
+    CalibrationResult cal;
+    with_dims_hint([&] { cal = calibrate(reference, tensors, *samples, co, ctx.runner, plan.mean_tensors()); });
 
     report["skipped_op_types"] = count_by_op(out.proto.graph(), plan.skipped);  // plan indices: this graph
     ApplyResult applied = apply_qdq(out, plan, info, cal.ranges, o, cal.channel_means);
@@ -215,7 +232,8 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
 
   if (ctx.accuracy_report) {
     log(ctx, "comparing against the float model on " + std::to_string(samples->size()) + " samples");
-    std::vector<OutputAccuracy> table = compare_models(reference, out, *samples, ctx.runner);
+    std::vector<OutputAccuracy> table;
+    with_dims_hint([&] { table = compare_models(reference, out, *samples, ctx.runner); });
     report["accuracy"] = accuracy_json(table);
   }
   r.report = std::move(report);

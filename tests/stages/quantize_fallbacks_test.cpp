@@ -121,3 +121,25 @@ TEST(QuantizeFallbacks, AModelWithNothingToQuantizeSaysSo) {
   EXPECT_NE(r.out.find("warning: quantize: no node was quantized"), std::string::npos) << r.out;
   EXPECT_TRUE(has_warning(metrics(p.build(), "quantize"), "the model stays in float"));
 }
+
+TEST(QuantizeFallbacks, ACalibrationFailureFromSizesChosenForOpenDimensionsSaysSo) {
+  Project p;
+  test::GraphBuilder b;
+  b.input("x", {1, 3, "", ""});
+  b.output("y", {1, 3, "", ""});
+  auto& pool = b.node("MaxPool", {"x"}, {"y"}, "pool");
+  test::set_attr(pool, "kernel_shape", std::vector<std::int64_t>{3, 3});
+  write(p, test::make_model(b.graph(), 13));
+  p.write_config(kConfig);
+  auto r = p.run({});
+  EXPECT_NE(r.exit_code, 0) << r.out;
+  // The runtime's error, then which sizes were chosen and how to set them (a quoted TOML key).
+  EXPECT_NE(r.err.find("window is larger than the padded input (no size given for input x dimension 2 (unnamed), "
+                       "input x dimension 3 (unnamed): calibration used 1; set sizes with [model] dims = { \"x.2\" = "
+                       "<size> }"),
+            std::string::npos)
+      << r.err;
+  p.write_config(std::string(kConfig) + "dims = { \"x.2\" = 8, \"x.3\" = 8 }\n");
+  auto fixed = p.run({});
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.out << fixed.err;
+}
