@@ -14,7 +14,9 @@ nlohmann::json metrics_of(const graph::NodeResult& r) {
   return m.is_object() ? m : nlohmann::json::object();
 }
 
-std::string decibels(const nlohmann::json& v) {
+std::string decibels(const nlohmann::json& row) {
+  const auto& v = row.value("sqnr_db", nlohmann::json());
+  if (row.value("identical", false)) return "identical";
   if (!v.is_number()) return "not measured";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f dB", v.get<double>());
@@ -29,7 +31,7 @@ std::string quantize_part(const nlohmann::json& m) {
   if (!accuracy.empty()) {
     s += ", SQNR";
     for (const auto& a : accuracy)
-      s += " " + a.value("output", std::string("?")) + " " + decibels(a.value("sqnr_db", nlohmann::json()));
+      s += " " + a.value("output", std::string("?")) + " " + decibels(a);
   }
   return s;
 }

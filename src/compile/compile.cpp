@@ -35,7 +35,7 @@ std::string summarize_validation(const nlohmann::json& v) {
     std::string outs;
     for (const auto& [name, shape] : v["outputs"].items())
       outs += (outs.empty() ? "" : ", ") + name + " " + shape.dump();
-    return "validate: ran on all-ones inputs, outputs finite (" + outs + ")";
+    return "validate: ran on " + v.value("fed", std::string("all-ones inputs")) + ", outputs finite (" + outs + ")";
   }
   return "validate: structure only -- " + v.value("reason", std::string());
 }
@@ -107,6 +107,10 @@ nlohmann::json compile_model(const fs::path& input, const fs::path& output, cons
     ValidateOptions vo;
     vo.dims = options.dims;
     vo.threads = options.threads;
+    if (!options.validation_inputs.empty()) {
+      vo.inputs = options.validation_inputs;
+      vo.inputs_origin = options.validation_inputs_origin;
+    }
     metrics["validation"] = validate_compiled(output, vo);
     say(options, summarize_validation(metrics["validation"]));
     if (metrics["validation"].contains("warnings")) {

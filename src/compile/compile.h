@@ -21,6 +21,7 @@
 
 #include "config/config.h"
 #include "model/model_io.h"
+#include "model/tensor_file.h"
 
 namespace winml::compile {
 
@@ -32,6 +33,9 @@ struct CompileOptions {
   std::vector<std::string> command;          // vendor compiler (placeholders)
   std::map<std::string, std::string> env;    // its environment
   std::map<std::string, std::int64_t> dims;  // [model] dims
+  // Validation feeds these (the first calibration sample); other inputs get ones.
+  std::map<std::string, model::TensorFile> validation_inputs;
+  std::string validation_inputs_origin;  // for the log: "the first calibration sample (DIR)"
   std::uint64_t external_data_threshold = model::kDefaultExternalDataThreshold;
   std::filesystem::path project_dir;  // where a vendor compiler runs
   std::filesystem::path log_file;     // a vendor compiler's output

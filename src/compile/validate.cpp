@@ -131,6 +131,11 @@ nlohmann::json validate_compiled(const fs::path& path, const ValidateOptions& op
   std::map<std::string, Tensor> feeds;
   nlohmann::json inputs = nlohmann::json::object();
   for (const auto& in : session->inputs()) {
+    if (auto given = options.inputs.find(in.name); given != options.inputs.end()) {
+      feeds[in.name] = runtime::from_tensor_file(given->second);
+      inputs[in.name] = given->second.shape;
+      continue;
+    }
     if (in.has_default) continue;
     feeds[in.name] = ones(in.dtype ? in.dtype : onnx::TensorProto::FLOAT, in.shape);
     inputs[in.name] = in.shape;
@@ -143,13 +148,14 @@ nlohmann::json validate_compiled(const fs::path& path, const ValidateOptions& op
       throw BuildError(file_error(path.string(), "validation failed: output '" + name + "' has " +
                                                      std::to_string(bad.nan) + " NaN and " + std::to_string(bad.inf) +
                                                      " Inf values (of " + std::to_string(t.size()) +
-                                                     ") on all-ones inputs"));
+                                                     ") on " + options.inputs_origin));
     out[name] = t.shape();
   }
   result["mode"] = "run";
+  result["fed"] = options.inputs_origin;
   result["inputs"] = inputs;
   // The runtime sized the open dimensions 1: say so (a detector validated on 1x1 pixels proves little).
-  if (const auto open = model::open_input_dims(m.proto.graph(), options.dims); !open.empty())
+  if (const auto open = model::open_input_dims(m.proto.graph(), options.dims); !open.empty() && options.inputs.empty())
     result["warnings"] = {model::defaulted_dims_warning(open, 1, "validation")};
   result["outputs"] = out;
   return result;

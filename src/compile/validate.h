@@ -1,5 +1,6 @@
-// Validation of a compiled model: it is loaded in the runtime, fed all-ones
-// inputs (symbolic dimensions from `dims`, else 1), and every output must be
+// Validation of a compiled model: it is loaded in the runtime, fed the given
+// inputs (the first calibration sample) and ones for the rest (symbolic
+// dimensions from `dims`, else 1), and every output must be
 // free of NaN and Inf (BuildError naming the output otherwise). `ref` blobs
 // are checked in full first (header, version, plan and weight checksums).
 //
@@ -16,11 +17,14 @@
 #include <string>
 
 #include "model/model.h"
+#include "model/tensor_file.h"
 
 namespace winml::compile {
 
 struct ValidateOptions {
   std::map<std::string, std::int64_t> dims;
+  std::map<std::string, model::TensorFile> inputs;  // fed as given; the rest get ones
+  std::string inputs_origin = "all-ones inputs";     // for messages
   int threads = 0;  // 0: one per core
 };
 

@@ -99,6 +99,8 @@ nlohmann::json accuracy_json(const std::vector<OutputAccuracy>& table) {
   for (const auto& a : table) {
     nlohmann::json row = {{"output", a.output}, {"max_abs_error", a.max_abs_error}, {"elements", a.elements}};
     row["sqnr_db"] = a.sqnr_db ? nlohmann::json(*a.sqnr_db) : nlohmann::json(nullptr);  // null: identical
+    // Identical outputs have no finite SQNR; say so rather than leave a bare null.
+    if (!a.sqnr_db && a.elements > 0 && a.max_abs_error == 0) row["identical"] = true;
     j.push_back(row);
   }
   return j;

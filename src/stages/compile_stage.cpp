@@ -3,12 +3,33 @@
 #include "base/error.h"
 #include "compile/compile.h"
 #include "model/model_io.h"
+#include "quant/calibration/samples.h"
 
 namespace winml::stages {
 
+namespace {
+
+// The first calibration sample, which validation feeds: a model whose inputs
+// select a branch (a sample rate, say) does not run on all-ones inputs.
+void use_first_calibration_sample(const StageContext& ctx, compile::CompileOptions& o) {
+  const std::string& data = ctx.config.quantize.calibration_data;
+  if (data.empty()) return;
+  std::filesystem::path dir(data);
+  if (dir.is_relative()) dir = ctx.project_dir / dir;
+  const model::Model m = model::load_model(ctx.input);
+  auto samples = quant::directory_samples(dir, 1, quant::model_inputs(m.proto, ctx.config.model.dims, false));
+  o.validation_inputs = samples->sample(0);
+  o.validation_inputs_origin = "the first calibration sample in " + data;
+}
+
+}  // namespace
+
 Declarations CompileStage::declare(const config::TargetConfig& config) const {
   Declarations d;
-  d.config = {"compile", "model.dims"};
+  d.config = {"compile", "model.dims", "quantize.calibration_data"};
+  // Validation runs on the first calibration sample when there are samples.
+  if (!config.quantize.calibration_data.empty())
+    d.files = {{graph::InputKind::kTree, config.quantize.calibration_data}};
   d.environment = config.compile.env;
   d.rules = {"ep/" + config.compile.ep + ".toml"};
   d.code = {"winml_compile", "stages/compile_stage"};
@@ -26,6 +47,7 @@ StageResult CompileStage::run(const StageContext& ctx) {
     o.env[name] = v->second;
   }
   o.dims = ctx.config.model.dims;
+  use_first_calibration_sample(ctx, o);
   o.external_data_threshold = ctx.save_options().external_data_threshold;
   o.project_dir = ctx.project_dir;
   o.log_file = ctx.log_file;

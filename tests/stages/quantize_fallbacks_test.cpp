@@ -4,6 +4,8 @@
 // quantized. Models are built here; ONNX Runtime runs the upgraded result.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "engine/project.h"
 #include "model/model_io.h"
 #include "support/model_builder.h"
@@ -119,7 +121,51 @@ TEST(QuantizeFallbacks, AModelWithNothingToQuantizeSaysSo) {
   auto r = p.run({});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("warning: quantize: no node was quantized"), std::string::npos) << r.out;
-  EXPECT_TRUE(has_warning(metrics(p.build(), "quantize"), "the model stays in float"));
+  // Outputs the float model gives unchanged have no finite SQNR: "identical", not "not measured".
+  EXPECT_NE(r.out.find("SQNR y identical"), std::string::npos) << r.out;
+  const auto q = metrics(p.build(), "quantize");
+  EXPECT_TRUE(has_warning(q, "the model stays in float"));
+  EXPECT_EQ(q["accuracy"][0]["identical"], true) << q.dump(2);
+  // ... and meet any SQNR floor.
+  EXPECT_EQ(p.run({"--rebuild", "--min-sqnr", "40"}).exit_code, 0);
+}
+
+TEST(QuantizeFallbacks, ValidationRunsOnTheFirstCalibrationSample) {
+  // y = Log(x - 1): all-ones inputs give -inf, the calibration samples (x = 3) do not -- as a model whose
+  // sample-rate input picks a branch runs only on real rates.
+  Project p;
+  test::GraphBuilder b;
+  b.input("x", {1, 4});
+  b.output("y", {1, 4});
+  b.initializer("one", {1}, {1.0f});
+  b.node("Sub", {"x", "one"}, {"d"}, "sub");
+  b.node("Log", {"d"}, {"y"}, "log");
+  write(p, test::make_model(b.graph(), 17));
+  p.write_config(kConfig);
+  auto ones = p.run({});
+  EXPECT_NE(ones.exit_code, 0);
+  EXPECT_NE(ones.err.find("has 0 NaN and 4 Inf values (of 4) on all-ones inputs"), std::string::npos) << ones.err;
+
+  model::TensorFile three{onnx::TensorProto::FLOAT, {1, 4}, {}};
+  const float values[4] = {3, 3, 3, 3};
+  three.data.resize(sizeof values);
+  std::memcpy(three.data.data(), values, sizeof values);
+  for (const char* sample : {"calib/a", "calib/b"}) {
+    fs::create_directories(p.root() / sample);
+    model::write_npy(p.root() / sample / "x.npy", three);
+  }
+  p.write_config(std::string(kConfig) + "[quantize]\ncalibration_data = \"calib\"\n");
+  auto report = p.build();
+  const auto c = metrics(report, "compile");
+  EXPECT_EQ(c["validation"]["fed"], "the first calibration sample in calib") << c.dump(2);
+  // The samples enter the compile key: another first sample validates again.
+  model::TensorFile two = three;
+  const float twos[4] = {2, 2, 2, 2};
+  std::memcpy(two.data.data(), twos, sizeof twos);
+  model::write_npy(p.root() / "calib/a/x.npy", two);
+  auto again = p.run({"--explain"});
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("completed  net/compile"), std::string::npos) << again.out;
 }
 
 TEST(QuantizeFallbacks, ACalibrationFailureFromSizesChosenForOpenDimensionsSaysSo) {

@@ -23,7 +23,8 @@ std::shared_ptr<const Section<CompileConfig>> compile_schema() {
     s->key("embed", &CompileConfig::embed, ValueType::kBool,
            "Store EPContext blobs inside the model (embed_mode = 1) instead of a .bin sidecar.");
     s->key("validate", &CompileConfig::validate, ValueType::kBool,
-           "Run the compiled model on all-ones inputs and fail on NaN or Inf outputs.");
+           "Run the compiled model and fail on NaN or Inf outputs: on the first sample of [quantize] "
+           "calibration_data when set, else on all-ones inputs.");
     s->key("command", &CompileConfig::command, ValueType::kStringList,
            "Vendor compiler for SDK-bound EPs, with {input}, {output}, {output_dir}, {embed} and {device} "
            "placeholders.")
