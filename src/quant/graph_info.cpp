@@ -122,10 +122,66 @@ GraphInfo analyze_graph(const onnx::ModelProto& model) {
   } catch (const std::exception&) {
     // Inference is best effort: values it could not type are simply not quantized.
   }
-  for (const auto& v : s.graph().value_info()) record(info.elem_types, v);
-  for (const auto& v : s.graph().output()) record(info.elem_types, v);
-  propagate_types(model.graph(), info.elem_types);
+  // Bodies' values too: they are named uniquely across the model.
+  model::for_each_graph(s.graph(), [&](const onnx::GraphProto& g, int) {
+    for (const auto& v : g.value_info()) record(info.elem_types, v);
+    for (const auto& v : g.output()) record(info.elem_types, v);
+    for (const auto& v : g.input()) record(info.elem_types, v);
+  });
+  model::for_each_graph(model.graph(), [&](const onnx::GraphProto& g, int depth) {
+    if (depth == 0) return;
+    for (const auto& v : g.value_info()) record(info.elem_types, v);
+    for (const auto& t : g.initializer()) info.elem_types.emplace(t.name(), t.data_type());
+  });
+  model::for_each_graph(model.graph(), [&](const onnx::GraphProto& g, int) { propagate_types(g, info.elem_types); });
   return info;
+}
+
+namespace {
+
+// `g`'s body info, given the initializers of the graphs around it; then its own bodies.
+void collect_bodies(onnx::GraphProto& g, const GraphInfo& main,
+                    const std::map<std::string, const onnx::TensorProto*>& visible, std::vector<Subgraph>& out) {
+  for (auto& n : *g.mutable_node())
+    for (auto& a : *n.mutable_attribute()) {
+      std::vector<onnx::GraphProto*> bodies;
+      if (a.has_g()) bodies.push_back(a.mutable_g());
+      for (auto& b : *a.mutable_graphs()) bodies.push_back(&b);
+      for (onnx::GraphProto* body : bodies) {
+        Subgraph sub;
+        sub.graph = body;
+        GraphInfo& info = sub.info;
+        info.elem_types = main.elem_types;
+        info.initializers = visible;
+        for (const auto& [name, _] : visible) info.outer_initializers.insert(name);
+        for (const auto& t : body->initializer()) {
+          info.initializers[t.name()] = &t;
+          info.outer_initializers.erase(t.name());
+        }
+        std::set<std::string> produced;
+        for (const auto& i : body->input()) {
+          if (!info.is_local_initializer(i.name())) info.graph_inputs.insert(i.name());
+          produced.insert(i.name());
+        }
+        for (const auto& o : body->output()) info.graph_outputs.insert(o.name());
+        for (const auto& bn : body->node())
+          for (const auto& o : bn.output()) produced.insert(o);
+        for (const auto& bn : body->node())
+          for (const auto& i : bn.input())
+            if (!i.empty() && !produced.count(i) && !info.is_initializer(i)) info.graph_inputs.insert(i);
+        const std::map<std::string, const onnx::TensorProto*> inner = info.initializers;
+        out.push_back(std::move(sub));
+        collect_bodies(*body, main, inner, out);
+      }
+    }
+}
+
+}  // namespace
+
+std::vector<Subgraph> analyze_subgraphs(onnx::ModelProto& model, const GraphInfo& main) {
+  std::vector<Subgraph> out;
+  collect_bodies(*model.mutable_graph(), main, main.initializers, out);
+  return out;
 }
 
 std::size_t count_consumers(const onnx::GraphProto& g, const std::string& name) {

@@ -31,17 +31,17 @@ struct Params {
 
 class Rewriter {
  public:
-  Rewriter(model::Model& m, const QdqPlan& plan, const GraphInfo& info,
+  Rewriter(model::Model& m, onnx::GraphProto& g, const QdqPlan& plan, const GraphInfo& info,
            const std::map<std::string, TensorRange>& ranges, const QdqOptions& o,
            const std::map<std::string, std::vector<double>>& means)
       : m_(m),
-        g_(*m.proto.mutable_graph()),
+        g_(g),
         plan_(plan),
         info_(info),
         ranges_(ranges),
         o_(o),
         means_(means),
-        names_(g_) {
+        names_(m.proto.graph()) {  // names are unique across the model, bodies included
     result_.qdq_domain = qdq_domain(o, m.opset());
   }
 
@@ -53,6 +53,7 @@ class Rewriter {
     for (const auto& t : plan_.tensors)
       if (!t.params_from.empty() && !params_.count(t.name)) result_.uncalibrated.push_back(t.name);
     rebuild_graph();
+    result_.replaced = replaced_;
     return result_;
   }
 
@@ -181,6 +182,7 @@ class Rewriter {
   // Corrected MatMul bias constants that stay float (their Add is not quantized).
   void correct_float_constants() {
     for (const auto& [name, shift] : constant_corrections_) {
+      if (!info_.is_local_initializer(name)) continue;  // a body may not redefine an outer constant
       if (replaced_.count(name)) {
         ++result_.corrected_biases;  // applied before it was quantized
         continue;
@@ -203,7 +205,8 @@ class Rewriter {
     new_inits_.push_back(model::make_ints(qname, onnx::TensorProto::INT32, dims, q.values));
     // The only reader's DequantizeLinear takes over the bias's name (consumers
     // unchanged); a shared bias gets a DequantizeLinear output per reader.
-    bool sole_reader = count_consumers(g_, b.bias) == 1 && !plan_.find(b.bias) && !info_.graph_outputs.count(b.bias);
+    bool sole_reader = count_consumers(g_, b.bias) == 1 && !plan_.find(b.bias) && !info_.graph_outputs.count(b.bias) &&
+                       info_.is_local_initializer(b.bias);
     std::string dq_out = sole_reader ? b.bias : names_.unique(b.bias + "_DequantizeLinear_Output");
     if (!sole_reader) node_input_renames_[{b.node, b.bias}] = dq_out;
     Params p;
@@ -369,7 +372,13 @@ class Rewriter {
 ApplyResult apply_qdq(model::Model& model, const QdqPlan& plan, const GraphInfo& info,
                       const std::map<std::string, TensorRange>& ranges, const QdqOptions& options,
                       const std::map<std::string, std::vector<double>>& means) {
-  return Rewriter(model, plan, info, ranges, options, means).run();
+  return Rewriter(model, *model.proto.mutable_graph(), plan, info, ranges, options, means).run();
+}
+
+ApplyResult apply_qdq(model::Model& model, onnx::GraphProto& graph, const QdqPlan& plan, const GraphInfo& info,
+                      const std::map<std::string, TensorRange>& ranges, const QdqOptions& options,
+                      const std::map<std::string, std::vector<double>>& means) {
+  return Rewriter(model, graph, plan, info, ranges, options, means).run();
 }
 
 }  // namespace winml::quant

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct ApplyResult {
   std::size_t corrected_biases = 0;        // biases shifted by bias correction
   std::vector<std::string> uncalibrated;   // planned activations with no range (left float)
   std::string qdq_domain;                  // "" or "com.microsoft"
+  std::set<std::string> replaced;          // constants now read through a DequantizeLinear
 };
 
 // `model` holds the planned graph (plan_qdq ran on model.proto.graph()) and
@@ -35,6 +37,13 @@ struct ApplyResult {
 // `means` holds the per-channel input means plan.corrections need (missing
 // ones skip the correction).
 ApplyResult apply_qdq(model::Model& model, const QdqPlan& plan, const GraphInfo& info,
+                      const std::map<std::string, TensorRange>& ranges, const QdqOptions& options,
+                      const std::map<std::string, std::vector<double>>& means = {});
+
+// The same for `graph`, the main graph or a body of it (plan_qdq ran on it).
+// A body's quantized copies of outer constants are its own; the outer float
+// ones stay until nothing reads them (remove_unused_initializers).
+ApplyResult apply_qdq(model::Model& model, onnx::GraphProto& graph, const QdqPlan& plan, const GraphInfo& info,
                       const std::map<std::string, TensorRange>& ranges, const QdqOptions& options,
                       const std::map<std::string, std::vector<double>>& means = {});
 

@@ -1,11 +1,13 @@
 #include "quant/quantize.h"
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 
 #include "base/error.h"
 #include "model/epcontext.h"
 #include "model/input_dims.h"
+#include "model/walk.h"
 #include "quant/accuracy.h"
 #include "quant/calibration/calibrate.h"
 #include "quant/calibration/samples.h"
@@ -85,10 +87,15 @@ void log(const QuantizeContext& ctx, const std::string& line) {
   if (ctx.log) ctx.log(line);
 }
 
-json count_by_op(const onnx::GraphProto& g, const std::map<int, std::string>& nodes) {
-  std::map<std::string, std::size_t> counts;
-  for (const auto& [i, why] : nodes) ++counts[g.node(i).op_type()];
-  return json(counts);
+// True when calibration saw a value `body` computes itself (its formal inputs
+// included): values it reads from outside have ranges whether it ran or not.
+bool body_ran(const onnx::GraphProto& body, const std::vector<std::string>& calibrated,
+              const std::map<std::string, TensorRange>& ranges) {
+  std::set<std::string> own;
+  for (const auto& i : body.input()) own.insert(i.name());
+  for (const auto& n : body.node()) own.insert(n.output().begin(), n.output().end());
+  return std::any_of(calibrated.begin(), calibrated.end(),
+                     [&](const std::string& t) { return own.count(t) && ranges.count(t); });
 }
 
 }  // namespace
@@ -185,11 +192,26 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
                          " weights; the model has opset " + std::to_string(opset) +
                          ", so weights were quantized per tensor");
     report["folded_identities"] = fold_constant_identities(*out.proto.mutable_graph());
-    GraphInfo info = analyze_graph(out.proto);
-    QdqPlan plan = plan_qdq(*out.proto.mutable_graph(), info, o, opset);
-    std::vector<std::string> tensors = plan.calibration_tensors(info);
+    // The main graph and every If/Loop/Scan body, planned first (bodies are
+    // rewritten innermost first, the main graph last: rewriting a graph
+    // rebuilds its nodes and with them the bodies they hold).
+    const GraphInfo main_info = analyze_graph(out.proto);
+    std::vector<Subgraph> graphs = analyze_subgraphs(out.proto, main_info);
+    graphs.insert(graphs.begin(), Subgraph{out.proto.mutable_graph(), main_info});
+    std::vector<QdqPlan> plans;
+    std::vector<onnx::GraphProto> unplanned;  // bodies as they were: planning renames, and a body may stay float
+    std::set<std::string> tensor_set;
+    std::map<std::string, std::int64_t> means;
+    for (auto& g : graphs) {
+      unplanned.push_back(&g == &graphs.front() ? onnx::GraphProto() : *g.graph);
+      plans.push_back(plan_qdq(*g.graph, g.info, o, opset));
+      for (const auto& t : plans.back().calibration_tensors(g.info)) tensor_set.insert(t);
+      for (const auto& m : plans.back().mean_tensors()) means.insert(m);
+    }
+    const std::vector<std::string> tensors(tensor_set.begin(), tensor_set.end());
     log(ctx, "calibrating " + std::to_string(tensors.size()) + " tensors on " + std::to_string(samples->size()) +
-                 " samples (" + c.calibration_method + ")");
+                 " samples (" + c.calibration_method + ")" +
+                 (graphs.size() > 1 ? ", in the main graph and " + std::to_string(graphs.size() - 1) + " bodies" : ""));
 
     CalibrationOptions co;
     co.method = parse_calibration_method(c.calibration_method);
@@ -198,10 +220,49 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     co.threads = ctx.threads;
     co.num_bins = *c.num_bins;
     CalibrationResult cal;
-    with_dims_hint([&] { cal = calibrate(reference, tensors, *samples, co, ctx.runner, plan.mean_tensors()); });
+    with_dims_hint([&] { cal = calibrate(reference, tensors, *samples, co, ctx.runner, means); });
 
-    report["skipped_op_types"] = count_by_op(out.proto.graph(), plan.skipped);  // plan indices: this graph
-    ApplyResult applied = apply_qdq(out, plan, info, cal.ranges, o, cal.channel_means);
+    std::map<std::string, std::size_t> skipped_ops;
+    ApplyResult applied;
+    std::size_t quantized = 0, skipped = 0, folded = 0, unreached = 0;
+    std::set<std::string> replaced;
+    for (std::size_t k = graphs.size(); k-- > 0;) {
+      const QdqPlan& plan = plans[k];
+      // A body the samples never ran (the other branch of an If) has no ranges for its own values: it stays float.
+      const bool reached = k == 0 || body_ran(*graphs[k].graph, plan.calibration_tensors(graphs[k].info), cal.ranges);
+      if (!reached) {
+        unreached += plan.quantized_nodes.empty() ? 0 : 1;
+        for (const auto& [i, _] : plan.skipped) ++skipped_ops[graphs[k].graph->node(i).op_type()];
+        for (int i : plan.quantized_nodes) ++skipped_ops[graphs[k].graph->node(i).op_type()];
+        skipped += plan.skipped.size() + plan.quantized_nodes.size();
+        *graphs[k].graph = std::move(unplanned[k]);  // its inner bodies (done before it) are restored with it
+        continue;
+      }
+      for (const auto& [i, _] : plan.skipped) ++skipped_ops[graphs[k].graph->node(i).op_type()];
+      ApplyResult a = apply_qdq(out, *graphs[k].graph, plan, graphs[k].info, cal.ranges, o, cal.channel_means);
+      quantized += plan.quantized_nodes.size();
+      skipped += plan.skipped.size();
+      folded += plan.removed_nodes.size();
+      applied.activation_pairs += a.activation_pairs;
+      applied.quantized_weights += a.quantized_weights;
+      applied.quantized_biases += a.quantized_biases;
+      applied.adjusted_weight_scales += a.adjusted_weight_scales;
+      applied.corrected_biases += a.corrected_biases;
+      applied.uncalibrated.insert(applied.uncalibrated.end(), a.uncalibrated.begin(), a.uncalibrated.end());
+      if (!a.qdq_domain.empty()) applied.qdq_domain = a.qdq_domain;
+      replaced.insert(a.replaced.begin(), a.replaced.end());
+    }
+    // Outer float constants every body now reads quantized go (each graph holds its own).
+    model::for_each_graph(*out.proto.mutable_graph(),
+                          [&](onnx::GraphProto& g, int) { remove_unused_initializers(g, replaced); });
+    if (unreached)
+      warnings.push_back(std::to_string(unreached) +
+                         (unreached == 1 ? " control-flow body never ran on the calibration samples (an If branch "
+                                           "they do not take) and stays float"
+                                         : " control-flow bodies never ran on the calibration samples (If branches "
+                                           "they do not take) and stay float"));
+    report["subgraphs_quantized"] = graphs.size() - 1 - unreached;
+    report["skipped_op_types"] = json(skipped_ops);
     report["weight_type"] = c.weight_type;
     report["activation_type"] = c.activation_type;
     report["per_channel"] = c.per_channel && o.axis_supported;  // what was done, not what was asked
@@ -209,9 +270,9 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     report["activation_symmetric"] = o.activation_symmetric;
     report["calibration_method"] = c.calibration_method;
     report["calibration_time_seconds"] = cal.seconds;
-    report["nodes_quantized"] = plan.quantized_nodes.size();
-    report["nodes_skipped"] = plan.skipped.size();
-    report["folded_activations"] = plan.removed_nodes.size();
+    report["nodes_quantized"] = quantized;
+    report["nodes_skipped"] = skipped;
+    report["folded_activations"] = folded;
     report["qdq_pairs"] = applied.activation_pairs;
     report["quantized_weights"] = applied.quantized_weights;
     report["quantized_biases"] = applied.quantized_biases;

@@ -140,7 +140,8 @@ std::vector<Tensor> KernelContext::run_subgraph(const Plan& plan, std::vector<Te
     if (!found) throw InputError("subgraph reads '" + name + "', which is not visible here");
     captures.push_back(*found);
   }
-  return execute(plan, std::move(inputs), std::move(captures), state_.pool);
+  // The observer sees a body's values too (calibration quantizes inside If/Loop/Scan).
+  return execute(plan, std::move(inputs), std::move(captures), state_.pool, state_.observer);
 }
 
 }  // namespace winml::runtime
