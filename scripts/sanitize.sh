@@ -4,7 +4,7 @@
 # shared with scripts/fuzz.sh) into build-sanitize and runs the tests
 # labelled `sanitize` (tests/CMakeLists.txt: the CPU runtime's conformance,
 # unit, model and ONNX Runtime oracle tests; compile, EPContext, control flow
-# and real-model compile tests). Any sanitizer report aborts its test, so the
+# and real-model compile tests; the npm model corpus through every stage). Any sanitizer report aborts its test, so the
 # run fails. The exported models and onnxruntime-node come from the main
 # build (scripts/build.sh and its fixtures) when it has them.
 # usage: scripts/sanitize.sh [CTEST ARGS...]
@@ -16,7 +16,7 @@ out=$root/build-sanitize
 CC=clang CXX=clang++ cmake -S . -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWINML_SANITIZE=ON \
   -DWINML_TEST_MODELS="$root/build/test-models" -DWINML_ORT_NODE_DIR="$root/build/ort-node" >/dev/null
 targets=(runtime_conformance_tests runtime_unit_tests runtime_model_tests runtime_oracle_tests
-         compile_tests compile_ort_tests compile_real_model_tests)
+         compile_tests compile_ort_tests compile_real_model_tests corpus_tests)
 cmake --build "$out" -j"$(nproc)" --target "${targets[@]}"
 
 # halt_on_error: the first report fails the test; leaks are reported too.
