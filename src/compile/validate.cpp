@@ -147,8 +147,8 @@ nlohmann::json validate_compiled(const fs::path& path, const ValidateOptions& op
     if (bad.nan || bad.inf)
       throw BuildError(file_error(path.string(), "validation failed: output '" + name + "' has " +
                                                      std::to_string(bad.nan) + " NaN and " + std::to_string(bad.inf) +
-                                                     " Inf values (of " + std::to_string(t.size()) +
-                                                     ") on " + options.inputs_origin));
+                                                     " Inf values (of " + std::to_string(t.size()) + ") on " +
+                                                     options.inputs_origin));
     out[name] = t.shape();
   }
   result["mode"] = "run";

@@ -24,8 +24,8 @@ namespace winml::compile {
 struct ValidateOptions {
   std::map<std::string, std::int64_t> dims;
   std::map<std::string, model::TensorFile> inputs;  // fed as given; the rest get ones
-  std::string inputs_origin = "all-ones inputs";     // for messages
-  int threads = 0;  // 0: one per core
+  std::string inputs_origin = "all-ones inputs";    // for messages
+  int threads = 0;                                  // 0: one per core
 };
 
 nlohmann::json validate_compiled(const std::filesystem::path& model, const ValidateOptions& options);

@@ -8,6 +8,7 @@
 // shape was valid).
 // The shape computation then goes away as dead code, and the Reshape's
 // output rank becomes known (a 2-D MatMul after it can fuse into Gemm).
+#include <algorithm>
 #include <optional>
 
 #include "model/node_util.h"
@@ -41,8 +42,9 @@ std::optional<std::vector<std::int64_t>> slice_operand(const GraphView& v, const
 }
 
 // Which dimensions [first, last) of Shape(data) `value` is, if it is a run of them.
-std::optional<std::pair<std::int64_t, std::int64_t>> shape_dims(const GraphView& v, const model::Model& m, const std::string& value,
-                                      const std::string& data, std::int64_t rank) {
+std::optional<std::pair<std::int64_t, std::int64_t>> shape_dims(const GraphView& v, const model::Model& m,
+                                                                const std::string& value, const std::string& data,
+                                                                std::int64_t rank) {
   int p = v.producer(through_casts(v, value));
   if (p < 0) return std::nullopt;
   const onnx::NodeProto* n = &v.node(p);
@@ -56,37 +58,40 @@ std::optional<std::pair<std::int64_t, std::int64_t>> shape_dims(const GraphView&
     n = &v.node(p);
     unsqueezed = true;
   }
-  std::optional<std::int64_t> dim, end;
-  if (model::is_op(*n, "Gather") && n->input_size() == 2 && model::attr_int(*n, "axis", 0) == 0) {
-    const auto* t = v.constant(n->input(1));
-    const auto index = t ? model::read_ints(m, *t) : std::nullopt;
-    if (!index || index->size() != 1 || t->dims_size() != (unsqueezed ? 0 : 1)) return std::nullopt;
-    dim = (*index)[0];
-    if (*dim < 0) *dim += rank;
-    end = *dim + 1;
-  } else if (model::is_op(*n, "Slice") && !unsqueezed) {
-    const auto starts = slice_operand(v, m, *n, 1, "starts"), ends = slice_operand(v, m, *n, 2, "ends");
-    const auto axes = n->input_size() > 3 || n->input_size() == 1 ? slice_operand(v, m, *n, 3, "axes")
-                                                                  : std::optional<std::vector<std::int64_t>>{{0}};
-    const auto steps = n->input_size() > 4 ? slice_operand(v, m, *n, 4, "steps")
-                                           : std::optional<std::vector<std::int64_t>>{{1}};
-    if (!starts || !ends || starts->size() != 1 || ends->size() != 1) return std::nullopt;
-    if (!axes || axes->size() != 1 || (*axes)[0] != 0 || !steps || steps->size() != 1 || (*steps)[0] != 1)
-      return std::nullopt;
-    std::int64_t s = (*starts)[0] < 0 ? (*starts)[0] + rank : (*starts)[0];
-    std::int64_t e = (*ends)[0] < 0 ? (*ends)[0] + rank : std::min((*ends)[0], rank);
-    if (s < 0 || e <= s) return std::nullopt;
-    dim = s;
-    end = e;
-  } else {
-    return std::nullopt;
-  }
-  if (!dim || *dim < 0 || *end > rank) return std::nullopt;
+  const bool gather = model::is_op(*n, "Gather") && n->input_size() == 2 && model::attr_int(*n, "axis", 0) == 0;
+  if (!gather && !(model::is_op(*n, "Slice") && !unsqueezed)) return std::nullopt;
   const int shape = v.producer(through_casts(v, n->input(0)));
   if (shape < 0) return std::nullopt;
   const auto& s = v.node(shape);
-  if (!model::is_op(s, "Shape") || s.attribute_size() != 0 || s.input(0) != data) return std::nullopt;
-  return std::make_pair(*dim, *end);
+  if (!model::is_op(s, "Shape") || s.input(0) != data) return std::nullopt;
+  // Shape's start/end (opset 15) give a window of the dimensions; indices count within it.
+  auto clamp = [](std::int64_t x, std::int64_t size) {
+    return std::clamp(x < 0 ? x + size : x, std::int64_t{0}, size);
+  };
+  const std::int64_t first = clamp(model::attr_int(s, "start", 0), rank);
+  const std::int64_t length = clamp(model::attr_int(s, "end", rank), rank) - first;
+
+  std::int64_t dim = 0, end = 0;
+  if (gather) {
+    const auto* t = v.constant(n->input(1));
+    const auto index = t ? model::read_ints(m, *t) : std::nullopt;
+    if (!index || index->size() != 1 || t->dims_size() != (unsqueezed ? 0 : 1)) return std::nullopt;
+    dim = (*index)[0] < 0 ? (*index)[0] + length : (*index)[0];
+    end = dim + 1;
+  } else {
+    const auto starts = slice_operand(v, m, *n, 1, "starts"), ends = slice_operand(v, m, *n, 2, "ends");
+    const auto axes = n->input_size() > 3 || n->input_size() == 1 ? slice_operand(v, m, *n, 3, "axes")
+                                                                  : std::optional<std::vector<std::int64_t>>{{0}};
+    const auto steps =
+        n->input_size() > 4 ? slice_operand(v, m, *n, 4, "steps") : std::optional<std::vector<std::int64_t>>{{1}};
+    if (!starts || !ends || starts->size() != 1 || ends->size() != 1) return std::nullopt;
+    if (!axes || axes->size() != 1 || (*axes)[0] != 0 || !steps || steps->size() != 1 || (*steps)[0] != 1)
+      return std::nullopt;
+    dim = clamp((*starts)[0], length);
+    end = clamp((*ends)[0], length);
+  }
+  if (dim < 0 || end <= dim || end > length) return std::nullopt;
+  return std::make_pair(dim + first, end + first);
 }
 
 class FoldReshapeShape : public NodePass {
@@ -127,8 +132,8 @@ class FoldReshapeShape : public NodePass {
     int wildcards = 0;
     for (auto x : target) wildcards += x == -1;
     if (wildcards > 1) return false;
-    const std::string& shape = v.add_initializer(model::make_int64s(
-        v.unique_name(r.output(0) + "_shape"), {static_cast<std::int64_t>(target.size())}, target));
+    const std::string& shape = v.add_initializer(
+        model::make_int64s(v.unique_name(r.output(0) + "_shape"), {static_cast<std::int64_t>(target.size())}, target));
     v.set_input(i, 1, shape);
     return true;
   }

@@ -194,7 +194,8 @@ TEST_P(Corpus, GoesThroughEveryStageAndMatchesOnnxRuntime) {
     ASSERT_EQ(got.shape, w.shape) << "output " << name;
     const double d = scale_relative_diff(got, w);
     worst = std::max(worst, d);
-    EXPECT_LE(d, tolerance) << "output " << name << ": winml-make's runtime on optimized.onnx vs ONNX Runtime on the source";
+    EXPECT_LE(d, tolerance) << "output " << name
+                            << ": winml-make's runtime on optimized.onnx vs ONNX Runtime on the source";
     EXPECT_LE(scale_relative_diff(ort_optimized.outputs.at(name), w), tolerance)
         << "output " << name << ": ONNX Runtime on optimized.onnx vs on the source";
   }

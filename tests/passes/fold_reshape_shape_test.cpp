@@ -87,6 +87,25 @@ TEST(FoldReshapeShape, ADimensionMovedToAnotherPositionBecomesTheOneWildcard) {
   test::expect_same_outputs(model, o.model.proto, {{"x", test::random_tensor({2, 5}, 6)}});
 }
 
+TEST(FoldReshapeShape, ShapesWindowFromStartCountsItsIndicesWithinTheWindow) {
+  // x [N, T, 4] -> Reshape(x, Concat([-1], Slice(Shape(x, start = 1), 0:2))) = [-1, T, 4].
+  test::GraphBuilder b;
+  b.input("x", {"N", "T", 4});
+  b.output("y", {"N", "T", 4});
+  b.initializer_i64("minus_one", {1}, {-1});
+  b.initializer_i64("zero", {1}, {0});
+  b.initializer_i64("two", {1}, {2});
+  test::set_attr(b.node("Shape", {"x"}, {"s"}), "start", std::int64_t{1});
+  b.node("Slice", {"s", "zero", "two"}, {"tail"});
+  test::set_attr(b.node("Concat", {"minus_one", "tail"}, {"target"}), "axis", std::int64_t{0});
+  b.node("Reshape", {"x", "target"}, {"y"});
+  const auto model = test::make_model(b.graph(), 15);
+  auto o = test::optimize_with(model, {"infer_shapes", "fold_reshape_shape", "eliminate_dead_nodes"});
+  EXPECT_EQ(o.report.rewrites.at("fold_reshape_shape"), 1);
+  EXPECT_EQ(o.model.proto.graph().node_size(), 1);
+  test::expect_same_outputs(model, o.model.proto, {{"x", test::random_tensor({2, 3, 4}, 9)}});
+}
+
 TEST(FoldReshapeShape, LeavesTwoMovedDimensionsAndAnotherTensorsShapeAlone) {
   // Reshape(x, [T, N]) from Shape(x): two dimensions change places, no constant can say that.
   test::GraphBuilder b;

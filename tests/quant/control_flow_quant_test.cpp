@@ -118,7 +118,8 @@ TEST(ControlFlowQuantization, ReachedBodiesAreQuantizedAndTheBranchNotTakenStays
   EXPECT_EQ(r.report["subgraphs_quantized"], 2) << r.report.dump(2);  // then branch and loop body
   EXPECT_GE(r.report["nodes_quantized"].get<int>(), 3) << r.report.dump(2);
   bool warned = false;
-  for (const auto& w : r.report["warnings"]) warned = warned || w.get<std::string>().find("never ran") != std::string::npos;
+  for (const auto& w : r.report["warnings"])
+    warned = warned || w.get<std::string>().find("never ran") != std::string::npos;
   EXPECT_TRUE(warned) << r.report["warnings"].dump();
 
   const auto& g = r.model.proto.graph();
