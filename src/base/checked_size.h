@@ -16,4 +16,9 @@ std::optional<std::uint64_t> checked_byte_size(const Dims& dims, std::uint64_t e
   return n;
 }
 
+// [offset, offset + bytes) lies within [0, limit), without overflowing.
+inline bool range_fits(std::uint64_t offset, std::uint64_t bytes, std::uint64_t limit) {
+  return offset <= limit && bytes <= limit - offset;
+}
+
 }  // namespace winml

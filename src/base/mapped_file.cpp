@@ -33,4 +33,11 @@ MappedFile::~MappedFile() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+void release_mapped_pages(const std::byte* p, std::size_t n) {
+  auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  auto begin = (reinterpret_cast<std::uintptr_t>(p) + page - 1) / page * page;
+  auto end = (reinterpret_cast<std::uintptr_t>(p) + n) / page * page;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 }  // namespace winml

@@ -32,4 +32,8 @@ class MappedFile {
   int fd_ = -1;
 };
 
+// Drops the whole pages inside [p, p + n) of a read-only file mapping (they
+// are read again from the file if touched).
+void release_mapped_pages(const std::byte* p, std::size_t n);
+
 }  // namespace winml

@@ -1,5 +1,5 @@
 // winml-make quantize -m IN -o OUT [options]: the quantize stage on one model,
-// outside a project. Options map onto [quantize] keys and are validated by the
+// outside a project. QuantizeArgs map onto [quantize] keys and are validated by the
 // same schema, so values and messages match winml.toml's.
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -19,7 +19,7 @@ namespace winml::cli {
 
 namespace {
 
-struct Options {
+struct QuantizeArgs {
   std::string model, output, report;
   std::string mode, weight_type, activation_type, calibration_method, calibration_data, distribution, ep = "cpu";
   bool per_channel = false, symmetric = false, reduce_range = false, requantize = false, fp16_io = false;
@@ -32,7 +32,7 @@ struct Options {
 };
 
 // The [quantize] section the flags describe, checked by its schema.
-config::QuantizeConfig section_from(const Options& o) {
+config::QuantizeConfig section_from(const QuantizeArgs& o) {
   nlohmann::json j = nlohmann::json::object();
   auto set = [&](const char* key, const auto& v, bool given) {
     if (given) j[key] = v;
@@ -112,7 +112,7 @@ void print_summary(const std::string& in, const std::string& out, const nlohmann
 }  // namespace
 
 Command add_quantize_command(CLI::App& app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<QuantizeArgs>();
   CLI::App* sub = app.add_subcommand("quantize", "Quantize one model (QDQ with calibration, or float16)");
   sub->add_option("-m,--model", o->model, "Input ONNX model (float)")->required();
   sub->add_option("-o,--output", o->output, "Output model")->required();

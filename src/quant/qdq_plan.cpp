@@ -1,3 +1,4 @@
+#include "model/node_util.h"
 #include "quant/qdq_plan.h"
 
 #include <algorithm>
@@ -29,11 +30,6 @@ const onnx::AttributeProto* attribute(const onnx::NodeProto& n, const std::strin
   for (const auto& a : n.attribute())
     if (a.name() == name) return &a;
   return nullptr;
-}
-
-std::int64_t int_attr(const onnx::NodeProto& n, const std::string& name, std::int64_t fallback) {
-  const auto* a = attribute(n, name);
-  return a ? a->i() : fallback;
 }
 
 float float_attr(const onnx::NodeProto& n, const std::string& name, float fallback) {
@@ -219,21 +215,21 @@ class Planner {
         if (!in(2).empty()) bias(i, in(2), in(0), in(1), 1.0f);
         if (op == "Conv" && !in(2).empty())
           correct(i, PlannedCorrection::Kind::kConv, in(0), in(1), in(2), 1,
-                  [&](PlannedCorrection& c) { c.group = int_attr(n, "group", 1); });
+                  [&](PlannedCorrection& c) { c.group = model::attr_int(n, "group", 1); });
         return;
       }
       case OpKind::kGemm: {
         activation(in(0));
         activation(n.output(0));
-        weight(in(1), int_attr(n, "transB", 0) ? 0 : 1);
+        weight(in(1), model::attr_int(n, "transB", 0) ? 0 : 1);
         if (!in(2).empty() && info_.is_initializer(in(2)) && info_.is_initializer(in(1))) {
           std::size_t before = plan_.biases.size();
           bias(i, in(2), in(0), in(1), float_attr(n, "beta", 1.0f));
           if (plan_.biases.size() > before) {
             plan_.gemm_beta_reset.insert(i);
-            correct(i, PlannedCorrection::Kind::kGemm, in(0), in(1), in(2), int_attr(n, "transA", 0) ? 0 : 1,
+            correct(i, PlannedCorrection::Kind::kGemm, in(0), in(1), in(2), model::attr_int(n, "transA", 0) ? 0 : 1,
                     [&](PlannedCorrection& c) {
-                      c.trans_b = int_attr(n, "transB", 0) != 0;
+                      c.trans_b = model::attr_int(n, "transB", 0) != 0;
                       c.alpha = float_attr(n, "alpha", 1.0f);
                     });
           }

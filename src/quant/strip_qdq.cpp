@@ -21,12 +21,6 @@ bool is_qdq_domain(const onnx::NodeProto& n) {
 bool is_q(const onnx::NodeProto& n) { return n.op_type() == "QuantizeLinear" && is_qdq_domain(n); }
 bool is_dq(const onnx::NodeProto& n) { return n.op_type() == "DequantizeLinear" && is_qdq_domain(n); }
 
-std::int64_t int_attr(const onnx::NodeProto& n, const std::string& name, std::int64_t fallback) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return a.i();
-  return fallback;
-}
-
 // (q - zero_point) * scale for a quantized constant, per tensor or per axis.
 std::vector<float> dequantize_constant(const model::Model& m, const onnx::NodeProto& dq,
                                        const std::map<std::string, const onnx::TensorProto*>& inits) {
@@ -40,7 +34,7 @@ std::vector<float> dequantize_constant(const model::Model& m, const onnx::NodePr
   const onnx::TensorProto* x = get(0);
   const onnx::TensorProto* scale = get(1);
   const onnx::TensorProto* zp = get(2);
-  if (int_attr(dq, "block_size", 0) != 0)
+  if (model::attr_int(dq, "block_size", 0) != 0)
     throw BuildError("blocked DequantizeLinear '" + dq.name() + "' cannot be undone");
   std::vector<double> xs, zs;
   {
@@ -114,7 +108,7 @@ std::vector<float> dequantize_constant(const model::Model& m, const onnx::NodePr
     }
   }
   std::vector<std::int64_t> dims(x->dims().begin(), x->dims().end());
-  std::int64_t axis = int_attr(dq, "axis", 1);
+  std::int64_t axis = model::attr_int(dq, "axis", 1);
   if (axis < 0) axis += static_cast<std::int64_t>(dims.size());
   std::int64_t inner = 1, channels = 1;
   if (scales.size() > 1) {

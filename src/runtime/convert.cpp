@@ -12,9 +12,10 @@ void unsupported_type(DataType t, const char* what) {
   throw UnsupportedError("element type " + dtype_name(t) + " is not supported here (expected " + what + ")");
 }
 
+bool is_half(DataType t) { return t == onnx::TensorProto::FLOAT16 || t == onnx::TensorProto::BFLOAT16; }
+
 namespace {
 
-bool is_half(DataType t) { return t == onnx::TensorProto::FLOAT16 || t == onnx::TensorProto::BFLOAT16; }
 bool is_plain(DataType t) {
   switch (t) {
     case onnx::TensorProto::FLOAT:

@@ -7,6 +7,8 @@
 
 namespace winml::runtime {
 
+// float16 or bfloat16: stored narrow, computed in float32.
+bool is_half(DataType t);
 // True when convert() handles the pair.
 bool can_convert(DataType from, DataType to);
 // A new tensor of type `to` (or `src` itself when the type already matches).

@@ -27,8 +27,6 @@ void with_error_prefix(const std::string& prefix, const std::function<void()>& f
 
 namespace {
 
-bool is_half(DataType t) { return t == onnx::TensorProto::FLOAT16 || t == onnx::TensorProto::BFLOAT16; }
-
 void run_step(const Step& step, std::vector<Tensor>& values, ExecutionState& state) {
   std::vector<const Tensor*> inputs(step.inputs.size(), nullptr);
   for (std::size_t i = 0; i < step.inputs.size(); ++i)

@@ -1,12 +1,10 @@
 #include "runtime/plan.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <set>
 
 #include "base/error.h"
+#include "base/mapped_file.h"
 #include "base/topological_order.h"
 #include "model/input_dims.h"
 #include "model/model.h"
@@ -46,14 +44,6 @@ Shape resolve_input_shape(const onnx::ValueInfoProto& input, const std::map<std:
 }
 
 namespace {
-
-// Drops the whole pages inside [p, p + n) of a read-only file mapping.
-void release_pages(const std::byte* p, std::size_t n) {
-  auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-  auto begin = (reinterpret_cast<std::uintptr_t>(p) + page - 1) / page * page;
-  auto end = (reinterpret_cast<std::uintptr_t>(p) + n) / page * page;
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
-}
 
 // Names a graph (and its nested subgraphs) reads without defining them.
 void collect_free_names(const onnx::GraphProto& g, std::set<std::string>& out) {
@@ -305,12 +295,12 @@ class PlanBuilder {
         int id = value(plan_->values[static_cast<std::size_t>(source)].name + ":float32");
         Tensor widened = convert(*t, onnx::TensorProto::FLOAT);
         if (mapped_ids_.count(source) && --pending_consumers_[source] == 0 && !keep_mapped_.count(source))
-          release_pages(t->raw(), t->bytes());  // the original is not read again
+          release_mapped_pages(t->raw(), t->bytes());  // the original is not read again
         plan_->constants.emplace_back(id, std::move(widened));
         constant_ids_.insert(id);
         it = widened_.emplace(source, id).first;
       } else if (mapped_ids_.count(source) && --pending_consumers_[source] == 0 && !keep_mapped_.count(source)) {
-        release_pages(t->raw(), t->bytes());
+        release_mapped_pages(t->raw(), t->bytes());
       }
       step.inputs[static_cast<std::size_t>(i)] = it->second;
     }
@@ -396,7 +386,7 @@ class PlanBuilder {
       if (!mapped_ids_.count(id)) continue;
       if (!step.kernel->prepacked_input(i)) keep_mapped_.insert(id);
       if (--pending_consumers_[id] == 0 && !keep_mapped_.count(id))
-        if (const Tensor* t = constant_value(id)) release_pages(t->raw(), t->bytes());
+        if (const Tensor* t = constant_value(id)) release_mapped_pages(t->raw(), t->bytes());
     }
   }
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 
+#include "base/checked_size.h"
 #include "base/error.h"
 #include "model/model_io.h"
 #include "runtime/errors.h"
@@ -26,10 +27,6 @@ constexpr std::uint64_t kAlign = 64;
 constexpr char kZeros[kAlign] = {};
 
 std::uint64_t align_up(std::uint64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
-
-bool fits(std::uint64_t offset, std::uint64_t bytes, std::uint64_t limit) {
-  return offset <= limit && bytes <= limit - offset;
-}
 
 template <typename T>
 void put(char* at, T v) {
@@ -87,9 +84,9 @@ Parsed parse(std::string_view blob, const std::string& what) {
   p.data_offset = get<std::uint64_t>(h + 32);
   p.data_bytes = get<std::uint64_t>(h + 40);
   std::uint64_t total = get<std::uint64_t>(h + 48);
-  if (header_bytes != kHeaderBytes || meta_offset != kHeaderBytes || !fits(meta_offset, p.meta_bytes, total) ||
+  if (header_bytes != kHeaderBytes || meta_offset != kHeaderBytes || !range_fits(meta_offset, p.meta_bytes, total) ||
       p.data_offset < meta_offset + p.meta_bytes || p.data_offset % kAlign != 0 ||
-      !fits(p.data_offset, p.data_bytes, total) || p.data_offset + p.data_bytes != total)
+      !range_fits(p.data_offset, p.data_bytes, total) || p.data_offset + p.data_bytes != total)
     corrupt(what, "ref blob header is corrupt (inconsistent section offsets)");
   if (total != blob.size())
     corrupt(what, "ref blob is " + std::string(total > blob.size() ? "truncated" : "followed by stray bytes") + ": " +

@@ -110,10 +110,6 @@ void fields(Io& io, V& m) {
   io(m.data_checksum.high), io(m.data_checksum.low);
 }
 
-bool fits(std::uint64_t offset, std::uint64_t bytes, std::uint64_t limit) {
-  return offset <= limit && bytes <= limit - offset;
-}
-
 // Every index and size against the tables and the data section.
 void check(const Meta& m, std::uint64_t data_bytes, const ByteReader& r) {
   for (const auto& v : m.values) {
@@ -140,7 +136,7 @@ void check(const Meta& m, std::uint64_t data_bytes, const ByteReader& r) {
     if (checked_byte_size(c.shape, element) != c.bytes)
       r.fail("constant '" + m.values[c.value].name + "' has " + std::to_string(c.bytes) + " bytes for shape " +
              shape_string(c.shape));
-    if (!fits(c.offset, c.bytes, data_bytes))
+    if (!range_fits(c.offset, c.bytes, data_bytes))
       r.fail("constant '" + m.values[c.value].name + "' lies outside the data section");
   }
 
@@ -148,13 +144,13 @@ void check(const Meta& m, std::uint64_t data_bytes, const ByteReader& r) {
     if (p.k < 0 || p.extent < 0 || p.kc < 0 ||
         checked_byte_size(std::initializer_list<std::int64_t>{p.k, p.extent}, sizeof(float)) != p.bytes)
       r.fail("packed weights have an inconsistent size");
-    if (!fits(p.offset, p.bytes, data_bytes)) r.fail("packed weights lie outside the data section");
+    if (!range_fits(p.offset, p.bytes, data_bytes)) r.fail("packed weights lie outside the data section");
   }
 
   if (m.arena_bytes < 0) r.fail("negative arena size");
   for (const auto& b : m.buffers)
     if (b.offset < 0 || b.bytes < 0 ||
-        !fits(static_cast<std::uint64_t>(b.offset), static_cast<std::uint64_t>(b.bytes),
+        !range_fits(static_cast<std::uint64_t>(b.offset), static_cast<std::uint64_t>(b.bytes),
               static_cast<std::uint64_t>(m.arena_bytes)))
       r.fail("an arena buffer lies outside the arena");
   for (const auto& v : m.values) {
