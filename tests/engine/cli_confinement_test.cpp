@@ -48,10 +48,6 @@ void fill_user_folder(const fs::path& dir) {
   fs::permissions(dir / "thesis.txt", fs::perms::owner_read | fs::perms::group_read);
 }
 
-std::map<std::string, std::string> env_of(const Project& p) {
-  return {{"WINML_MAKE_CACHE_DIR", p.cache_dir().string()}};
-}
-
 }  // namespace
 
 TEST(Confinement, TorchvisionNameThatIsAPathIsRefusedAndTheFolderItNamesIsUntouched) {
@@ -246,7 +242,7 @@ TEST(Confinement, FailedAndKilledBuildsLeaveUserFilesAlone) {
   fs::remove(p.root() / "fail");
   p.write("slow", "");
   {
-    test::Background run({"--rebuild"}, p.root(), env_of(p));
+    test::Background run({"--rebuild"}, p.root(), p.cache_env());
     ASSERT_TRUE(test::wait_until([&] { return fs::exists(p.root() / "build" / ".winml-make" / "staging"); }));
     run.kill_group();
     run.wait();

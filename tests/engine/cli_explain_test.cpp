@@ -10,7 +10,7 @@ using test::Project;
 
 namespace {
 
-const char* kOneModel = "[model]\nname = \"net\"\nsource = \"net.onnx\"\n";
+const char* kNamedModel = "[model]\nname = \"net\"\nsource = \"net.onnx\"\n";
 
 std::string stage_reason(const nlohmann::json& report, const std::string& stage) {
   for (const auto& s : report["targets"][0]["stages"])
@@ -35,9 +35,9 @@ bool any_contains(const std::vector<std::string>& lines, const std::string& text
 TEST(ExplainCli, SwitchingAutoOffNamesTheSettingNotAVanishedKey) {
   Project p;
   p.write_model("net.onnx", 1);
-  p.write_config(std::string(kOneModel) + "[build]\nauto = true\n");
+  p.write_config(std::string(kNamedModel) + "[build]\nauto = true\n");
   p.build();
-  p.write_config(std::string(kOneModel) + "[build]\nauto = false\n");
+  p.write_config(std::string(kNamedModel) + "[build]\nauto = false\n");
   auto dry = p.build({"-n", "--explain"});
   EXPECT_EQ(stage_reason(dry, "optimize").rfind("config build.auto changed", 0), 0u) << dry.dump(2);
   const auto lines = stage_explanation(dry, "optimize");
@@ -50,7 +50,7 @@ TEST(ExplainCli, SwitchingAutoOffNamesTheSettingNotAVanishedKey) {
 TEST(ExplainCli, SwitchingFromSourceToCommandNamesModelSource) {
   Project p;
   p.write_model("net.onnx", 1);
-  p.write_config(kOneModel);
+  p.write_config(kNamedModel);
   p.build();
   p.write("export.sh", "cp net.onnx \"$1\"\n");
   p.write_config(
@@ -67,11 +67,11 @@ TEST(ExplainCli, SwitchingFromSourceToCommandNamesModelSource) {
 TEST(ExplainCli, ADryRunNamesAStagesOwnChangeBehindAStaleInput) {
   Project p;
   p.write_model("net.onnx", 1);
-  p.write_config(std::string(kOneModel) + "[compile]\nep = \"ref\"\n");
+  p.write_config(std::string(kNamedModel) + "[compile]\nep = \"ref\"\n");
   p.build();
   // compile.ep enters optimize (its EP table) and compile: optimize reruns,
   // and compile would rerun for its own setting whatever optimize writes.
-  p.write_config(std::string(kOneModel) + "[compile]\nep = \"cpu\"\n");
+  p.write_config(std::string(kNamedModel) + "[compile]\nep = \"cpu\"\n");
   auto dry = p.build({"-n", "--explain"});
   EXPECT_EQ(stage_reason(dry, "optimize").rfind("config compile.ep changed", 0), 0u) << dry.dump(2);
   // (Its EP's rules file changed with it: "+N more".)
@@ -89,7 +89,7 @@ TEST(ExplainCli, ADryRunNamesAStagesOwnChangeBehindAStaleInput) {
 
 TEST(ExplainCli, ADryRunWithAMissingSourceSaysWouldFailInStageOrder) {
   Project p;
-  p.write_config(kOneModel);  // net.onnx does not exist
+  p.write_config(kNamedModel);  // net.onnx does not exist
   auto r = p.run({"-n", "-j", "4"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_EQ(r.out.find("FAILED"), std::string::npos) << r.out;

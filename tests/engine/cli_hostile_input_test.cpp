@@ -23,7 +23,7 @@ const char* kModel = "[model]\nsource = \"net.onnx\"\n";
 // Runs with a deadline: a hang fails the test instead of the suite's timeout.
 test::CliResult run_bounded(const Project& p, std::vector<std::string> args, double seconds = 20) {
   args.insert(args.begin(), {"timeout", "-s", "KILL", std::to_string(static_cast<int>(seconds)), WINML_MAKE_BIN});
-  return test::run_program(args, p.root(), {{"WINML_MAKE_CACHE_DIR", p.cache_dir().string()}});
+  return test::run_program(args, p.root(), p.cache_env());
 }
 
 void expect_input_error(const test::CliResult& r, const std::string& where, const std::string& what) {

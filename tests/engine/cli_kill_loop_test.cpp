@@ -104,7 +104,7 @@ TEST(KillLoop, EveryKillIsFollowedByABuildEqualToACleanOneWithHonestRecords) {
   // land inside restores as often as inside running stages.
   Project p;
   p.write_model("net.onnx", 7, 512, 256);
-  const std::map<std::string, std::string> env = {{"WINML_MAKE_CACHE_DIR", p.cache_dir().string()}};
+  const std::map<std::string, std::string> env = p.cache_env();
   double restore_ms = 0;
   for (int c : {0, 1, 0}) {
     p.write_config(kConfigs[c]);

@@ -31,10 +31,6 @@ bool any_file_named(const fs::path& dir, const std::string& name) {
   return false;
 }
 
-std::map<std::string, std::string> env_of(const Project& p) {
-  return {{"WINML_MAKE_CACHE_DIR", p.cache_dir().string()}};
-}
-
 }  // namespace
 
 TEST(Robustness, SecondConcurrentRunWaitsForTheFirst) {
@@ -42,14 +38,14 @@ TEST(Robustness, SecondConcurrentRunWaitsForTheFirst) {
   p.write_model("net.onnx", 1);
   p.write_config(slow_export_config("1"));
   p.write("slow", "");
-  test::Background first({"--no-cache"}, p.root(), env_of(p));
+  test::Background first({"--no-cache"}, p.root(), p.cache_env());
   // The first holds the lock once its export command is running.
   ASSERT_TRUE(
       test::wait_until([&] { return any_file_named(p.root() / "build" / ".winml-make" / "staging", "export.onnx"); }));
   auto timeout = p.run({"--no-cache", "--lock-timeout", "0.2"});
   EXPECT_EQ(timeout.exit_code, 1);
   EXPECT_NE(timeout.err.find("still locked by pid " + std::to_string(first.pid())), std::string::npos) << timeout.err;
-  test::Background second({"--no-cache", "--json"}, p.root(), env_of(p));
+  test::Background second({"--no-cache", "--json"}, p.root(), p.cache_env());
   auto a = first.wait();
   auto b = second.wait();
   EXPECT_EQ(a.exit_code, 0) << a.err;
@@ -65,7 +61,7 @@ TEST(Robustness, InterruptStopsTheRunningStageAndRecordsNothingHalfDone) {
   p.write_model("net.onnx", 1);
   p.write_config(slow_export_config("30"));
   p.write("slow", "");
-  test::Background run({"--no-cache"}, p.root(), env_of(p));
+  test::Background run({"--no-cache"}, p.root(), p.cache_env());
   ASSERT_TRUE(
       test::wait_until([&] { return any_file_named(p.root() / "build" / ".winml-make" / "staging", "export.onnx"); }));
   auto start = std::chrono::steady_clock::now();
@@ -92,7 +88,7 @@ TEST(Robustness, InterruptStopsACommandThatIgnoresTheTerminalsSignal) {
   p.write_config(
       "[model]\nname = \"net\"\n[export]\ncommand = [\"sh\", \"-c\", "
       "\"head -c 40 net.onnx > {output}; trap '' INT; exec sleep 30\"]\ninputs = [\"net.onnx\"]\n");
-  test::Background run({"--no-cache"}, p.root(), env_of(p));
+  test::Background run({"--no-cache"}, p.root(), p.cache_env());
   ASSERT_TRUE(
       test::wait_until([&] { return any_file_named(p.root() / "build" / ".winml-make" / "staging", "export.onnx"); }));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // past the trap
@@ -114,7 +110,7 @@ TEST(Robustness, KillNineMidStageThenRebuildEqualsACleanBuild) {
   clean.build({"--no-cache"});
   p.write("slow", "");
   {
-    test::Background run({"--no-cache"}, p.root(), env_of(p));
+    test::Background run({"--no-cache"}, p.root(), p.cache_env());
     // Killed while the export command has written half its output.
     ASSERT_TRUE(test::wait_until(
         [&] { return any_file_named(p.root() / "build" / ".winml-make" / "staging", "export.onnx"); }));
@@ -147,7 +143,7 @@ TEST(Robustness, KillNineAtManyPointsNeverLeavesATrustedPartialResult) {
     for (const char* m : {"a", "b", "c"}) p.write_model(std::string(m) + ".onnx", m[0], 64, 64);
     p.write_config(toml);
     {
-      test::Background run({"--no-cache", "-j", "1"}, p.root(), env_of(p));
+      test::Background run({"--no-cache", "-j", "1"}, p.root(), p.cache_env());
       std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
       run.kill_group();
       run.wait();
@@ -213,10 +209,10 @@ TEST(Robustness, CacheGcWaitsForTheBuildsUsingTheCacheAndABuildWaitsForGc) {
   p.write_config(slow_export_config("1"));
   p.write("slow", "");
   {
-    test::Background build({}, p.root(), env_of(p));
+    test::Background build({}, p.root(), p.cache_env());
     ASSERT_TRUE(test::wait_until(
         [&] { return any_file_named(p.root() / "build" / ".winml-make" / "staging", "export.onnx"); }));
-    test::Background gc({"cache", "gc", "--max-size", "0"}, p.root(), env_of(p));
+    test::Background gc({"cache", "gc", "--max-size", "0"}, p.root(), p.cache_env());
     auto b = build.wait();
     auto g = gc.wait();
     EXPECT_EQ(b.exit_code, 0) << b.err;
@@ -229,7 +225,7 @@ TEST(Robustness, CacheGcWaitsForTheBuildsUsingTheCacheAndABuildWaitsForGc) {
   {
     // While gc or verify holds the cache, a build waits, saying for whom.
     auto held = store::DirectoryLock::acquire(p.cache_dir() / "lock", nullptr);
-    test::Background build({"--rebuild"}, p.root(), env_of(p));
+    test::Background build({"--rebuild"}, p.root(), p.cache_env());
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     held.reset();
     auto b = build.wait();

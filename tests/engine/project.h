@@ -21,6 +21,8 @@ class Project {
   const std::filesystem::path& root() const { return root_; }
   std::filesystem::path out(const std::string& model, const std::string& file = "") const;
   std::filesystem::path cache_dir() const { return cache_; }
+  // The environment that points winml-make at this project's cache (for runs outside run()).
+  std::map<std::string, std::string> cache_env() const { return {{"WINML_MAKE_CACHE_DIR", cache_.string()}}; }
   void use_cache(const std::filesystem::path& dir) { cache_ = dir; }
 
   // A small real model (GraphBuilder's linear model, weights from `seed`).
