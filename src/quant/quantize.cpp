@@ -117,7 +117,16 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
 
   // A quantized input is never quantized twice: refuse, or undo its Q/DQ first.
   QdqCount existing = count_qdq(in.proto);
-  std::optional<model::Model> stripped;
+  // The float model calibration and the accuracy report run: the input, or
+  // a copy of `out` once its Q/DQ are stripped or its opset is upgraded (the
+  // names the plan uses).
+  std::optional<model::Model> prepared;
+  const auto prepare = [&] {
+    prepared.emplace();
+    prepared->proto = out.proto;
+    prepared->path = out.path;
+    prepared->external_files = out.external_files;
+  };
   if (existing.total() > 0) {
     if (!c.requantize)
       throw InputError(file_error(path, "Input model is already quantized (" + std::to_string(existing.quantize) +
@@ -125,10 +134,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
                                             " DequantizeLinear nodes). Quantize the float model, or set "
                                             "requantize = true (--requantize) to remove its Q/DQ and quantize again."));
     strip_qdq(out);
-    stripped.emplace();
-    stripped->proto = out.proto;
-    stripped->path = out.path;
-    stripped->external_files = out.external_files;
+    prepare();
   }
   json report = {{"mode", c.mode}, {"requantized", existing.total() > 0}};
   json warnings = json::array();  // every fallback the result hides, in the report and the build summary
@@ -138,12 +144,9 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     log(ctx, "upgraded opset " + std::to_string(from) + " to " + std::to_string(kQdqUpgradeOpset) +
                  " for QDQ quantization (as ONNX Runtime's quantizer does)");
     report["opset_upgraded_from"] = from;
-    stripped.emplace();  // calibrate and compare on the upgraded float model: the names the plan uses
-    stripped->proto = out.proto;
-    stripped->path = out.path;
-    stripped->external_files = out.external_files;
+    prepare();
   }
-  const model::Model& reference = stripped ? *stripped : in;
+  const model::Model& reference = prepared ? *prepared : in;
   const std::int64_t opset = out.opset();
   report["opset"] = opset;
 
