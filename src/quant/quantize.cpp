@@ -227,7 +227,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
 
     std::map<std::string, std::size_t> skipped_ops;
     ApplyResult applied;
-    std::size_t quantized = 0, skipped = 0, folded = 0, unreached = 0;
+    std::size_t quantized = 0, skipped = 0, folded = 0, unreached = 0, bodies_quantized = 0;
     std::set<std::string> replaced;
     for (std::size_t k = graphs.size(); k-- > 0;) {
       const QdqPlan& plan = plans[k];
@@ -244,6 +244,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
       for (const auto& [i, _] : plan.skipped) ++skipped_ops[graphs[k].graph->node(i).op_type()];
       ApplyResult a = apply_qdq(out, *graphs[k].graph, plan, graphs[k].info, cal.ranges, o, cal.channel_means);
       quantized += plan.quantized_nodes.size();
+      bodies_quantized += k > 0 && !plan.quantized_nodes.empty();
       skipped += plan.skipped.size();
       folded += plan.removed_nodes.size();
       applied.activation_pairs += a.activation_pairs;
@@ -264,7 +265,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
                                            "they do not take) and stays float"
                                          : " control-flow bodies never ran on the calibration samples (If branches "
                                            "they do not take) and stay float"));
-    report["subgraphs_quantized"] = graphs.size() - 1 - unreached;
+    report["subgraphs_quantized"] = bodies_quantized;
     report["skipped_op_types"] = json(skipped_ops);
     report["weight_type"] = c.weight_type;
     report["activation_type"] = c.activation_type;
