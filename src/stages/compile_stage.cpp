@@ -27,12 +27,15 @@ void use_first_calibration_sample(const StageContext& ctx, compile::CompileOptio
 Declarations CompileStage::declare(const config::TargetConfig& config) const {
   Declarations d;
   d.config = {"compile", "model.dims", "quantize.calibration_data"};
-  // Validation runs on the first calibration sample when there are samples.
-  if (!config.quantize.calibration_data.empty())
-    d.files = {{graph::InputKind::kTree, config.quantize.calibration_data}};
   d.environment = config.compile.env;
   d.rules = {"ep/" + config.compile.ep + ".toml"};
   d.code = {"winml_compile", "stages/compile_stage"};
+  // Validation runs on the first calibration sample when there are samples,
+  // read by the quantizer's sample reader (its code enters the key too).
+  if (!config.quantize.calibration_data.empty()) {
+    d.files = {{graph::InputKind::kTree, config.quantize.calibration_data}};
+    d.code.push_back("winml_quant");
+  }
   d.writes_models = true;
   return d;
 }
