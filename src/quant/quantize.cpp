@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <thread>
 
 #include "base/error.h"
 #include "model/epcontext.h"
 #include "model/input_dims.h"
+#include "model/tensor_data.h"
 #include "model/walk.h"
 #include "quant/accuracy.h"
 #include "quant/calibration/calibrate.h"
@@ -96,6 +98,22 @@ bool body_ran(const onnx::GraphProto& body, const std::vector<std::string>& cali
   for (const auto& n : body.node()) own.insert(n.output().begin(), n.output().end());
   return std::any_of(calibrated.begin(), calibrated.end(),
                      [&](const std::string& t) { return own.count(t) && ranges.count(t); });
+}
+
+// Samples calibrated at once on the project runtime: one per thread, as
+// long as the runners' copies of the weights (packed per runner) stay
+// within 2 GiB.
+int calibration_workers(const model::Model& m, int threads) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const int wanted = threads > 0 ? threads : static_cast<int>(cores);
+  std::uint64_t weight_bytes = 1;
+  for (const auto& t : m.proto.graph().initializer()) {
+    std::uint64_t n = model::element_size(t.data_type());
+    for (auto d : t.dims()) n *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
+    weight_bytes += n;
+  }
+  constexpr std::uint64_t kBudget = std::uint64_t{2} << 30;
+  return static_cast<int>(std::clamp<std::uint64_t>(kBudget / weight_bytes, 1, static_cast<std::uint64_t>(wanted)));
 }
 
 }  // namespace
@@ -222,8 +240,15 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     co.percentile = c.percentile;
     co.threads = ctx.threads;
     co.num_bins = *c.num_bins;
+    RunnerFactory calibration_runner = ctx.runner;
+    if (!given.runner) {
+      // Samples spread over runners of one thread each: a batch-1 model
+      // rarely keeps several threads busy, separate samples do.
+      co.workers = calibration_workers(reference, ctx.threads);
+      calibration_runner = runtime_runner_factory({.threads = co.workers > 1 ? 1 : ctx.threads, .dims = ctx.dims});
+    }
     CalibrationResult cal;
-    with_dims_hint([&] { cal = calibrate(reference, tensors, *samples, co, ctx.runner, means); });
+    with_dims_hint([&] { cal = calibrate(reference, tensors, *samples, co, calibration_runner, means); });
 
     std::map<std::string, std::size_t> skipped_ops;
     ApplyResult applied;

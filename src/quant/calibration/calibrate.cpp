@@ -1,7 +1,12 @@
 #include "quant/calibration/calibrate.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 #include "base/error.h"
 #include "runtime/thread_pool.h"
@@ -14,28 +19,41 @@ std::vector<float> float_values(const ValueView& v) {
   return out;
 }
 
-CalibrationResult calibrate(const model::Model& model, const std::vector<std::string>& tensors,
-                            const SampleSource& samples, const CalibrationOptions& options, const RunnerFactory& runner,
-                            const std::map<std::string, std::int64_t>& means) {
-  auto start = std::chrono::steady_clock::now();
-  CalibrationResult result;
-  CalibrationStats stats(options, tensors);
-  std::map<std::string, ChannelMean> mean_stats;
-  for (const auto& [name, axis] : means) mean_stats.emplace(name, ChannelMean(axis));
-  if (!tensors.empty() || !means.empty()) {
-    if (!runner) throw BuildError("calibration needs a model runner, and none is available");
-    std::vector<std::string> observed = tensors;
-    for (const auto& [name, axis] : means) observed.push_back(name);
-    std::unique_ptr<ModelRunner> r = runner(model, observed);
-    // Statistics of large values are split over threads while the runtime
-    // waits for the observer.
-    runtime::ThreadPool pool(options.threads);
-    ParallelFor parallel = [&pool](std::int64_t n, const std::function<void(std::int64_t)>& fn) {
-      pool.parallel_for(n, fn);
-    };
-    ValueObserver observe = [&](const std::string& name, const ValueView& v) {
-      auto mean = mean_stats.find(name);
-      if (v.dtype != onnx::TensorProto::FLOAT || (!stats.wants(name) && mean == mean_stats.end())) return;
+namespace {
+
+// What one sample contributes. Each part is exact within the sample and the
+// parts are merged in sample order, so the result does not depend on how
+// many samples ran at once or which finished first.
+struct SampleStats {
+  std::map<std::string, MinMax> ranges;
+  std::map<std::string, ChannelSums> sums;
+};
+
+void add_into(ChannelSums& into, const ChannelSums& more) {
+  if (into.sums.empty()) {
+    into = more;
+    return;
+  }
+  if (into.sums.size() != more.sums.size()) return;
+  for (std::size_t c = 0; c < into.sums.size(); ++c) into.sums[c] += more.sums[c];
+  into.count += more.count;
+}
+
+class Collection {
+ public:
+  Collection(const CalibrationOptions& options, const std::vector<std::string>& tensors,
+             const std::map<std::string, std::int64_t>& means)
+      : stats_(options, tensors), ranges_need_values_(options.method != CalibrationMethod::kMinMax) {
+    for (const auto& [name, axis] : means) means_.emplace(name, ChannelMean(axis));
+  }
+
+  // An observer filling `sample`. Histogram methods add values to the
+  // statistics at once, so their samples must run one at a time, in order.
+  ValueObserver observer(SampleStats& sample, ParallelFor parallel) {
+    return [this, &sample, parallel](const std::string& name, const ValueView& v) {
+      auto mean = means_.find(name);
+      const bool range = stats_.wants(name);
+      if (v.dtype != onnx::TensorProto::FLOAT || (!range && mean == means_.end())) return;
       std::vector<float> copy;
       std::span<const float> values;
       if (reinterpret_cast<std::uintptr_t>(v.data.data()) % alignof(float) == 0) {
@@ -44,16 +62,119 @@ CalibrationResult calibrate(const model::Model& model, const std::vector<std::st
         copy = float_values(v);
         values = copy;
       }
-      stats.add(name, values, parallel);
-      if (mean != mean_stats.end()) mean->second.add(values, v.shape, parallel);
+      // A value inside a Loop body is seen once per iteration.
+      if (range && ranges_need_values_) stats_.add(name, values, parallel);
+      else if (range) sample.ranges[name] = combine(sample.ranges[name], min_max(values, parallel));
+      if (mean != means_.end())
+        if (auto s = channel_sums(values, v.shape, mean->second.axis(), parallel)) add_into(sample.sums[name], *s);
     };
-    for (std::size_t i = 0; i < samples.size(); ++i) r->run(samples.sample(i), observe);
+  }
+
+  void merge(const SampleStats& sample) {
+    for (const auto& [name, range] : sample.ranges) stats_.add(name, range);
+    for (const auto& [name, sums] : sample.sums) means_.at(name).add(sums);
+  }
+
+  void finish(CalibrationResult& result) const {
+    result.ranges = stats_.ranges();
+    result.unobserved = stats_.unobserved();
+    for (const auto& [name, m] : means_)
+      if (!m.empty()) result.channel_means.emplace(name, m.means());
+  }
+
+ private:
+  CalibrationStats stats_;
+  bool ranges_need_values_;
+  std::map<std::string, ChannelMean> means_;
+};
+
+// One sample at a time on one runner; statistics of large values are split
+// over threads while the runtime waits for the observer.
+void run_in_order(ModelRunner& runner, const SampleSource& samples, Collection& collection, int threads) {
+  runtime::ThreadPool pool(threads);
+  ParallelFor parallel = [&pool](std::int64_t n, const std::function<void(std::int64_t)>& fn) {
+    pool.parallel_for(n, fn);
+  };
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    SampleStats s;
+    runner.run(samples.sample(i), collection.observer(s, parallel));
+    collection.merge(s);
+  }
+}
+
+// Samples spread over `workers` runners, each with its own threads; each
+// sample's statistics are computed by the worker that ran it and merged in
+// sample order. On failure, the error of the first failing sample is thrown,
+// as a run in order would: samples are claimed in order and every claimed
+// one runs to its end.
+void run_concurrently(std::unique_ptr<ModelRunner> first, const RunnerFactory& factory, const model::Model& model,
+                      const std::vector<std::string>& observed, const SampleSource& samples,
+                      Collection& collection, int workers) {
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex mu;
+  std::map<std::size_t, SampleStats> finished;  // waiting for an earlier sample
+  std::size_t merged = 0;
+  std::exception_ptr error;
+  std::size_t error_sample = samples.size();
+
+  auto work = [&](std::unique_ptr<ModelRunner> runner) {
+    if (!runner) {
+      try {
+        runner = factory(model, observed);
+      } catch (const std::exception&) {
+        return;  // (out of memory, say) the other workers take its samples
+      }
+    }
+    for (;;) {
+      const std::size_t i = next++;
+      if (i >= samples.size() || failed) return;
+      SampleStats s;
+      try {
+        runner->run(samples.sample(i), collection.observer(s, {}));
+      } catch (...) {
+        std::lock_guard lock(mu);
+        if (i < error_sample) error = std::current_exception(), error_sample = i;
+        failed = true;
+        return;
+      }
+      std::lock_guard lock(mu);
+      finished.emplace(i, std::move(s));
+      for (auto it = finished.find(merged); it != finished.end(); it = finished.find(++merged)) {
+        collection.merge(it->second);
+        finished.erase(it);
+      }
+    }
+  };
+
+  std::vector<std::thread> others;
+  for (int w = 1; w < workers; ++w) others.emplace_back(work, nullptr);
+  work(std::move(first));
+  for (auto& t : others) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace
+
+CalibrationResult calibrate(const model::Model& model, const std::vector<std::string>& tensors,
+                            const SampleSource& samples, const CalibrationOptions& options, const RunnerFactory& runner,
+                            const std::map<std::string, std::int64_t>& means) {
+  auto start = std::chrono::steady_clock::now();
+  CalibrationResult result;
+  Collection collection(options, tensors, means);
+  if (!tensors.empty() || !means.empty()) {
+    if (!runner) throw BuildError("calibration needs a model runner, and none is available");
+    std::vector<std::string> observed = tensors;
+    for (const auto& [name, axis] : means) observed.push_back(name);
+    std::unique_ptr<ModelRunner> first = runner(model, observed);  // (its errors come first, from here)
+    const int workers = options.method != CalibrationMethod::kMinMax
+                            ? 1
+                            : static_cast<int>(std::min<std::size_t>(std::max(options.workers, 1), samples.size()));
+    if (workers > 1) run_concurrently(std::move(first), runner, model, observed, samples, collection, workers);
+    else run_in_order(*first, samples, collection, options.threads);
   }
   result.samples = samples.size();
-  result.ranges = stats.ranges();
-  result.unobserved = stats.unobserved();
-  for (const auto& [name, m] : mean_stats)
-    if (!m.empty()) result.channel_means.emplace(name, m.means());
+  collection.finish(result);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "base/error.h"
 #include "quant/calibration/reduce.h"
@@ -27,7 +28,11 @@ void RangeCollector::add(std::span<const float> values, const ParallelFor& paral
     histogram_->add(values, parallel);
     return;
   }
-  MinMax m = min_max(values, parallel);
+  add(min_max(values, parallel));
+}
+
+void RangeCollector::add(const MinMax& m) {
+  if (histogram_) throw std::logic_error("a histogram needs the values, not their range");
   if (!m.any) return;
   min_ = seen_ ? std::min(min_, m.min) : m.min;
   max_ = seen_ ? std::max(max_, m.max) : m.max;
@@ -45,26 +50,27 @@ TensorRange RangeCollector::range() const {
   return {};
 }
 
-void ChannelMean::add(std::span<const float> values, std::span<const std::int64_t> shape, const ParallelFor& parallel) {
-  if (shape.empty()) return;
+std::optional<ChannelSums> channel_sums(std::span<const float> values, std::span<const std::int64_t> shape,
+                                        std::int64_t axis, const ParallelFor& parallel) {
+  if (shape.empty()) return std::nullopt;
   auto rank = static_cast<std::int64_t>(shape.size());
-  std::int64_t axis = axis_ < 0 ? rank + axis_ : axis_;
-  if (axis < 0 || axis >= rank) return;
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return std::nullopt;
   std::int64_t outer = 1, inner = 1, channels = shape[static_cast<std::size_t>(axis)];
   for (std::int64_t i = 0; i < axis; ++i) outer *= shape[static_cast<std::size_t>(i)];
   for (std::int64_t i = axis + 1; i < rank; ++i) inner *= shape[static_cast<std::size_t>(i)];
-  if (static_cast<std::size_t>(outer * channels * inner) != values.size()) return;
-  if (sums_.empty()) sums_.assign(static_cast<std::size_t>(channels), 0.0);
-  if (static_cast<std::int64_t>(sums_.size()) != channels) return;
+  if (static_cast<std::size_t>(outer * channels * inner) != values.size()) return std::nullopt;
+  ChannelSums out;
+  out.sums.assign(static_cast<std::size_t>(channels), 0.0);
+  out.count = static_cast<std::uint64_t>(outer * inner);
   if (inner < 64) {  // short rows (e.g. channels last): one pass in element order
     for (std::int64_t o = 0; o < outer; ++o)
       for (std::int64_t c = 0; c < channels; ++c) {
         double s = 0;
         for (std::int64_t i = 0; i < inner; ++i) s += values[static_cast<std::size_t>((o * channels + c) * inner + i)];
-        sums_[static_cast<std::size_t>(c)] += s;
+        out.sums[static_cast<std::size_t>(c)] += s;
       }
-    count_ += static_cast<std::uint64_t>(outer * inner);
-    return;
+    return out;
   }
   // One partial sum per (outer, channel) row, added up in row order.
   std::int64_t rows = outer * channels;
@@ -77,8 +83,19 @@ void ChannelMean::add(std::span<const float> values, std::span<const std::int64_
   else
     for (std::int64_t r = 0; r < rows; ++r) row(r);
   for (std::int64_t r = 0; r < rows; ++r)
-    sums_[static_cast<std::size_t>(r % channels)] += row_sums[static_cast<std::size_t>(r)];
-  count_ += static_cast<std::uint64_t>(outer * inner);
+    out.sums[static_cast<std::size_t>(r % channels)] += row_sums[static_cast<std::size_t>(r)];
+  return out;
+}
+
+void ChannelMean::add(std::span<const float> values, std::span<const std::int64_t> shape, const ParallelFor& parallel) {
+  if (auto s = channel_sums(values, shape, axis_, parallel)) add(*s);
+}
+
+void ChannelMean::add(const ChannelSums& sample) {
+  if (sums_.empty()) sums_.assign(sample.sums.size(), 0.0);
+  if (sums_.size() != sample.sums.size()) return;
+  for (std::size_t c = 0; c < sums_.size(); ++c) sums_[c] += sample.sums[c];
+  count_ += sample.count;
 }
 
 std::vector<double> ChannelMean::means() const {
@@ -94,6 +111,11 @@ CalibrationStats::CalibrationStats(const CalibrationOptions& options, const std:
 void CalibrationStats::add(const std::string& name, std::span<const float> values, const ParallelFor& parallel) {
   auto it = collectors_.find(name);
   if (it != collectors_.end()) it->second.add(values, parallel);
+}
+
+void CalibrationStats::add(const std::string& name, const MinMax& sample) {
+  auto it = collectors_.find(name);
+  if (it != collectors_.end()) it->second.add(sample);
 }
 
 std::map<std::string, TensorRange> CalibrationStats::ranges() const {

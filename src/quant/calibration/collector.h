@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "quant/calibration/histogram.h"
+#include "quant/calibration/reduce.h"
 #include "quant/calibration/range_methods.h"
 
 namespace winml::quant {
@@ -25,12 +26,18 @@ struct CalibrationOptions {
   std::int64_t num_bins = 2048;
   std::int64_t num_quantized_bins = 128;
   int threads = 0;  // for statistics of large tensors; 0: one per core
+  // Samples run at once, each on its own runner (minmax only: a histogram
+  // depends on the order values arrive in). Results do not depend on it.
+  int workers = 1;
 };
 
 class RangeCollector {
  public:
   explicit RangeCollector(const CalibrationOptions& options);
   void add(std::span<const float> values, const ParallelFor& parallel = {});
+  // One sample's min and max (exact in any order; histogram methods need the values).
+  void add(const MinMax& sample);
+  bool needs_values() const { return histogram_.has_value(); }
   bool empty() const;
   TensorRange range() const;
 
@@ -41,12 +48,23 @@ class RangeCollector {
   std::optional<Histogram> histogram_;
 };
 
-// Per-channel means of a tensor over every sample (sums in double, in a
-// fixed order), for bias correction.
+// One sample's per-channel sums (rows added in row order).
+struct ChannelSums {
+  std::vector<double> sums;
+  std::uint64_t count = 0;  // values per channel
+};
+// Nothing when `axis` is outside `shape` or the sizes disagree.
+std::optional<ChannelSums> channel_sums(std::span<const float> values, std::span<const std::int64_t> shape,
+                                        std::int64_t axis, const ParallelFor& parallel = {});
+
+// Per-channel means of a tensor over every sample (sums in double, each
+// sample's added in sample order), for bias correction.
 class ChannelMean {
  public:
   explicit ChannelMean(std::int64_t axis) : axis_(axis) {}
   void add(std::span<const float> values, std::span<const std::int64_t> shape, const ParallelFor& parallel = {});
+  void add(const ChannelSums& sample);
+  std::int64_t axis() const { return axis_; }
   std::vector<double> means() const;
   bool empty() const { return count_ == 0; }
 
@@ -63,6 +81,7 @@ class CalibrationStats {
   CalibrationStats(const CalibrationOptions& options, const std::vector<std::string>& tensors);
   bool wants(const std::string& name) const { return collectors_.count(name) != 0; }
   void add(const std::string& name, std::span<const float> values, const ParallelFor& parallel = {});
+  void add(const std::string& name, const MinMax& sample);
   // Ranges of every tensor that was observed at least once.
   std::map<std::string, TensorRange> ranges() const;
   std::vector<std::string> unobserved() const;
