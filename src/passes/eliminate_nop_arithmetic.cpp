@@ -26,17 +26,6 @@ bool all_equal(const model::Model& m, const onnx::TensorProto& t, double identit
   return false;
 }
 
-// The constant broadcasts into x's shape without changing it.
-bool keeps_shape(const GraphView& v, const std::string& x, const onnx::TensorProto& c) {
-  if (c.dims_size() == 0) return true;  // a scalar broadcasts into any shape
-  const auto shape = v.partial_shape(x);
-  if (!shape || static_cast<std::size_t>(c.dims_size()) > shape->size()) return false;
-  const std::size_t offset = shape->size() - c.dims_size();
-  for (int k = 0; k < c.dims_size(); ++k)
-    if (c.dims(k) != 1 && c.dims(k) != (*shape)[offset + k]) return false;
-  return true;
-}
-
 class EliminateNopArithmetic : public NodePass {
  public:
   bool rewrite(GraphView& v, int i, PassContext& ctx) override {
@@ -51,7 +40,8 @@ class EliminateNopArithmetic : public NodePass {
       const auto* c = v.constant(n.input(k));
       const std::string& x = n.input(1 - k);
       if (!c || v.constant(x) || !all_equal(ctx.model, *c, identity)) continue;
-      if (v.elem_type(x) != c->data_type() || !keeps_shape(v, x, *c)) continue;
+      const std::vector<std::int64_t> dims(c->dims().begin(), c->dims().end());
+      if (v.elem_type(x) != c->data_type() || !v.broadcasts_into(x, dims)) continue;
       return v.bypass(i, x, n.output(0));
     }
     return false;

@@ -13,17 +13,10 @@ class EliminateNopExpand : public NodePass {
   bool rewrite(GraphView& v, int i, PassContext& ctx) override {
     const auto& n = v.node(i);
     if (!model::is_op(n, "Expand") || n.input_size() != 2) return false;
-    auto in = v.partial_shape(n.input(0));
     const auto* shape_t = v.constant(n.input(1));
-    if (!in || !shape_t) return false;
+    if (!shape_t) return false;
     auto target = model::read_ints(ctx.model, *shape_t);
-    if (!target || target->size() > in->size()) return false;
-    std::size_t offset = in->size() - target->size();
-    for (std::size_t k = 0; k < target->size(); ++k) {
-      std::int64_t t = (*target)[k], d = (*in)[offset + k];
-      if (t != 1 && t != d) return false;
-      if (t != 1 && d < 0) return false;
-    }
+    if (!target || !v.partial_shape(n.input(0)) || !v.broadcasts_into(n.input(0), *target)) return false;
     return v.bypass(i, n.input(0), n.output(0));
   }
 };

@@ -260,6 +260,16 @@ std::optional<std::vector<std::int64_t>> GraphView::partial_shape(const std::str
   return dims;
 }
 
+bool GraphView::broadcasts_into(const std::string& value, std::span<const std::int64_t> dims) const {
+  if (dims.empty()) return true;  // a scalar broadcasts into any shape
+  const auto shape = partial_shape(value);
+  if (!shape || dims.size() > shape->size()) return false;
+  const std::size_t offset = shape->size() - dims.size();
+  for (std::size_t k = 0; k < dims.size(); ++k)
+    if (dims[k] != 1 && (dims[k] != (*shape)[offset + k] || dims[k] < 0)) return false;
+  return true;
+}
+
 std::optional<std::vector<std::int64_t>> GraphView::static_shape(const std::string& value) const {
   auto dims = partial_shape(value);
   if (!dims) return std::nullopt;

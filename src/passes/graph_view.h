@@ -11,6 +11,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -69,6 +70,9 @@ class GraphView {
   std::optional<std::vector<std::int64_t>> static_shape(const std::string& value) const;
   // Dimensions with -1 for the unknown/symbolic ones (rank must be known).
   std::optional<std::vector<std::int64_t>> partial_shape(const std::string& value) const;
+  // True when a tensor of shape `dims` broadcasts into `value` without
+  // widening it: rank not larger, each dimension 1 or equal to a known one.
+  bool broadcasts_into(const std::string& value, std::span<const std::int64_t> dims) const;
 
   // Adds type information from elsewhere (e.g. shape inference run on a copy)
   // for values this graph does not describe yet. `infos` must outlive the view.

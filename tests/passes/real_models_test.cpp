@@ -91,8 +91,6 @@ void expect_close(const test::OrtResult& got, const test::OrtResult& want, const
   }
 }
 
-}  // namespace
-
 TEST_P(RealModel, BasicAndExtendedKeepOutputs) {
   const Case& c = GetParam();
   test::TempDir dir;
@@ -169,3 +167,5 @@ TEST(OptimizeCliRealModels, ExternalDataAtTheThresholdAndDeterministicBytes) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(dir / "resnet.onnx.data")) << "ResNet-50 (97 MiB) stays below 100 MiB";
 }
+
+}  // namespace
