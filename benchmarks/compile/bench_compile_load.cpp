@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/guarded_main.h"
 #include "compile/compile.h"
 #include "model/model_io.h"
 #include "runtime/session.h"
@@ -50,9 +51,7 @@ double time_session(const fs::path& path, bool first_run) {
   return now_ms() - t0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   int reps = 15;
   bool first_run = false;
   std::vector<fs::path> models;
@@ -97,3 +96,7 @@ int main(int argc, char** argv) {
   fs::remove_all(work);
   return 0;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return winml::bench::guarded_main(argc, argv, run); }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/guarded_main.h"
 #include "store/digest.h"
 #include "store/file_hash.h"
 
@@ -48,9 +49,7 @@ double time_cat(const fs::path& file) {
   return now() - t;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   fs::path file;
   std::uint64_t size_mib = 1024;
   int runs = 7;
@@ -101,3 +100,7 @@ int main(int argc, char** argv) {
   std::printf("throughput ratio (hash_file/cat): %.2f (goal >= 0.80)\n", bytes / median(hash_t[0]) / 1e9 / c);
   return 0;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return winml::bench::guarded_main(argc, argv, run); }

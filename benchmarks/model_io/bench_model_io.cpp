@@ -4,9 +4,12 @@
 #include <chrono>
 #include <cstdio>
 
+#include "common/guarded_main.h"
 #include "model/model_io.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   if (argc != 3) {
     std::fprintf(stderr, "usage: %s IN.onnx OUT.onnx\n", argv[0]);
     return 2;
@@ -20,3 +23,7 @@ int main(int argc, char** argv) {
   std::printf("%.3f\n", s);
   return 0;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return winml::bench::guarded_main(argc, argv, run); }
