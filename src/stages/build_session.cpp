@@ -36,14 +36,21 @@ void remove_temp_files(const ConfinedDir& owned, const fs::path& dir, int depth)
 // stages were recorded but before its reports were written leaves reports
 // of the build before, which the next build must notice although every
 // stage is then up to date.
-store::Digest described_records(store::BuildState& state, const graph::Graph& g,
-                                const std::vector<std::size_t>& nodes) {
+// `results`, when given, spares the lookups: an up-to-date node's record
+// holds the key the builder just compared it with.
+store::Digest described_records(store::BuildState& state, const graph::Graph& g, const std::vector<std::size_t>& nodes,
+                                const std::vector<graph::NodeResult>* results = nullptr) {
   store::Hasher h;
   for (std::size_t i : nodes) {
-    h.update_field(g.nodes[i].id());
-    auto rec = state.find(g.nodes[i].id());
-    if (rec) h.update_digest(rec->key);
-    else h.update_field("none");
+    const std::string id = g.nodes[i].id();
+    h.update_field(id);
+    if (results && (*results)[i].status == graph::Status::kUpToDate && (*results)[i].has_key) {
+      h.update_digest((*results)[i].key);
+    } else if (auto rec = state.find(id)) {
+      h.update_digest(rec->key);
+    } else {
+      h.update_field("none");
+    }
   }
   return h.finish();
 }
@@ -180,7 +187,7 @@ void BuildSession::finish(const std::vector<graph::NodeResult>& results, const s
     for (std::size_t i : by_target[ti])
       if (results[i].status != graph::Status::kUpToDate && results[i].status != graph::Status::kSkipped) touched = true;
     const std::string record_id = t + "/" + kReportsRecord;
-    const store::Digest described = described_records(*state_, g, by_target[ti]);
+    const store::Digest described = described_records(*state_, g, by_target[ti], &results);
     // Untouched models keep their reports unless those were deleted or
     // changed, or describe other stage records than the state holds.
     if (!touched && reports_intact(*state_, record_id, plan_->output_dir.native() + "/" + t + "/", described)) continue;
