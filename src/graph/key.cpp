@@ -7,14 +7,23 @@
 
 namespace winml::graph {
 
-void sort_ingredients(std::vector<Ingredient>& list) {
-  std::sort(list.begin(), list.end(), [](const Ingredient& a, const Ingredient& b) { return a.name < b.name; });
-}
+namespace {
+bool ingredient_name_less(const Ingredient& a, const Ingredient& b) { return a.name < b.name; }
+}  // namespace
+
+void sort_ingredients(std::vector<Ingredient>& list) { std::sort(list.begin(), list.end(), ingredient_name_less); }
 
 namespace {
 
-void feed(store::Hasher& h, std::vector<Ingredient>& list) {
-  sort_ingredients(list);
+// Hashes the list in name order. The builder's lists come sorted: only an
+// unsorted one is copied (a copy per node was most of a no-op's key cost).
+void feed(store::Hasher& h, const std::vector<Ingredient>& list) {
+  if (!std::is_sorted(list.begin(), list.end(), ingredient_name_less)) {
+    std::vector<Ingredient> sorted = list;
+    sort_ingredients(sorted);
+    feed(h, sorted);
+    return;
+  }
   h.update_field(std::to_string(list.size()));
   for (const auto& i : list) {
     h.update_field(i.name);
@@ -24,14 +33,14 @@ void feed(store::Hasher& h, std::vector<Ingredient>& list) {
 
 }  // namespace
 
-Digest static_digest_of(std::vector<Ingredient> statics) {
+Digest static_digest_of(const std::vector<Ingredient>& statics) {
   store::Hasher h;
   h.update_field("winml-make static ingredients v1");
   feed(h, statics);
   return h.finish();
 }
 
-Digest key_of(const Digest& static_digest, std::vector<Ingredient> dynamic) {
+Digest key_of(const Digest& static_digest, const std::vector<Ingredient>& dynamic) {
   store::Hasher h;
   h.update_field("winml-make node key v1");
   h.update_digest(static_digest);

@@ -16,8 +16,8 @@
 
 namespace winml::graph {
 
-Digest static_digest_of(std::vector<Ingredient> statics);
-Digest key_of(const Digest& static_digest, std::vector<Ingredient> dynamic);
+Digest static_digest_of(const std::vector<Ingredient>& statics);
+Digest key_of(const Digest& static_digest, const std::vector<Ingredient>& dynamic);
 
 // Helpers for building ingredients.
 Ingredient text_ingredient(std::string name, std::string text);  // digest of the text
