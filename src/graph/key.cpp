@@ -8,12 +8,8 @@
 namespace winml::graph {
 
 namespace {
+
 bool ingredient_name_less(const Ingredient& a, const Ingredient& b) { return a.name < b.name; }
-}  // namespace
-
-void sort_ingredients(std::vector<Ingredient>& list) { std::sort(list.begin(), list.end(), ingredient_name_less); }
-
-namespace {
 
 // Hashes the list in name order. The builder's lists come sorted: only an
 // unsorted one is copied (a copy per node was most of a no-op's key cost).
@@ -32,6 +28,8 @@ void feed(store::Hasher& h, const std::vector<Ingredient>& list) {
 }
 
 }  // namespace
+
+void sort_ingredients(std::vector<Ingredient>& list) { std::sort(list.begin(), list.end(), ingredient_name_less); }
 
 Digest static_digest_of(const std::vector<Ingredient>& statics) {
   store::Hasher h;

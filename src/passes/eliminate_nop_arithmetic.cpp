@@ -40,7 +40,7 @@ class EliminateNopArithmetic : public NodePass {
       const auto* c = v.constant(n.input(k));
       const std::string& x = n.input(1 - k);
       if (!c || v.constant(x) || !all_equal(ctx.model, *c, identity)) continue;
-      const std::vector<std::int64_t> dims(c->dims().begin(), c->dims().end());
+      const std::span<const std::int64_t> dims(c->dims().data(), static_cast<std::size_t>(c->dims_size()));
       if (v.elem_type(x) != c->data_type() || !v.broadcasts_into(x, dims)) continue;
       return v.bypass(i, x, n.output(0));
     }

@@ -16,7 +16,8 @@ class EliminateNopExpand : public NodePass {
     const auto* shape_t = v.constant(n.input(1));
     if (!shape_t) return false;
     auto target = model::read_ints(ctx.model, *shape_t);
-    if (!target || !v.partial_shape(n.input(0)) || !v.broadcasts_into(n.input(0), *target)) return false;
+    // (An empty target broadcasts into anything; the input's shape must still be known.)
+    if (!target || (target->empty() && !v.rank(n.input(0))) || !v.broadcasts_into(n.input(0), *target)) return false;
     return v.bypass(i, n.input(0), n.output(0));
   }
 };

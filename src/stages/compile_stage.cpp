@@ -15,7 +15,8 @@ void use_first_calibration_sample(const StageContext& ctx, compile::CompileOptio
   const std::string& data = ctx.config.quantize.calibration_data;
   if (data.empty()) return;
   const model::Model m = model::load_model(ctx.input);
-  auto samples = quant::directory_samples(ctx.project_path(data), 1, quant::model_inputs(m.proto, ctx.config.model.dims, false));
+  auto samples =
+      quant::directory_samples(ctx.project_path(data), 1, quant::model_inputs(m.proto, ctx.config.model.dims, false));
   o.validation_inputs = samples->sample(0);
   o.validation_inputs_origin = "the first calibration sample in " + data;
 }

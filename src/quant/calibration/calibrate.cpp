@@ -29,21 +29,11 @@ struct SampleStats {
   std::map<std::string, ChannelSums> sums;
 };
 
-void add_into(ChannelSums& into, const ChannelSums& more) {
-  if (into.sums.empty()) {
-    into = more;
-    return;
-  }
-  if (into.sums.size() != more.sums.size()) return;
-  for (std::size_t c = 0; c < into.sums.size(); ++c) into.sums[c] += more.sums[c];
-  into.count += more.count;
-}
-
 class Collection {
  public:
   Collection(const CalibrationOptions& options, const std::vector<std::string>& tensors,
              const std::map<std::string, std::int64_t>& means)
-      : stats_(options, tensors), ranges_need_values_(options.method != CalibrationMethod::kMinMax) {
+      : stats_(options, tensors), ranges_need_values_(needs_values_in_order(options.method)) {
     for (const auto& [name, axis] : means) means_.emplace(name, ChannelMean(axis));
   }
 
@@ -66,7 +56,7 @@ class Collection {
       if (range && ranges_need_values_) stats_.add(name, values, parallel);
       else if (range) sample.ranges[name] = combine(sample.ranges[name], min_max(values, parallel));
       if (mean != means_.end())
-        if (auto s = channel_sums(values, v.shape, mean->second.axis(), parallel)) add_into(sample.sums[name], *s);
+        if (auto s = channel_sums(values, v.shape, mean->second.axis(), parallel)) sample.sums[name].add(*s);
     };
   }
 
@@ -108,8 +98,8 @@ void run_in_order(ModelRunner& runner, const SampleSource& samples, Collection& 
 // as a run in order would: samples are claimed in order and every claimed
 // one runs to its end.
 void run_concurrently(std::unique_ptr<ModelRunner> first, const RunnerFactory& factory, const model::Model& model,
-                      const std::vector<std::string>& observed, const SampleSource& samples,
-                      Collection& collection, int workers) {
+                      const std::vector<std::string>& observed, const SampleSource& samples, Collection& collection,
+                      int workers) {
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
   std::mutex mu;
@@ -167,7 +157,7 @@ CalibrationResult calibrate(const model::Model& model, const std::vector<std::st
     std::vector<std::string> observed = tensors;
     for (const auto& [name, axis] : means) observed.push_back(name);
     std::unique_ptr<ModelRunner> first = runner(model, observed);  // (its errors come first, from here)
-    const int workers = options.method != CalibrationMethod::kMinMax
+    const int workers = needs_values_in_order(options.method)
                             ? 1
                             : static_cast<int>(std::min<std::size_t>(std::max(options.workers, 1), samples.size()));
     if (workers > 1) run_concurrently(std::move(first), runner, model, observed, samples, collection, workers);

@@ -91,16 +91,18 @@ void ChannelMean::add(std::span<const float> values, std::span<const std::int64_
   if (auto s = channel_sums(values, shape, axis_, parallel)) add(*s);
 }
 
-void ChannelMean::add(const ChannelSums& sample) {
-  if (sums_.empty()) sums_.assign(sample.sums.size(), 0.0);
-  if (sums_.size() != sample.sums.size()) return;
-  for (std::size_t c = 0; c < sums_.size(); ++c) sums_[c] += sample.sums[c];
-  count_ += sample.count;
+void ChannelSums::add(const ChannelSums& more) {
+  if (sums.empty()) sums.assign(more.sums.size(), 0.0);
+  if (sums.size() != more.sums.size()) return;
+  for (std::size_t c = 0; c < sums.size(); ++c) sums[c] += more.sums[c];
+  count += more.count;
 }
 
+void ChannelMean::add(const ChannelSums& sample) { total_.add(sample); }
+
 std::vector<double> ChannelMean::means() const {
-  std::vector<double> m(sums_.size(), 0.0);
-  for (std::size_t c = 0; c < m.size() && count_; ++c) m[c] = sums_[c] / static_cast<double>(count_);
+  std::vector<double> m(total_.sums.size(), 0.0);
+  for (std::size_t c = 0; c < m.size() && total_.count; ++c) m[c] = total_.sums[c] / static_cast<double>(total_.count);
   return m;
 }
 

@@ -11,13 +11,16 @@
 #include <vector>
 
 #include "quant/calibration/histogram.h"
-#include "quant/calibration/reduce.h"
 #include "quant/calibration/range_methods.h"
+#include "quant/calibration/reduce.h"
 
 namespace winml::quant {
 
 enum class CalibrationMethod { kMinMax, kPercentile, kEntropy };
 CalibrationMethod parse_calibration_method(const std::string& name);
+// Histogram methods need every value, in the order values arrive; minmax
+// needs only each sample's range.
+inline bool needs_values_in_order(CalibrationMethod m) { return m != CalibrationMethod::kMinMax; }
 
 struct CalibrationOptions {
   CalibrationMethod method = CalibrationMethod::kMinMax;
@@ -37,7 +40,6 @@ class RangeCollector {
   void add(std::span<const float> values, const ParallelFor& parallel = {});
   // One sample's min and max (exact in any order; histogram methods need the values).
   void add(const MinMax& sample);
-  bool needs_values() const { return histogram_.has_value(); }
   bool empty() const;
   TensorRange range() const;
 
@@ -52,6 +54,8 @@ class RangeCollector {
 struct ChannelSums {
   std::vector<double> sums;
   std::uint64_t count = 0;  // values per channel
+  // Adds `more` channel by channel (nothing when the channel counts differ).
+  void add(const ChannelSums& more);
 };
 // Nothing when `axis` is outside `shape` or the sizes disagree.
 std::optional<ChannelSums> channel_sums(std::span<const float> values, std::span<const std::int64_t> shape,
@@ -66,12 +70,11 @@ class ChannelMean {
   void add(const ChannelSums& sample);
   std::int64_t axis() const { return axis_; }
   std::vector<double> means() const;
-  bool empty() const { return count_ == 0; }
+  bool empty() const { return total_.count == 0; }
 
  private:
   std::int64_t axis_;  // -1: last
-  std::vector<double> sums_;
-  std::uint64_t count_ = 0;  // values per channel so far
+  ChannelSums total_;  // over the samples so far
 };
 
 // Collectors for a fixed set of tensor names (ordered: results are reported
