@@ -1,36 +1,86 @@
 #include "remote/action_message.h"
 
-#include "remote/action_result.pb.h"
 #include "remote/sha256.h"
+#include "remote/wire_format.h"
 
 namespace winml::remote {
 
-std::string encode_action(const store::ActionEntry& entry, const std::vector<std::string>& sha256s) {
-  wire::ActionResult result;
-  for (std::size_t i = 0; i < entry.outputs.size(); ++i) {
-    auto* file = result.add_output_files();
-    file->set_path(entry.outputs[i].name);
-    file->mutable_digest()->set_hash(sha256s.at(i));
-    file->mutable_digest()->set_size_bytes(static_cast<std::int64_t>(entry.outputs[i].size));
+namespace {
+
+// Field numbers of build.bazel.remote.execution.v2 (action_result.proto).
+enum : int { kDigestHash = 1, kDigestSize = 2 };
+enum : int { kFilePath = 1, kFileDigest = 2 };
+enum : int { kResultOutputFiles = 2, kResultExitCode = 4, kResultStdoutRaw = 5 };
+
+struct WireFile {
+  std::string path, hash;
+  std::int64_t size = 0;
+};
+
+// A known field whose wire type is not its own is skipped as unknown, and an
+// embedded message given twice is merged, as libprotobuf parses.
+bool parse_digest(std::string_view bytes, WireFile& f) {
+  wire::Reader r(bytes);
+  for (wire::Field x; r.next(x);) {
+    if (x.number == kDigestHash && x.type == wire::WireType::kLengthDelimited) f.hash = x.bytes;
+    if (x.number == kDigestSize && x.type == wire::WireType::kVarint) f.size = static_cast<std::int64_t>(x.value);
   }
-  result.set_stdout_raw(store::entry_text(entry));
-  return result.SerializeAsString();
+  return r.ok();
+}
+
+bool parse_file(std::string_view bytes, WireFile& f) {
+  wire::Reader r(bytes);
+  for (wire::Field x; r.next(x);) {
+    if (x.type != wire::WireType::kLengthDelimited) continue;
+    if (x.number == kFilePath) f.path = x.bytes;
+    if (x.number == kFileDigest && !parse_digest(x.bytes, f)) return false;
+  }
+  return r.ok();
+}
+
+}  // namespace
+
+std::string encode_action(const store::ActionEntry& entry, const std::vector<std::string>& sha256s) {
+  wire::Writer result;
+  for (std::size_t i = 0; i < entry.outputs.size(); ++i) {
+    wire::Writer digest;
+    if (!sha256s.at(i).empty()) digest.bytes(kDigestHash, sha256s[i]);
+    if (entry.outputs[i].size != 0) digest.varint(kDigestSize, entry.outputs[i].size);
+    wire::Writer file;
+    if (!entry.outputs[i].name.empty()) file.bytes(kFilePath, entry.outputs[i].name);
+    file.bytes(kFileDigest, digest.data());  // set, so present even when empty
+    result.bytes(kResultOutputFiles, file.data());
+  }
+  const std::string record = store::entry_text(entry);
+  if (!record.empty()) result.bytes(kResultStdoutRaw, record);
+  return result.data();
 }
 
 std::optional<RemoteEntry> decode_action(const std::string& bytes, const store::Digest& key) {
-  wire::ActionResult result;
-  if (!result.ParseFromString(bytes) || result.exit_code() != 0) return std::nullopt;
-  auto entry = store::parse_entry(result.stdout_raw());
-  if (!entry || entry->key != key || entry->outputs.size() != static_cast<std::size_t>(result.output_files_size()))
-    return std::nullopt;
+  std::vector<WireFile> files;
+  std::string_view stdout_raw;
+  std::int32_t exit_code = 0;
+  wire::Reader r(bytes);
+  for (wire::Field x; r.next(x);) {
+    if (x.number == kResultOutputFiles && x.type == wire::WireType::kLengthDelimited) {
+      if (!parse_file(x.bytes, files.emplace_back())) return std::nullopt;
+    } else if (x.number == kResultExitCode && x.type == wire::WireType::kVarint) {
+      exit_code = static_cast<std::int32_t>(static_cast<std::uint32_t>(x.value));
+    } else if (x.number == kResultStdoutRaw && x.type == wire::WireType::kLengthDelimited) {
+      stdout_raw = x.bytes;
+    }
+  }
+  if (!r.ok() || exit_code != 0) return std::nullopt;
+  auto entry = store::parse_entry(std::string(stdout_raw));
+  if (!entry || entry->key != key || entry->outputs.size() != files.size()) return std::nullopt;
   RemoteEntry out{std::move(*entry), {}};
-  for (int i = 0; i < result.output_files_size(); ++i) {
-    const auto& file = result.output_files(i);
-    const auto& mine = out.entry.outputs[static_cast<std::size_t>(i)];
-    if (file.path() != mine.name || file.digest().size_bytes() < 0 ||
-        static_cast<std::uint64_t>(file.digest().size_bytes()) != mine.size || !is_sha256_hex(file.digest().hash()))
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const WireFile& file = files[i];
+    const auto& mine = out.entry.outputs[i];
+    if (file.path != mine.name || file.size < 0 || static_cast<std::uint64_t>(file.size) != mine.size ||
+        !is_sha256_hex(file.hash))
       return std::nullopt;
-    out.blobs.push_back({file.digest().hash(), mine.size});
+    out.blobs.push_back({file.hash, mine.size});
   }
   return out;
 }
