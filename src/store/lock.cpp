@@ -21,6 +21,8 @@ DirectoryLock::~DirectoryLock() {
 
 namespace {
 
+constexpr std::size_t kHolderLength = 32;  // "pid N", padded with spaces, and a newline
+
 std::string holder_of(int fd) {
   char buf[128] = {};
   ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
@@ -66,8 +68,13 @@ std::unique_ptr<DirectoryLock> DirectoryLock::acquire(const fs::path& lock_file,
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   if (mode == LockMode::kExclusive) {
-    std::string me = "pid " + std::to_string(::getpid()) + "\n";
-    if (::ftruncate(fd, 0) == 0) (void)::pwrite(fd, me.data(), me.size(), 0);
+    // Always the same length, written over the last holder's: no truncation,
+    // which on a file system mounted with online discard waits for the disk
+    // (a whole no-op build's worth of time).
+    std::string me = "pid " + std::to_string(::getpid());
+    me.resize(kHolderLength - 1, ' ');
+    me += '\n';
+    (void)::pwrite(fd, me.data(), me.size(), 0);
   }
   return std::unique_ptr<DirectoryLock>(new DirectoryLock(fd));
 }
