@@ -1,6 +1,6 @@
 #include "remote/crypto_api.h"
 
-#include "remote/shared_library.h"
+#include "base/shared_library.h"
 
 namespace winml::remote {
 

@@ -1,5 +1,5 @@
 // The libcrypto functions SHA-256 needs, resolved from OpenSSL's libcrypto on
-// first use (see shared_library.h for why it is not linked).
+// first use (see base/shared_library.h for why it is not linked).
 #pragma once
 
 #include <openssl/evp.h>

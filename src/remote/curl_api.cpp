@@ -4,7 +4,7 @@
 #include <mutex>
 
 #include "base/error.h"
-#include "remote/shared_library.h"
+#include "base/shared_library.h"
 
 namespace winml::remote {
 

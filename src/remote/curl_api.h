@@ -1,5 +1,5 @@
 // The few libcurl functions the HTTP client calls, resolved from libcurl.so.4
-// on first use (see shared_library.h for why it is not linked).
+// on first use (see base/shared_library.h for why it is not linked).
 #pragma once
 
 #include <curl/curl.h>

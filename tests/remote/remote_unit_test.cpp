@@ -12,7 +12,7 @@
 #include "remote/http_client.h"
 #include "remote/settings.h"
 #include "remote/sha256.h"
-#include "remote/shared_library.h"
+#include "base/shared_library.h"
 
 using namespace winml;
 
@@ -168,7 +168,7 @@ TEST(Shard, ParsesIOfNAndSplitsModelsStablyAndCompletely) {
 
 TEST(SharedLibrary, NamesEverySonameTriedWhenNoneLoads) {
   try {
-    remote::SharedLibrary lib({"libwinml-absent.so.7", "libwinml-absent.so.6"});
+    SharedLibrary lib({"libwinml-absent.so.7", "libwinml-absent.so.6"});
     FAIL() << "loaded a library that does not exist";
   } catch (const BuildError& e) {
     const std::string what = e.what();

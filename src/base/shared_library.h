@@ -1,18 +1,19 @@
-// A shared library opened at run time. The shared cache's libraries (libcurl
-// and its 29 dependencies, libcrypto) are loaded only when a server is named:
-// linked at start-up they cost every invocation, a no-op included, ~1 ms of
-// dynamic linking.
+// A shared library opened at run time. Linked at start-up, a library costs
+// every invocation, a no-op build included, its dynamic linking and page
+// faults: the shared cache's (libcurl and its 29 dependencies, libcrypto) are
+// loaded only when a server is named, the model tools (cli/tools_module.h)
+// only when a stage or a model command runs.
 #pragma once
 
 #include <string>
 #include <vector>
 
-namespace winml::remote {
+namespace winml {
 
 class SharedLibrary {
  public:
-  // Tries each soname in turn; throws BuildError naming them and the loader's
-  // message when none loads.
+  // Tries each soname (or path) in turn; throws BuildError naming them and
+  // the loader's message when none loads.
   explicit SharedLibrary(const std::vector<std::string>& sonames);
   ~SharedLibrary();
   SharedLibrary(const SharedLibrary&) = delete;
@@ -34,4 +35,4 @@ class SharedLibrary {
   std::string soname_;
 };
 
-}  // namespace winml::remote
+}  // namespace winml

@@ -1,10 +1,10 @@
-#include "remote/shared_library.h"
+#include "base/shared_library.h"
 
 #include <dlfcn.h>
 
 #include "base/error.h"
 
-namespace winml::remote {
+namespace winml {
 
 SharedLibrary::SharedLibrary(const std::vector<std::string>& sonames) {
   std::string errors;
@@ -22,8 +22,9 @@ SharedLibrary::SharedLibrary(const std::vector<std::string>& sonames) {
 }
 
 SharedLibrary::~SharedLibrary() {
-  // Never unloaded: libcurl and OpenSSL register process-wide state (atexit
-  // handlers, thread-locals) that must outlive every use.
+  // Never unloaded: libcurl, OpenSSL and the model tools register
+  // process-wide state (atexit handlers, thread-locals) that must outlive
+  // every use.
 }
 
 void* SharedLibrary::address(const char* name) const {
@@ -33,4 +34,4 @@ void* SharedLibrary::address(const char* name) const {
   return p;
 }
 
-}  // namespace winml::remote
+}  // namespace winml
