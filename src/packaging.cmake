@@ -6,6 +6,9 @@
 include(GNUInstallDirs)
 
 install(TARGETS winml-make RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The model tools' module, where the binary looks for it from its own place
+# (../lib/winml-make/, whatever the prefix: cli/tools_module.h).
+install(TARGETS winml-make-tools LIBRARY DESTINATION lib/winml-make)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/rules/ DESTINATION ${CMAKE_INSTALL_DATADIR}/winml-make/rules)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/winml.toml.example DESTINATION ${CMAKE_INSTALL_DOCDIR})
@@ -18,7 +21,7 @@ add_custom_command(OUTPUT ${generated}/winml-make.1.gz ${generated}/winml-make.b
                           ${generated}/winml-make.fish
   COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:winml-make> -DOUT=${generated}
           -P ${CMAKE_SOURCE_DIR}/src/install_extras.cmake
-  DEPENDS winml-make ${CMAKE_SOURCE_DIR}/src/install_extras.cmake
+  DEPENDS winml-make winml-make-tools ${CMAKE_SOURCE_DIR}/src/install_extras.cmake
   COMMENT "Generating the manual page and shell completions")
 add_custom_target(winml_install_extras ALL
   DEPENDS ${generated}/winml-make.1.gz ${generated}/winml-make.bash ${generated}/_winml-make ${generated}/winml-make.fish)
@@ -38,7 +41,7 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "winml-make maintainers <winml-make@users.noreply.github.com>")
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
-# Depends from the libraries the binary links (dpkg-shlibdeps); libcurl and
+# Depends from the libraries the binary and its module link (dpkg-shlibdeps); libcurl and
 # libcrypto are opened at run time for the shared cache only.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcurl4, libssl3")

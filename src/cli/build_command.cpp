@@ -17,9 +17,9 @@
 #include "cli/interrupt.h"
 #include "cli/project_options.h"
 #include "cli/shard.h"
+#include "cli/tools_module.h"
 #include "remote/http_cache.h"
 #include "stages/registry.h"
-#include "stages/stage_runner.h"
 #include "store/cache.h"
 #include "store/lock.h"
 
@@ -82,7 +82,7 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   // project costs ~5% of a no-op build, and the process ends right after.
   // Held by a static, so it stays reachable and leak checkers agree.
   static stages::BuildSession* kept_until_exit = nullptr;
-  kept_until_exit = new stages::BuildSession(so, stages::builtin_stages());
+  kept_until_exit = new stages::BuildSession(so, tool_stages());
   stages::BuildSession& session = *kept_until_exit;
   if (!session.open()) {
     std::cerr << "winml-make: interrupted while waiting for the lock\n";
@@ -144,7 +144,7 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   for (const auto& n : plan.graph.nodes)
     if (o.targets.empty() || o.targets.count(n.target)) ++total;
 
-  stages::StageRunner runner(session);
+  ToolRunner runner(session);
   BuildReporter reporter(log, tty, color, f.explain || f.dry_run, f.dry_run, plan.graph, total);
   std::unique_ptr<remote::HttpCache> remote;
   std::string missing_library;

@@ -11,6 +11,7 @@
 #include "cli/context.h"
 #include "cli/interrupt.h"
 #include "cli/project_options.h"
+#include "cli/tools_module.h"
 #include "stages/clean.h"
 #include "stages/dead_models.h"
 #include "stages/registry.h"
@@ -34,7 +35,7 @@ Command add_clean_command(CLI::App& app) {
   sub->fallthrough();
   return {sub, [opts](const Context& ctx) {
             const std::atomic<bool>& cancel = install_interrupt_handler();
-            stages::BuildSession session(session_options(ctx, /*write=*/true, &cancel), stages::builtin_stages());
+            stages::BuildSession session(session_options(ctx, /*write=*/true, &cancel), tool_stages());
             if (!session.open()) return static_cast<int>(kExitInterrupted);
             std::set<std::string> selected;
             if (opts->dead) {

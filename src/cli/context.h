@@ -39,23 +39,14 @@ struct Command {
   }
 };
 
-// Registration functions, one per subcommand file.
-Command add_inspect_command(CLI::App& app);
-// After the build (its options are not completed after a subcommand).
-Command add_completions_command(CLI::App& app, const Command& build);
-Command add_man_command(CLI::App& app, const Command& build);
+// Registration functions of the engine's subcommands, one per file; the
+// model tools' are in tools/commands.h.
 Command add_config_command(CLI::App& app);
-Command add_optimize_command(CLI::App& app);
-Command add_analyze_command(CLI::App& app);
 Command add_build_command(CLI::App& app);  // the main app: winml-make [TARGET...]
 Command add_status_command(CLI::App& app);
 Command add_clean_command(CLI::App& app);
 Command add_graph_command(CLI::App& app);
 Command add_cache_command(CLI::App& app);
-Command add_run_command(CLI::App& app);
-Command add_quantize_command(CLI::App& app);
-Command add_compile_command(CLI::App& app);
-Command add_epcontext_command(CLI::App& app);
 
 // What --version prints: the version, then each code unit's digest.
 std::string version_string();

@@ -5,9 +5,9 @@
 
 #include "cli/context.h"
 #include "cli/project_options.h"
+#include "cli/tools_module.h"
 #include "graph/dot.h"
 #include "stages/registry.h"
-#include "stages/stage_runner.h"
 
 namespace winml::cli {
 
@@ -20,14 +20,14 @@ Command add_graph_command(CLI::App& app) {
   sub->add_option("targets", opts->targets, "Models to show (default: all)");
   sub->fallthrough();
   return {sub, [opts](const Context& ctx) {
-            stages::BuildSession session(session_options(ctx, /*write=*/false, nullptr), stages::builtin_stages());
+            stages::BuildSession session(session_options(ctx, /*write=*/false, nullptr), tool_stages());
             session.open();
             auto selected = select_targets(session, opts->targets);
             graph::Graph g = session.plan().graph;
             graph::BuildOptions o;
             o.dry_run = true;
             o.targets = selected;
-            stages::StageRunner runner(session);
+            ToolRunner runner(session);
             graph::Builder builder(
                 g, {session.options().source.project_dir, session.plan().output_dir, session.state_dir()},
                 session.state(), session.ingredients(), runner);

@@ -7,9 +7,9 @@
 #include "cli/build_report.h"
 #include "cli/context.h"
 #include "cli/project_options.h"
+#include "cli/tools_module.h"
 #include "stages/dead_models.h"
 #include "stages/registry.h"
-#include "stages/stage_runner.h"
 
 namespace winml::cli {
 
@@ -24,14 +24,14 @@ Command add_status_command(CLI::App& app) {
   sub->add_flag("--json", opts->json, "Machine-readable output");
   sub->fallthrough();
   return {sub, [opts](const Context& ctx) {
-            stages::BuildSession session(session_options(ctx, /*write=*/false, nullptr), stages::builtin_stages());
+            stages::BuildSession session(session_options(ctx, /*write=*/false, nullptr), tool_stages());
             session.open();
             const auto& plan = session.plan();
             graph::BuildOptions o;
             o.targets = select_targets(session, opts->targets);
             o.dry_run = true;
             o.explain = true;
-            stages::StageRunner runner(session);
+            ToolRunner runner(session);
             graph::Builder builder(plan.graph,
                                    {session.options().source.project_dir, plan.output_dir, session.state_dir()},
                                    session.state(), session.ingredients(), runner);

@@ -133,6 +133,13 @@ store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& regis
   std::error_code ec;
   const fs::path self_path = fs::read_symlink("/proc/self/exe", ec);
   if (auto self = stats.digest(ec ? std::string("/proc/self/exe") : self_path.string())) h.update_digest(*self);
+  // And the stages' code where it is not in this binary (a module loaded on
+  // demand): hashed, not loaded.
+  for (const auto& f : registry.code_files()) {
+    h.update_field(f.string());
+    auto d = stats.digest(f);
+    h.update_field(d ? d->hex() : "missing");
+  }
   h.update_field(source.project_dir.string());
   h.update_field(source.config_file.string());
   h.update_field(source.output_dir_override.string());

@@ -1,7 +1,7 @@
 // Digests of the code each stage runs, computed when the tool is built
 // (src/stages/code_digest.cmake): per library, its sources and headers and
 // those of every library it links ("winml_quant"); per stage adapter, its own
-// two files ("stages/quantize_stage"). A stage declares its units
+// two files ("adapters/quantize_stage"). A stage declares its units
 // (Declarations::code) and their digests enter its key, so editing the
 // quantizer invalidates quantize (and what follows, by content) but not
 // optimize, with no version number to remember to bump.

@@ -3,17 +3,8 @@
 #include <fstream>
 
 #include "graph/runner.h"
-#include "model/model_io.h"
 
 namespace winml::stages {
-
-model::SaveOptions StageContext::save_options() const {
-  // The threshold is in the key only for stages that declared writing models.
-  if (!writes_models) throw std::logic_error("a stage saves a model without declaring writes_models");
-  model::SaveOptions o;
-  o.external_data_threshold = static_cast<std::uint64_t>(config.build.external_data_threshold_mib) * model::kMiB;
-  return o;
-}
 
 void StageContext::check_cancel() const {
   if (cancelled()) throw graph::Interrupted();

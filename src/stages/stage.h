@@ -24,10 +24,6 @@
 #include "config/config.h"
 #include "stages/declarations.h"
 
-namespace winml::model {
-struct SaveOptions;
-}
-
 namespace winml::stages {
 
 namespace fs = std::filesystem;
@@ -49,7 +45,7 @@ struct StageContext {
   // Where to write the artifact. Its directory is private to this run and
   // empty: write sidecars (<name>.onnx.data, EPContext .bin files) next to it;
   // every file left there becomes an output. Use model::save_model(m, output,
-  // save_options()), which also writes atomically.
+  // save_options(ctx)) (adapters/save_options.h), which also writes atomically.
   fs::path output;
   std::vector<fs::path> files;  // Declarations::files, resolved
   // The declared environment variables that are set (and only those).
@@ -60,9 +56,6 @@ struct StageContext {
   // is kept after the build for the user, and is not an output.
   fs::path log_file;
 
-  // How models are saved ([build] external_data_threshold_mib). Only for a
-  // stage that declared writes_models: std::logic_error otherwise.
-  model::SaveOptions save_options() const;  // defined with model I/O (stages/stage.cpp)
   bool cancelled() const { return cancel && cancel->load(); }
   // Throws graph::Interrupted when the build is being interrupted (SIGINT);
   // call it between long steps.

@@ -47,6 +47,26 @@ TEST(BuildCli, FirstBuildWritesTheLayoutAndSecondIsANoOp) {
   EXPECT_NE(text.out.find("nothing to do"), std::string::npos) << text.out;
 }
 
+// The model tools (and libonnx, libprotobuf behind them) are loaded when a
+// stage runs, never for a build with nothing to do, nor for status: the
+// dynamic loader says what it opened (LD_DEBUG=files).
+TEST(BuildCli, ANoOpLoadsNeitherTheModelToolsNorOnnx) {
+  Project p;
+  one_model(p);
+  const std::map<std::string, std::string> trace = {{"LD_DEBUG", "files"}};
+  auto first = p.run({"--no-cache"}, trace);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.err.find("winml-make-tools.so"), std::string::npos) << "the loader's trace lacks the module";
+  EXPECT_NE(first.err.find("libonnx"), std::string::npos);
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--no-cache"}, {"status"}, {"-n"}}) {
+    auto r = p.run(args, trace);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find(args[0] == "--no-cache" ? "nothing to do" : "up to date"), std::string::npos) << r.out;
+    for (const char* absent : {"winml-make-tools.so", "libonnx", "libprotobuf"})
+      EXPECT_EQ(r.err.find(absent), std::string::npos) << args[0] << " loaded " << absent;
+  }
+}
+
 TEST(BuildCli, ManifestHasTheDocumentedFields) {
   Project p;
   one_model(p);

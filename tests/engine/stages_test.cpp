@@ -2,6 +2,8 @@
 // and the auto loop driven by fake optimize and analyze stages.
 #include <gtest/gtest.h>
 
+#include "adapters/builtin.h"
+#include "adapters/save_options.h"
 #include "config/project.h"
 #include "graph/key.h"
 #include "model/model_io.h"
@@ -126,8 +128,8 @@ TEST(Plan, OneChainPerModelWithWhatEachStageReads) {
   EXPECT_FALSE(has(quantize_a, "tool"));
   auto export_a = ingredient_names(g.nodes[g.find("a", "export")]);
   EXPECT_EQ(export_a, (std::vector<std::string>{"implementation", "config:build.external_data_threshold_mib",
-                                                "config:model.source", "code:winml_model", "code:stages/export_stages",
-                                                "code:stages/stage"}));
+                                                "config:model.source", "code:winml_model",
+                                                "code:adapters/export_stages", "code:stages/stage"}));
   EXPECT_EQ(g.nodes[g.find("a", "export")].extra_inputs,
             (std::vector<graph::InputDecl>{{graph::InputKind::kModel, "a.onnx"}}));
   // Identical models share static digests past import.
@@ -182,7 +184,7 @@ TEST(Plan, AStageSeesOnlyWhatItDeclared) {
   EXPECT_TRUE(rules::active().read("optimize/presets.toml"));
   // A model-writing stage without the declaration cannot get save options.
   stages::StageContext ctx{view.config, dir.path(), "winml.toml", {}, {}, dir / "out.onnx", {}, {}, false, nullptr, {}};
-  EXPECT_THROW(ctx.save_options(), std::logic_error);
+  EXPECT_THROW(save_options(ctx), std::logic_error);
 }
 
 TEST(Plan, StoredFormRoundTrips) {

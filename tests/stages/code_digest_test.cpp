@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "adapters/builtin.h"
 #include "config/project.h"
 #include "stages/build_plan.h"
 #include "stages/registry.h"
@@ -127,8 +128,8 @@ TEST(CodeDigest, EditingAStageAdapterChangesThatStageAlone) {
   test::TempDir work;
   copy_sources(work / "src");
   const Digests before = run_script(work / "src", work);
-  append_comment(work / "src" / "stages" / "compile_stage.h");
+  append_comment(work / "src" / "adapters" / "compile_stage.h");
   const auto units = changed(before, run_script(work / "src", work));
-  EXPECT_EQ(units, (std::set<std::string>{"stages/compile_stage"}));
+  EXPECT_EQ(units, (std::set<std::string>{"adapters/compile_stage"}));
   EXPECT_EQ(stages_affected(units), (std::set<std::string>{"compile"}));
 }

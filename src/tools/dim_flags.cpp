@@ -1,4 +1,4 @@
-#include "cli/dim_flags.h"
+#include "tools/dim_flags.h"
 
 #include <charconv>
 

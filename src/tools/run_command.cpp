@@ -11,12 +11,13 @@
 
 #include "base/error.h"
 #include "cli/context.h"
-#include "cli/dim_flags.h"
 #include "model/model_io.h"
 #include "model/tensor_file.h"
 #include "runtime/gemm.h"
 #include "runtime/session.h"
 #include "runtime/tensor_stats.h"
+#include "tools/commands.h"
+#include "tools/dim_flags.h"
 
 namespace winml::cli {
 

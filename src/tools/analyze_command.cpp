@@ -6,6 +6,7 @@
 #include "base/atomic_file.h"
 #include "cli/context.h"
 #include "model/model_io.h"
+#include "tools/commands.h"
 
 namespace winml::cli {
 

@@ -1,4 +1,4 @@
-#include "cli/completion_script.h"
+#include "tools/completion_script.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>

@@ -1,4 +1,5 @@
-#include "stages/export_stages.h"
+#include "adapters/export_stages.h"
+#include "adapters/save_options.h"
 
 #include "base/error.h"
 #include "export/export_plan.h"
@@ -14,7 +15,7 @@ Declarations ImportStage::declare(const config::TargetConfig& config) const {
   Declarations d;
   d.config = {"model.source"};
   d.files = {{graph::InputKind::kModel, config.model.source}};
-  d.code = {"winml_model", "stages/export_stages"};
+  d.code = {"winml_model", "adapters/export_stages"};
   d.writes_models = true;
   return d;
 }
@@ -28,7 +29,7 @@ StageResult ImportStage::run(const StageContext& ctx) {
     model::copy_model(source, ctx.output);
     r.metrics["copied_epcontext_blobs"] = true;
   } else {
-    model::save_model(m, ctx.output, ctx.save_options());
+    model::save_model(m, ctx.output, save_options(ctx));
   }
   r.metrics["source"] = ctx.config.model.source;
   return r;
@@ -49,7 +50,7 @@ Declarations ExportStage::declare(const config::TargetConfig& config) const {
     d.rules = {exporting::kTorchvisionRecipe};
   }
   d.environment = config.export_.env;
-  d.code = {"winml_export", "stages/export_stages"};
+  d.code = {"winml_export", "adapters/export_stages"};
   d.writes_models = true;
   return d;
 }
@@ -57,7 +58,7 @@ Declarations ExportStage::declare(const config::TargetConfig& config) const {
 StageResult ExportStage::run(const StageContext& ctx) {
   exporting::ExportPlan plan =
       exporting::plan_export(ctx.config.export_, ctx.project_dir, ctx.config_file, ctx.environment);
-  exporting::run_export(plan, ctx.project_dir, ctx.output, ctx.log_file, ctx.save_options(), ctx.cancel);
+  exporting::run_export(plan, ctx.project_dir, ctx.output, ctx.log_file, save_options(ctx), ctx.cancel);
   StageResult r;
   if (!ctx.config.export_.torchvision.empty()) r.metrics["torchvision"] = ctx.config.export_.torchvision;
   else r.metrics["command"] = ctx.config.export_.command;

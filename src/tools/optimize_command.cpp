@@ -9,6 +9,7 @@
 #include "model/model_io.h"
 #include "passes/optimize.h"
 #include "passes/registry.h"
+#include "tools/commands.h"
 
 namespace winml::cli {
 

@@ -1,4 +1,4 @@
-#include "stages/analyze_stage.h"
+#include "adapters/analyze_stage.h"
 
 #include <algorithm>
 
@@ -15,7 +15,7 @@ Declarations AnalyzeStage::declare(const config::TargetConfig&) const {
   d.config = {"compile.ep", "compile.device", "optimize"};
   for (const auto& name : ep::ep_table_names()) d.rules.push_back("ep/" + name + ".toml");
   d.rules.push_back("optimize/presets.toml");
-  d.code = {"winml_analyze", "stages/analyze_stage"};
+  d.code = {"winml_analyze", "adapters/analyze_stage"};
   return d;
 }
 

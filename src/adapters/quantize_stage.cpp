@@ -1,4 +1,5 @@
-#include "stages/quantize_stage.h"
+#include "adapters/quantize_stage.h"
+#include "adapters/save_options.h"
 
 #include <cstdio>
 
@@ -14,7 +15,7 @@ Declarations QuantizeStage::declare(const config::TargetConfig& config) const {
   if (!config.quantize.calibration_data.empty())
     d.files = {{graph::InputKind::kTree, config.quantize.calibration_data}};
   d.rules = {"ep/" + config.compile.ep + ".toml"};
-  d.code = {"winml_quant", "stages/quantize_stage"};
+  d.code = {"winml_quant", "adapters/quantize_stage"};
   d.writes_models = true;
   return d;
 }
@@ -58,7 +59,7 @@ StageResult QuantizeStage::run(const StageContext& ctx) {
   quant::QuantizeResult result = quant::quantize_model(in, ctx.config.quantize, q);
   ctx.check_cancel();
   if (const auto& limit = ctx.config.quantize.min_sqnr_db) check_min_sqnr(result.report, *limit);
-  model::save_model(result.model, ctx.output, ctx.save_options());
+  model::save_model(result.model, ctx.output, save_options(ctx));
   StageResult r;
   r.metrics = std::move(result.report);
   return r;

@@ -1,18 +1,18 @@
 // The stage implementations of this binary, one line each. Each adapter
-// (stages/<name>_stage.h) turns its library (analyze, passes, quant, compile)
+// (adapters/<name>_stage.h) turns its library (analyze, passes, quant, compile)
 // into a Stage; swapping an implementation is replacing its line, e.g.
 //
 //   r.set("quantize", std::make_shared<QuantizeStage>());
 //
 // The engine needs no other change: keys, staleness, caching and the manifest
 // follow from the Stage's declarations.
-#include "stages/analyze_stage.h"
-#include "stages/compile_stage.h"
-#include "stages/export_stages.h"
-#include "stages/optimize_stage.h"
-#include "stages/package_stage.h"
-#include "stages/quantize_stage.h"
-#include "stages/registry.h"
+#include "adapters/builtin.h"
+#include "adapters/analyze_stage.h"
+#include "adapters/compile_stage.h"
+#include "adapters/export_stages.h"
+#include "adapters/optimize_stage.h"
+#include "adapters/package_stage.h"
+#include "adapters/quantize_stage.h"
 
 namespace winml::stages {
 

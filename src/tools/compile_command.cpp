@@ -8,9 +8,10 @@
 
 #include "base/error.h"
 #include "cli/context.h"
-#include "cli/dim_flags.h"
 #include "compile/compile.h"
 #include "config/config.h"
+#include "tools/commands.h"
+#include "tools/dim_flags.h"
 
 namespace winml::cli {
 

@@ -1,4 +1,4 @@
-#include "stages/package_stage.h"
+#include "adapters/package_stage.h"
 
 #include "model/sidecars.h"
 
@@ -6,7 +6,7 @@ namespace winml::stages {
 
 Declarations PackageStage::declare(const config::TargetConfig&) const {
   Declarations d;
-  d.code = {"winml_model", "stages/package_stage"};
+  d.code = {"winml_model", "adapters/package_stage"};
   return d;
 }
 

@@ -1,4 +1,5 @@
-#include "stages/compile_stage.h"
+#include "adapters/compile_stage.h"
+#include "adapters/save_options.h"
 
 #include "base/error.h"
 #include "compile/compile.h"
@@ -28,7 +29,7 @@ Declarations CompileStage::declare(const config::TargetConfig& config) const {
   d.config = {"compile", "model.dims", "quantize.calibration_data"};
   d.environment = config.compile.env;
   d.rules = {"ep/" + config.compile.ep + ".toml"};
-  d.code = {"winml_compile", "stages/compile_stage"};
+  d.code = {"winml_compile", "adapters/compile_stage"};
   // Validation runs on the first calibration sample when there are samples,
   // read by the quantizer's sample reader (its code enters the key too).
   if (!config.quantize.calibration_data.empty()) {
@@ -50,7 +51,7 @@ StageResult CompileStage::run(const StageContext& ctx) {
   }
   o.dims = ctx.config.model.dims;
   use_first_calibration_sample(ctx, o);
-  o.external_data_threshold = ctx.save_options().external_data_threshold;
+  o.external_data_threshold = save_options(ctx).external_data_threshold;
   o.project_dir = ctx.project_dir;
   o.log_file = ctx.log_file;
   o.cancel = ctx.cancel;

@@ -3,9 +3,10 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "cli/completion_script.h"
 #include "cli/context.h"
-#include "cli/man_page.h"
+#include "tools/commands.h"
+#include "tools/completion_script.h"
+#include "tools/man_page.h"
 
 namespace winml::cli {
 

@@ -5,6 +5,7 @@
 #include "cli/context.h"
 #include "model/inspect.h"
 #include "model/model_io.h"
+#include "tools/commands.h"
 
 namespace winml::cli {
 

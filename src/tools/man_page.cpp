@@ -1,4 +1,4 @@
-#include "cli/man_page.h"
+#include "tools/man_page.h"
 
 #include <sstream>
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "cli/completion_script.h"
+#include "tools/completion_script.h"
 
 namespace winml::cli {
 

@@ -3,8 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "cli/completion_script.h"
 #include "cli/context.h"
+#include "tools/commands.h"
+#include "tools/completion_script.h"
 
 namespace winml::cli {
 

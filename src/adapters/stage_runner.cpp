@@ -1,4 +1,4 @@
-#include "stages/stage_runner.h"
+#include "adapters/stage_runner.h"
 
 #include "base/error.h"
 #include "base/rules.h"

@@ -1,4 +1,5 @@
-#include "stages/optimize_stage.h"
+#include "adapters/optimize_stage.h"
+#include "adapters/save_options.h"
 
 #include "model/model_io.h"
 #include "passes/optimize.h"
@@ -11,7 +12,7 @@ Declarations OptimizeStage::declare(const config::TargetConfig& config) const {
   // switch explains as "build.auto: true -> false", not as a key that vanished.
   d.config = {"optimize", "compile.ep", "build.auto"};
   d.rules = {"optimize/presets.toml", "ep/" + config.compile.ep + ".toml"};
-  d.code = {"winml_passes", "stages/optimize_stage"};
+  d.code = {"winml_passes", "adapters/optimize_stage"};
   d.writes_models = true;
   return d;
 }
@@ -21,7 +22,7 @@ StageResult OptimizeStage::run(const StageContext& ctx) {
   passes::OptimizeReport report =
       passes::optimize_model(m, passes::OptimizeOptions::from_config(ctx.config.optimize, ctx.config.compile.ep));
   ctx.check_cancel();
-  model::save_model(m, ctx.output, ctx.save_options());
+  model::save_model(m, ctx.output, save_options(ctx));
   StageResult r;
   r.metrics = report.to_json();  // no timings: metrics stay reproducible
   return r;

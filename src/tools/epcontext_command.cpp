@@ -4,6 +4,7 @@
 
 #include "cli/context.h"
 #include "compile/epcontext_convert.h"
+#include "tools/commands.h"
 
 namespace winml::cli {
 

@@ -9,11 +9,12 @@
 #include "base/atomic_file.h"
 #include "base/error.h"
 #include "cli/context.h"
-#include "cli/dim_flags.h"
 #include "config/config.h"
 #include "model/model_io.h"
 #include "quant/accuracy.h"
 #include "quant/quantize.h"
+#include "tools/commands.h"
+#include "tools/dim_flags.h"
 
 namespace winml::cli {
 

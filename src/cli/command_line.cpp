@@ -1,0 +1,128 @@
+#include "cli/command_line.h"
+
+#include <iostream>
+
+#include "base/error.h"
+#include "base/rules.h"
+#include "base/text.h"
+
+namespace winml::cli {
+
+namespace {
+
+// Shorthands, applied after every -D.
+const std::vector<std::pair<const char*, const char*>> kShorthands = {{"--no-quant", "quantize.enabled=false"},
+                                                                      {"--no-compile", "compile.enabled=false"},
+                                                                      {"--no-validate", "compile.validate=false"}};
+
+}  // namespace
+
+CommandLine::CommandLine()
+    : app_("winml-make: incremental, content-hashed builds of ONNX model pipelines (winml.toml)", "winml-make"),
+      shorthand_given_(kShorthands.size(), false) {
+  app_.set_version_flag("--version", version_string());
+  app_.add_option("-C,--directory", ctx_.directory, "Project directory (default: the current directory)");
+  app_.add_option("-c,--config", ctx_.config,
+                  "Config file to use instead of <project>/winml.toml (TOML, or a "
+                  "winml_build_config.json to replay)");
+  // Global, so `winml-make -o DIR status` and `winml-make status -o DIR` mean the same.
+  app_.add_option("-o,--output-dir", ctx_.output_dir, "Output directory (default: [build] output_dir)");
+  // Settings on the command line, global like -o: a build and its status
+  // must agree on them.
+  app_.add_option("-D,--define", ctx_.defines,
+                  "Set a config key for this run, as if in the file (SECTION.KEY=VALUE; VALUE is a JSON literal or a "
+                  "bare string; repeatable)")
+      ->allow_extra_args(false);
+  app_.add_flag_callback(
+      "--no-quant", [this] { shorthand_given_[0] = true; },
+      "Skip the quantize stage (same as -D quantize.enabled=false)");
+  app_.add_flag_callback(
+      "--no-compile", [this] { shorthand_given_[1] = true; },
+      "Skip the compile stage (same as -D compile.enabled=false)");
+  app_.add_flag_callback(
+      "--no-validate", [this] { shorthand_given_[2] = true; },
+      "Do not run the compiled model to validate it (same as -D compile.validate=false)");
+  app_.add_option("--min-sqnr", min_sqnr_,
+                  "Fail quantization below this SQNR in dB for any output (same as -D quantize.min_sqnr_db=DB)");
+  app_.add_option("--cache-dir", ctx_.cache_dir,
+                  "Content-addressed cache directory (default: $WINML_MAKE_CACHE_DIR, else $XDG_CACHE_HOME/winml-make, "
+                  "else ~/.cache/winml-make)");
+  app_.require_subcommand(0, 1);
+  for (auto add : {add_config_command, add_status_command, add_clean_command, add_graph_command, add_cache_command})
+    commands_.push_back(add(app_));
+  build_ = add_build_command(app_);
+}
+
+void CommandLine::add_stand_ins(const std::vector<std::string>& names, std::function<int(int, char**)> elsewhere) {
+  elsewhere_ = std::move(elsewhere);
+  for (const auto& name : names) stand_ins_.push_back(app_.add_subcommand(name)->prefix_command());
+}
+
+int CommandLine::run(int argc, char** argv) {
+  try {
+    try {
+      app_.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+      if (!elsewhere_) throw;
+      return elsewhere_(argc, argv);  // the help lists every subcommand
+    } catch (const CLI::CallForAllHelp&) {
+      if (!elsewhere_) throw;
+      return elsewhere_(argc, argv);
+    }
+    for (const CLI::App* s : stand_ins_)
+      if (s->parsed()) return elsewhere_(argc, argv);
+    return dispatch();
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app_.exit(e);  // --help, --version
+    std::cerr << "winml-make: error: " << e.what() << "\nRun 'winml-make --help' for usage.\n";
+    return kExitInputError;
+  } catch (const InputError& e) {
+    std::cerr << "winml-make: error: " << e.what() << "\n";
+    return kExitInputError;
+  } catch (const BuildError& e) {
+    std::cerr << "winml-make: error: " << e.what() << "\n";
+    return kExitBuildFailure;
+  } catch (const std::exception& e) {
+    std::cerr << "winml-make: error: " << e.what() << "\n";
+    return kExitBuildFailure;
+  }
+}
+
+int CommandLine::dispatch() {
+  for (std::size_t i = 0; i < kShorthands.size(); ++i)
+    if (shorthand_given_[i]) ctx_.defines.push_back(kShorthands[i].second);
+  if (!min_sqnr_.empty()) ctx_.defines.push_back("quantize.min_sqnr_db=" + min_sqnr_);
+  rules::set_active(rules::Rules::for_project(ctx_.project_dir()));
+  for (const auto& c : commands_)
+    if (c.app->parsed()) {
+      // Build options reach a subcommand's parser through fallthrough; one
+      // the subcommand does not define would be silently ignored.
+      for (const CLI::Option* o : app_.get_options()) {
+        if (o->count() == 0 || !build_.owns(o)) continue;
+        const std::string name = o->get_lnames().empty() ? o->get_name() : "--" + o->get_lnames().front();
+        const std::string sub = c.app->get_name();
+        if (c.app->get_option_no_throw(name))
+          throw InputError(name + " before '" + sub + "' is the build's option; write 'winml-make " + sub + " " + name +
+                           "'");
+        throw InputError(name + " applies to building, not to 'winml-make " + sub + "'");
+      }
+      return c.run(ctx_);
+    }
+  try {
+    return build_.run(ctx_);
+  } catch (const InputError& e) {
+    // "winml-make statsu": the word was meant as a subcommand, not a model.
+    const CLI::Option* targets = app_.get_option_no_throw("targets");
+    if (!targets || targets->count() == 0) throw;
+    std::vector<std::string> names;
+    for (const auto& c : commands_) names.push_back(c.app->get_name());
+    for (const CLI::App* s : stand_ins_) names.push_back(s->get_name());
+    const std::string word = targets->results().front();
+    const std::string meant = nearest_match(word, names);
+    if (meant.empty()) throw;
+    throw InputError(std::string(e.what()) + "\n'" + word + "' is no subcommand either: did you mean 'winml-make " +
+                     meant + "'?");
+  }
+}
+
+}  // namespace winml::cli

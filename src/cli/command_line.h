@@ -1,0 +1,54 @@
+// winml-make's command line: the global options, the build (no subcommand)
+// and the subcommands, parsed and run with the tool's exit codes.
+//
+// It is defined in two places from this one class. The binary defines the
+// engine's commands (build, status, clean, graph, config, cache) and a
+// stand-in for each model tool (kToolCommands); the model tools' module
+// (src/tools) defines the same line with the tools themselves. A stand-in,
+// or a request for help, hands the untouched arguments to the module.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/context.h"
+
+namespace winml::cli {
+
+// The subcommands the model tools' module defines (src/tools).
+inline const std::vector<std::string> kToolCommands = {"inspect", "optimize",  "analyze",     "run", "quantize",
+                                                       "compile", "epcontext", "completions", "man"};
+
+class CommandLine {
+ public:
+  // The global options, the build and the engine's subcommands.
+  CommandLine();
+  CommandLine(const CommandLine&) = delete;
+  CommandLine& operator=(const CommandLine&) = delete;
+
+  CLI::App& app() { return app_; }
+  const Command& build() const { return build_; }
+  void add(Command command) { commands_.push_back(std::move(command)); }
+  // A subcommand defined elsewhere: when parsed (or help is asked for),
+  // `elsewhere` runs with the arguments as given.
+  void add_stand_ins(const std::vector<std::string>& names, std::function<int(int, char**)> elsewhere);
+
+  int run(int argc, char** argv);
+
+ private:
+  int dispatch();
+
+  CLI::App app_;
+  Context ctx_;
+  Command build_;
+  std::vector<Command> commands_;
+  std::vector<CLI::App*> stand_ins_;
+  std::function<int(int, char**)> elsewhere_;
+  std::vector<bool> shorthand_given_;
+  std::string min_sqnr_;
+};
+
+}  // namespace winml::cli

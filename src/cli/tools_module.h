@@ -1,0 +1,64 @@
+// The model tools: the stages (src/adapters) and every command that reads or
+// writes ONNX (src/tools), built as a module of their own that this binary
+// opens the first time it needs one of them. A build with nothing to run, a
+// status or a clean never loads it, nor libonnx and libprotobuf behind it:
+// where a page fault is dear, loading those costs more than a whole no-op
+// build (docs/architecture.md, "Two halves").
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <mutex>
+
+#include "graph/runner.h"
+#include "stages/build_session.h"
+#include "stages/registry.h"
+
+namespace winml::rules {
+class Rules;
+}
+
+namespace winml::cli {
+
+// What the module exports, under the C name kToolsEntryPoint. Both halves of
+// one build share the stamp; a module from another build is refused.
+struct ToolsModule {
+  const char* stamp;
+  // The whole command line (every subcommand), as winml-make's main.
+  int (*main)(int argc, char** argv);
+  void (*register_stages)(stages::StageRegistry& registry);
+  std::unique_ptr<graph::NodeRunner> (*make_runner)(stages::BuildSession& session);
+  // The module holds its own copy of the process's active rules.
+  void (*use_rules)(const rules::Rules& rules);
+};
+
+inline constexpr const char* kToolsEntryPoint = "winml_make_tools";
+inline constexpr const char* kToolsFileName = "winml-make-tools.so";
+
+// Where the module is: next to this binary (a build tree), else in
+// ../lib/winml-make/ from it (an installation).
+std::filesystem::path tools_module_path();
+// Loaded once; BuildError naming the file when it is missing or foreign.
+const ToolsModule& tools_module();
+
+// The module's stages, loaded when a plan is made or a stage runs.
+const stages::StageRegistry& tool_stages();
+
+// Runs nodes through the module's runner, loaded at the first node that runs
+// (or the first model whose sidecars must be read).
+class ToolRunner : public graph::NodeRunner {
+ public:
+  explicit ToolRunner(stages::BuildSession& session) : session_(session) {}
+  graph::RunResult run(const graph::RunRequest& request) override { return runner().run(request); }
+  std::vector<std::string> model_files(const std::filesystem::path& model) override {
+    return runner().model_files(model);
+  }
+
+ private:
+  graph::NodeRunner& runner();
+  stages::BuildSession& session_;
+  std::once_flag once_;
+  std::unique_ptr<graph::NodeRunner> runner_;
+};
+
+}  // namespace winml::cli

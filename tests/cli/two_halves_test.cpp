@@ -1,0 +1,49 @@
+// The binary and the model tools' module define one command line
+// (cli/command_line.h): every subcommand the full --help lists runs from the
+// binary, the model tools through their stand-ins, and a model tool is named
+// by the same words before and after the global options.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "cli/command_line.h"
+#include "cli/help_text.h"
+#include "support/cli_runner.h"
+#include "support/temp_dir.h"
+
+using namespace winml;
+
+TEST(TwoHalves, EverySubcommandOfTheHelpRunsFromTheBinary) {
+  const auto top = test::run_cli({"--help"});
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  const auto subs = test::subcommands_in_help(top.out);
+  for (const auto& tool : cli::kToolCommands)
+    EXPECT_NE(std::find(subs.begin(), subs.end(), tool), subs.end()) << tool << " is a stand-in but no subcommand";
+  for (const auto& sub : subs) {
+    const auto help = test::run_cli({sub, "--help"});
+    EXPECT_EQ(help.exit_code, 0) << sub << ": " << help.err;
+    EXPECT_NE(help.out.find(sub), std::string::npos) << sub << ":\n" << help.out;
+  }
+}
+
+TEST(TwoHalves, AModelToolAfterGlobalOptionsRunsInTheModule) {
+  test::TempDir dir;
+  // inspect of a file that is not a model: the module's error, through the stand-in.
+  test::write_text(dir / "not-a-model.onnx", "garbage");
+  const auto r = test::run_cli({"-C", dir.path().string(), "inspect", "-m", (dir / "not-a-model.onnx").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("not-a-model.onnx"), std::string::npos) << r.err;
+}
+
+TEST(TwoHalves, AMissingModuleIsAClearErrorNamingIt) {
+  test::TempDir dir;
+  // The binary alone, without its module beside it or in ../lib/winml-make.
+  std::filesystem::create_directories(dir / "bin");
+  std::filesystem::copy_file(WINML_MAKE_BIN, dir / "bin" / "winml-make");
+  const auto r = test::run_program({(dir / "bin" / "winml-make").string(), "inspect", "-m", "x.onnx"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("winml-make-tools.so"), std::string::npos) << r.err;
+  // What needs no model still works.
+  const auto v = test::run_program({(dir / "bin" / "winml-make").string(), "--version"});
+  EXPECT_EQ(v.exit_code, 0) << v.err;
+}
