@@ -30,8 +30,7 @@ std::string quantize_part(const nlohmann::json& m) {
   const auto& accuracy = m.value("accuracy", nlohmann::json::array());
   if (!accuracy.empty()) {
     s += ", SQNR";
-    for (const auto& a : accuracy)
-      s += " " + a.value("output", std::string("?")) + " " + decibels(a);
+    for (const auto& a : accuracy) s += " " + a.value("output", std::string("?")) + " " + decibels(a);
   }
   return s;
 }
@@ -63,6 +62,9 @@ std::vector<std::string> artifact_summary(const graph::Graph& graph, const std::
     for (std::size_t i : by_target[ti]) {
       const auto& name = graph.nodes[i].name;
       if (results[i].status == graph::Status::kSkipped) continue;
+      // Parsed only where something is read from them.
+      const bool has_warnings = results[i].metrics_json.find("\"warnings\"") != std::string::npos;
+      if (name != "quantize" && name != "compile" && !has_warnings) continue;
       const auto m = metrics_of(results[i]);
       if (name == "quantize") parts.push_back(quantize_part(m));
       if (name == "compile" && m.contains("validation")) parts.push_back("validated");
