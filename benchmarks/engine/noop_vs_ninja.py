@@ -2,9 +2,11 @@
 """No-op and touch-only builds: winml-make vs ninja on the same DAG, side by side.
 
 For N = 1, 100, 1000 small models (a MatMul each, distinct weights), builds a
-winml-make project and a build.ninja with the same DAG (per model:
-source -> export -> optimized -> quantized -> compiled -> model, and
-optimized -> analyze_result.json; one `cp` per edge), builds both once, then times, interleaved:
+winml-make project and a build.ninja with the same DAG and the same files
+(per model: source -> export -> optimized -> quantized -> compiled -> model,
+optimized -> analyze_result.json, and the model's reports build_manifest.json
+and winml_build_config.json from model.onnx and analyze_result.json; one
+command per edge), builds both once, then times, interleaved:
 
   no-op:  a build with nothing to do (median of --runs)
   touch:  every source model touched (content unchanged), then a build:
@@ -13,7 +15,7 @@ optimized -> analyze_result.json; one `cp` per edge), builds both once, then tim
 and prints each time and the winml-make/ninja ratio. Run with Debian's python3
 (it uses python3-onnx to write the models).
 
-usage: noop_vs_ninja.py [--winml-make BIN] [--sizes 1,100,1000] [--runs 11]
+usage: noop_vs_ninja.py [--winml-make BIN] [--sizes 1,100,1000] [--runs 11] [--no-touch]
 """
 import argparse
 import json
@@ -48,6 +50,7 @@ def make_projects(root, n):
         os.makedirs(os.path.join(d, "models"))
     with open(os.path.join(wm, "winml.toml"), "w") as toml, open(os.path.join(nj, "build.ninja"), "w") as ninja:
         ninja.write("rule cp\n  command = cp $in $out\n")
+        ninja.write("rule reports\n  command = for f in $out; do cat $in > $$f; done\n")
         for i in range(n):
             name = f"m{i:04d}"
             src = f"models/{name}.onnx"
@@ -61,6 +64,8 @@ def make_projects(root, n):
                 if stage == "optimized":  # the analyze node reads optimized.onnx
                     ninja.write(f"build build/{name}/analyze_result.json: cp {out}\n")
                 prev = out
+            ninja.write(f"build build/{name}/build_manifest.json build/{name}/winml_build_config.json: reports "
+                        f"{prev} build/{name}/analyze_result.json\n")
     return wm, nj
 
 
@@ -101,13 +106,15 @@ def main():
     ap.add_argument("--winml-make", default=os.path.join(here, "..", "..", "build", "winml-make"))
     ap.add_argument("--sizes", default="1,100,1000")
     ap.add_argument("--runs", type=int, default=11)
+    ap.add_argument("--no-touch", action="store_true", help="time the no-op only (ninja's touch case takes minutes)")
     args = ap.parse_args()
     wmake = os.path.abspath(args.winml_make)
     ninja = shutil.which("ninja")
     if not ninja:
         raise SystemExit("ninja not found (apt install ninja-build)")
     print(f"winml-make: {wmake}\nninja:      {ninja} {subprocess.run([ninja, '--version'], capture_output=True, text=True).stdout.strip()}")
-    print(f"runs: {args.runs} (median); each model = 6 stages (5 in a chain, analyze beside them); winml-make -j1 like ninja -j1, cache off")
+    print(f"runs: {args.runs} (median); each model = 6 stages (5 in a chain, analyze beside them) and its two reports "
+          "(one ninja edge); winml-make -j1 like ninja -j1, cache off")
     print("wall = elapsed time; cpu = user + system time of the process (steadier on a busy machine)\n")
     header = (f"{'models':>7} {'case':<7} {'winml wall':>11} {'ninja wall':>11} {'ratio':>6} "
               f"{'winml cpu':>10} {'ninja cpu':>10} {'ratio':>6}  (ms)  notes")
@@ -134,6 +141,8 @@ def main():
                 n_noop.append(timed(ncmd, nj, env)[:2])
             report(rows, n, "no-op", w_noop, n_noop, "")
 
+            if args.no_touch:
+                continue
             w_touch, n_touch, reran = [], [], 0
             for _ in range(max(3, args.runs // 3)):
                 touch_sources(wm)
@@ -143,7 +152,7 @@ def main():
                 reran += summary.get("completed", 0) + summary.get("cached", 0)
                 touch_sources(nj)
                 n_touch.append(timed(ncmd, nj, env)[:2])
-            note = f"winml-make reran {reran} stages; ninja reran {6 * n} edges each time"
+            note = f"winml-make reran {reran} stages; ninja reran {7 * n} edges each time"
             report(rows, n, "touch", w_touch, n_touch, note)
     print("\n" + json.dumps(rows))
 
