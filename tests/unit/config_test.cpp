@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "base/error.h"
+#include "config/document.h"
 #include "config/project.h"
 #include "config/reference.h"
 #include "support/temp_dir.h"
@@ -230,4 +231,34 @@ TEST(Config, ComputedDefaultsComeFromTheSchemaForProjectsAndSubcommandsAlike) {
   EXPECT_EQ(from_project.compile.device, "npu");
   // Resolving twice changes nothing.
   EXPECT_EQ(quantize_schema()->write(quantize_schema()->resolved(from_schema)), quantize_schema()->write(from_schema));
+}
+
+TEST(ConfigDocument, LocationsPointAtEachValueLineAndColumn) {
+  test::TempDir dir;
+  test::write_text(dir / "w.toml",
+                   "# a comment\n"
+                   "[build]\n"
+                   "jobs = 4\r\n"
+                   "\n"
+                   "[[model]]\n"
+                   "  name = \"a\"\n"
+                   "  dims = { \"x.2\" = 640, n = 1 }\n"
+                   "[[model]]\n"
+                   "name = \"b\"\n"
+                   "shape = [\n"
+                   "  1,\n"
+                   "    3 ]\n");
+  const config::Document doc = config::load_toml(dir / "w.toml");
+  auto at = [&](const std::string& path) {
+    auto it = doc.locations.find(path);
+    return it == doc.locations.end() ? std::string("none")
+                                     : std::to_string(it->second.line) + ":" + std::to_string(it->second.column);
+  };
+  EXPECT_EQ(at("build.jobs"), "3:8");
+  EXPECT_EQ(at("model[0].name"), "6:10");
+  EXPECT_EQ(at("model[0].dims.x.2"), "7:20");
+  EXPECT_EQ(at("model[0].dims.n"), "7:29");
+  EXPECT_EQ(at("model[1].name"), "9:8");
+  EXPECT_EQ(at("model[1].shape[0]"), "11:3");
+  EXPECT_EQ(at("model[1].shape[1]"), "12:5");
 }
