@@ -5,6 +5,7 @@
 
 #include "base/error.h"
 #include "config/model_name.h"
+#include "config/project.h"
 #include "graph/graph_io.h"
 #include "graph/key.h"
 #include "stages/auto_optimize.h"
@@ -17,7 +18,7 @@ namespace winml::stages {
 namespace {
 
 constexpr const char* kPlanMagic = "winml-make-plan";
-constexpr std::uint64_t kPlanVersion = 1;
+constexpr std::uint64_t kPlanVersion = 2;
 
 std::string env_value(const std::string& name) {
   const char* v = std::getenv(name.c_str());
@@ -73,6 +74,7 @@ BuildPlan make_plan(const config::ProjectConfig& project, const StageRegistry& r
     if (std::string problem = config::model_name_problem(name); !problem.empty())  // loading checked it already
       throw InputError(file_error(project.config_file.string(), "model name '" + name + "' " + problem));
     g.targets.push_back(name);
+    plan.target_configs.push_back(store::digest_of(config::canonical_json_text(t)));
     const nlohmann::json cfg = config::to_json(t);
     std::size_t last_model = graph::npos;  // the latest enabled node producing a model
 
@@ -178,6 +180,9 @@ std::string serialize_plan(const BuildPlan& plan) {
   w.field("E").field(static_cast<std::uint64_t>(plan.env_names.size()));
   for (const auto& e : plan.env_names) w.field(e);
   w.finish(out);
+  w.field("C").field(static_cast<std::uint64_t>(plan.target_configs.size()));
+  for (const auto& d : plan.target_configs) w.field(d);
+  w.finish(out);
   graph::write_graph(plan.graph, out);
   return out;
 }
@@ -207,7 +212,14 @@ std::optional<BuildPlan> parse_plan(std::string_view text) {
   b.auto_discover = v1, b.rebuild = v2, b.keep_going = v3, b.cache = v4;
   if (!reader.next(f) || f.size() < 2 || f[0] != "E" || !parse_u64(f[1], n) || f.size() != 2 + n) return std::nullopt;
   for (std::uint64_t i = 0; i < n; ++i) plan.env_names.push_back(field_text(f[2 + i]));
-  if (!graph::read_graph(reader, plan.graph)) return std::nullopt;
+  if (!reader.next(f) || f.size() < 2 || f[0] != "C" || !parse_u64(f[1], n) || f.size() != 2 + n) return std::nullopt;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    auto d = store::Digest::from_hex(f[2 + i]);
+    if (!d) return std::nullopt;
+    plan.target_configs.push_back(*d);
+  }
+  if (!graph::read_graph(reader, plan.graph) || plan.target_configs.size() != plan.graph.targets.size())
+    return std::nullopt;
   return plan;
 }
 

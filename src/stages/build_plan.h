@@ -28,6 +28,9 @@ struct BuildPlan {
   fs::path output_dir;  // absolute
   config::BuildConfig build;
   std::vector<std::string> env_names;  // environment variables whose values enter keys
+  // Per graph.targets: the digest of the model's resolved configuration,
+  // which its reports (winml_build_config.json, the manifest) describe.
+  std::vector<store::Digest> target_configs;
   store::Digest memo_key;
 };
 

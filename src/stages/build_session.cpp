@@ -36,11 +36,15 @@ void remove_temp_files(const ConfinedDir& owned, const fs::path& dir, int depth)
 // stages were recorded but before its reports were written leaves reports
 // of the build before, which the next build must notice although every
 // stage is then up to date.
+// The reports also describe the model's configuration (`config`), which may
+// change where no stage's key does; a plan made again with the same
+// configuration leaves them be.
 // `results`, when given, spares the lookups: an up-to-date node's record
 // holds the key the builder just compared it with.
 store::Digest described_records(store::BuildState& state, const graph::Graph& g, const std::vector<std::size_t>& nodes,
-                                const std::vector<graph::NodeResult>* results = nullptr) {
+                                const store::Digest& config, const std::vector<graph::NodeResult>* results = nullptr) {
   store::Hasher h;
+  h.update_digest(config);
   for (std::size_t i : nodes) {
     const std::string id = g.nodes[i].id();
     h.update_field(id);
@@ -135,7 +139,6 @@ bool BuildSession::open() {
       if (!state_) return false;
       if (plan_memo_key(src, registry_, state_->stat_cache(), stored->env_names) == stored->memo_key) {
         plan_ = std::move(stored);
-        plan_reused_ = true;
         return true;
       }
     }
@@ -172,7 +175,7 @@ bool BuildSession::reports_current(std::size_t target_index, const std::vector<s
   const auto& g = plan_->graph;
   const std::string& t = g.targets[target_index];
   return reports_intact(*state_, t + "/" + kReportsRecord, plan_->output_dir.native() + "/" + t + "/",
-                        described_records(*state_, g, nodes));
+                        described_records(*state_, g, nodes, plan_->target_configs[target_index]));
 }
 
 void BuildSession::finish(const std::vector<graph::NodeResult>& results, const std::set<std::string>& selected,
@@ -183,13 +186,13 @@ void BuildSession::finish(const std::vector<graph::NodeResult>& results, const s
   for (std::size_t ti = 0; ti < g.targets.size(); ++ti) {
     const std::string& t = g.targets[ti];
     if (!selected.empty() && !selected.count(t)) continue;
-    bool touched = !plan_reused_;
+    bool touched = false;
     for (std::size_t i : by_target[ti])
       if (results[i].status != graph::Status::kUpToDate && results[i].status != graph::Status::kSkipped) touched = true;
     const std::string record_id = t + "/" + kReportsRecord;
-    const store::Digest described = described_records(*state_, g, by_target[ti], &results);
+    const store::Digest described = described_records(*state_, g, by_target[ti], plan_->target_configs[ti], &results);
     // Untouched models keep their reports unless those were deleted or
-    // changed, or describe other stage records than the state holds.
+    // changed, or describe other stage records or another configuration.
     if (!touched && reports_intact(*state_, record_id, plan_->output_dir.native() + "/" + t + "/", described)) continue;
     const fs::path dir = target_dir(t);
     owned.require(dir / kManifestFile, "write");

@@ -77,7 +77,6 @@ class BuildSession {
   BuildSessionOptions options_;
   const StageRegistry& registry_;
   std::optional<BuildPlan> plan_;
-  bool plan_reused_ = false;
   bool after_crash_ = false;
   fs::path loaded_dir_;
   std::unique_ptr<store::DirectoryLock> lock_;
