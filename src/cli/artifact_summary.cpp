@@ -10,7 +10,7 @@ namespace winml::cli {
 namespace {
 
 nlohmann::json metrics_of(const graph::NodeResult& r) {
-  auto m = nlohmann::json::parse(r.metrics_json, nullptr, /*allow_exceptions=*/false);
+  auto m = nlohmann::json::parse(r.metrics_json.view(), nullptr, /*allow_exceptions=*/false);
   return m.is_object() ? m : nlohmann::json::object();
 }
 

@@ -185,7 +185,7 @@ nlohmann::json run_report(const graph::Graph& graph, const std::vector<graph::No
       if (r.from_remote) s["source"] = "remote";
       if (!r.explanation.empty()) s["explanation"] = r.explanation;
       // What the stage measured (quantize: accuracy per output; compile: validation).
-      if (auto m = nlohmann::json::parse(r.metrics_json, nullptr, false); m.is_object() && !m.empty())
+      if (auto m = nlohmann::json::parse(r.metrics_json.view(), nullptr, false); m.is_object() && !m.empty())
         s["metrics"] = std::move(m);
       nlohmann::json outs = nlohmann::json::array();
       for (const auto& o : r.outputs) outs.push_back({{"file", o.name}, {"digest", o.digest.hex()}, {"size", o.size}});

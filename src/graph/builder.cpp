@@ -320,7 +320,7 @@ void Builder::place_and_record(std::size_t index, const BuildOptions& o, const D
 
   if (r.status == Status::kCompleted && o.cache) {
     try {
-      store::ActionEntry entry{r.key, r.implementation, r.elapsed_seconds, r.metrics_json, r.outputs};
+      store::ActionEntry entry{r.key, r.implementation, r.elapsed_seconds, r.metrics_json.str(), r.outputs};
       o.cache->store(entry, dir);
       // Only what ran here is shared: a restore came from a cache already.
       if (o.remote) o.remote->upload(entry, *o.cache);

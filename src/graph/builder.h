@@ -23,6 +23,7 @@
 #include "store/cache.h"
 #include "store/ingredient_log.h"
 #include "store/remote_cache.h"
+#include "store/shared_text.h"
 
 namespace winml::graph {
 
@@ -49,7 +50,7 @@ struct NodeResult {
   std::vector<Ingredient> inputs;  // the dynamic ingredients (input digests)
   std::vector<store::OutputFile> outputs;
   std::string implementation;
-  std::string metrics_json = "{}";
+  store::SharedText metrics_json = store::SharedText::literal("{}");
   double elapsed_seconds = 0;  // this run
   bool from_remote = false;    // kCached: the remote cache provided it
   bool input_error = false;    // failed on bad input (exit 2) rather than a stage error

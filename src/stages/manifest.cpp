@@ -23,7 +23,7 @@ std::string utc_now() {
   return buf;
 }
 
-nlohmann::json parse_metrics(const std::string& text) {
+nlohmann::json parse_metrics(std::string_view text) {
   auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   return j.is_object() ? j : nlohmann::json::object();
 }

@@ -31,7 +31,10 @@ bool read_digest(std::string_view s, Digest& d) {
   return true;
 }
 
-bool read_node(const std::vector<std::string_view>& f, std::string& id, NodeRecord& r) {
+// Metrics stay where they are in `text` (kept alive by `owner`) unless they
+// need unescaping: a no-op build never reads them.
+bool read_node(const std::vector<std::string_view>& f, std::string& id, NodeRecord& r,
+               const std::shared_ptr<const void>& owner) {
   if (f.size() < 8) return false;
   id = field_text(f[1]);
   std::uint64_t n = 0;
@@ -39,7 +42,8 @@ bool read_node(const std::vector<std::string_view>& f, std::string& id, NodeReco
       !parse_u64(f[7], n) || f.size() != 8 + 3 * n)
     return false;
   r.implementation = field_text(f[3]);
-  r.metrics_json = field_text(f[6]);
+  if (f[6].find('\\') == std::string_view::npos) r.metrics_json = SharedText(owner, f[6]);
+  else r.metrics_json = field_text(f[6]);
   r.outputs.resize(n);
   for (std::uint64_t i = 0; i < n; ++i) {
     auto& o = r.outputs[i];
@@ -72,13 +76,13 @@ void BuildState::load() {
   const fs::path snapshot = dir_ / kSnapshotFile;
   if (disk_.stat(snapshot.native()).exists) {
     std::string_view text;
-    std::shared_ptr<const void> keep;  // the snapshot's bytes (mapped) while parsing
+    std::shared_ptr<const void> keep;  // the snapshot's bytes (mapped), which records refer to
     try {
       keep = disk_.view(snapshot, text);
     } catch (const InputError& e) {
       warnings_.push_back(std::string(e.what()) + "; starting without build records");
     }
-    if (!text.empty() && !parse_snapshot(text)) {
+    if (!text.empty() && !parse_snapshot(text, keep)) {
       warnings_.push_back(file_error(snapshot.string(), "is corrupt; starting without build records"));
       nodes_.clear();
       model_files_.clear();
@@ -88,7 +92,8 @@ void BuildState::load() {
   const fs::path journal = dir_ / kJournalFile;
   if (disk_.stat(journal.native()).exists) {
     try {
-      replay_journal(disk_.read(journal));
+      auto text = std::make_shared<const std::string>(disk_.read(journal));
+      replay_journal(*text, text);
     } catch (const InputError& e) {
       warnings_.push_back(e.what());
     }
@@ -96,7 +101,7 @@ void BuildState::load() {
   started_empty_ = nodes_.empty();
 }
 
-bool BuildState::parse_snapshot(std::string_view text) {
+bool BuildState::parse_snapshot(std::string_view text, const std::shared_ptr<const void>& owner) {
   RecordReader reader(text);
   std::vector<std::string_view> f;
   if (!reader.next(f) || f.size() != 4 || f[0] != "H" || f[1] != kSnapshotMagic) return false;
@@ -111,7 +116,7 @@ bool BuildState::parse_snapshot(std::string_view text) {
   while (reader.next(f)) {
     if (f[0] == "N") {
       NodeRecord r;
-      if (!read_node(f, id, r)) return false;
+      if (!read_node(f, id, r, owner)) return false;
       nodes_[id] = std::make_shared<const NodeRecord>(std::move(r));
     } else if (f[0] == "F") {
       StatEntry e;
@@ -137,7 +142,7 @@ bool BuildState::parse_snapshot(std::string_view text) {
   return !reader.corrupt();
 }
 
-void BuildState::replay_journal(std::string_view text) {
+void BuildState::replay_journal(std::string_view text, const std::shared_ptr<const void>& owner) {
   RecordReader reader(text);
   std::vector<std::string_view> f;
   std::uint64_t version = 0, generation = 0;
@@ -148,7 +153,7 @@ void BuildState::replay_journal(std::string_view text) {
   while (reader.next(f)) {
     if (f[0] == "N") {
       NodeRecord r;
-      if (!read_node(f, id, r)) break;
+      if (!read_node(f, id, r, owner)) break;
       nodes_[id] = std::make_shared<const NodeRecord>(std::move(r));
     } else if (f[0] == "D" && f.size() == 2) {
       nodes_.erase(field_text(f[1]));

@@ -22,6 +22,7 @@
 
 #include "store/digest.h"
 #include "store/disk.h"
+#include "store/shared_text.h"
 #include "store/stat_cache.h"
 
 namespace winml::store {
@@ -38,7 +39,7 @@ struct NodeRecord {
   std::string implementation;
   double elapsed_seconds = 0;
   std::int64_t finished_ns = 0;
-  std::string metrics_json = "{}";
+  SharedText metrics_json = SharedText::literal("{}");
   std::vector<OutputFile> outputs;
 };
 
@@ -82,8 +83,8 @@ class BuildState {
 
  private:
   void append_journal(const std::string& line);
-  bool parse_snapshot(std::string_view text);
-  void replay_journal(std::string_view text);
+  bool parse_snapshot(std::string_view text, const std::shared_ptr<const void>& owner);
+  void replay_journal(std::string_view text, const std::shared_ptr<const void>& owner);
 
   DiskInterface& disk_;
   fs::path dir_;

@@ -54,6 +54,36 @@ TEST(RecordIo, ChecksumRejectsAFlippedByteAndATornLine) {
   EXPECT_TRUE(t.corrupt());
 }
 
+TEST(RecordIo, NumbersAndDigestsParseExactlyWhatTheWriterWrites) {
+  std::uint64_t u = 0;
+  std::int64_t i = 0;
+  EXPECT_TRUE(store::parse_u64("18446744073709551615", u));
+  EXPECT_EQ(u, UINT64_MAX);
+  EXPECT_TRUE(store::parse_u64("0", u));
+  EXPECT_EQ(u, 0u);
+  for (const char* bad : {"", "18446744073709551616", "99999999999999999999", "-1", "+1", "12a", " 1", "1 "})
+    EXPECT_FALSE(store::parse_u64(bad, u)) << bad;
+  EXPECT_TRUE(store::parse_i64("-9223372036854775808", i));
+  EXPECT_EQ(i, INT64_MIN);
+  EXPECT_TRUE(store::parse_i64("9223372036854775807", i));
+  EXPECT_EQ(i, INT64_MAX);
+  EXPECT_TRUE(store::parse_i64("-42", i));
+  EXPECT_EQ(i, -42);
+  for (const char* bad : {"", "-", "9223372036854775808", "-9223372036854775809", "--1", "4x"})
+    EXPECT_FALSE(store::parse_i64(bad, i)) << bad;
+  const store::Digest d = store::digest_of("some bytes");
+  EXPECT_EQ(store::Digest::from_hex(d.hex()), d);
+  std::string upper = d.hex();
+  upper[7] = 'G';
+  EXPECT_FALSE(store::Digest::from_hex(upper));
+  for (char c : {'A', '/', ':', '`', 'g', '\0', '\xff'}) {
+    std::string s = d.hex();
+    s[31] = c;
+    EXPECT_FALSE(store::Digest::from_hex(s)) << static_cast<int>(c);
+  }
+  EXPECT_FALSE(store::Digest::from_hex(d.hex().substr(1)));
+}
+
 TEST(BuildState, JournalAloneSurvivesACrashBeforeTheSnapshot) {
   test::TempDir dir;
   {

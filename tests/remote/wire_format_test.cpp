@@ -102,7 +102,9 @@ TEST(WireFormat, RefusesWhatLibprotobufRefuses) {
   remote::wire::ActionResult probe;
   for (std::size_t cut = 1; cut < good.size(); ++cut) {
     const std::string torn = good.substr(0, cut);
-    if (!probe.ParseFromString(torn)) EXPECT_FALSE(remote::decode_action(torn, entry.key)) << "cut at " << cut;
+    if (!probe.ParseFromString(torn)) {
+      EXPECT_FALSE(remote::decode_action(torn, entry.key)) << "cut at " << cut;
+    }
   }
   // A group (wire type 3) and an over-long varint.
   EXPECT_FALSE(remote::decode_action(good + "\x0b", entry.key));
