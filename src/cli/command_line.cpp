@@ -48,14 +48,27 @@ CommandLine::CommandLine()
                   "Content-addressed cache directory (default: $WINML_MAKE_CACHE_DIR, else $XDG_CACHE_HOME/winml-make, "
                   "else ~/.cache/winml-make)");
   app_.require_subcommand(0, 1);
-  for (auto add : {add_config_command, add_status_command, add_clean_command, add_graph_command, add_cache_command})
-    commands_.push_back(add(app_));
   build_ = add_build_command(app_);
 }
 
-void CommandLine::add_stand_ins(const std::vector<std::string>& names, std::function<int(int, char**)> elsewhere) {
-  elsewhere_ = std::move(elsewhere);
+void CommandLine::add_engine_commands() {
+  for (auto add : {add_config_command, add_status_command, add_clean_command, add_graph_command, add_cache_command})
+    commands_.push_back(add(app_));
+}
+
+void CommandLine::add_stand_ins(const std::vector<std::string>& names) {
   for (const auto& name : names) stand_ins_.push_back(app_.add_subcommand(name)->prefix_command());
+}
+
+bool names_a_subcommand(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "-h" || a.starts_with("--help")) return true;
+    for (const auto* names : {&kEngineCommands, &kToolCommands})
+      for (const auto& name : *names)
+        if (a == name) return true;
+  }
+  return false;
 }
 
 int CommandLine::run(int argc, char** argv) {
@@ -114,9 +127,8 @@ int CommandLine::dispatch() {
     // "winml-make statsu": the word was meant as a subcommand, not a model.
     const CLI::Option* targets = app_.get_option_no_throw("targets");
     if (!targets || targets->count() == 0) throw;
-    std::vector<std::string> names;
-    for (const auto& c : commands_) names.push_back(c.app->get_name());
-    for (const CLI::App* s : stand_ins_) names.push_back(s->get_name());
+    std::vector<std::string> names = kEngineCommands;
+    names.insert(names.end(), kToolCommands.begin(), kToolCommands.end());
     const std::string word = targets->results().front();
     const std::string meant = nearest_match(word, names);
     if (meant.empty()) throw;

@@ -8,8 +8,12 @@
 int main(int argc, char** argv) {
   // Before anything is allocated: see base/huge_heap.h.
   winml::use_huge_pages_for_heap(32u << 20, 4u << 20);
-  winml::cli::CommandLine line;
-  line.add_stand_ins(winml::cli::kToolCommands,
-                     [](int n, char** args) { return winml::cli::tools_module().main(n, args); });
+  using namespace winml::cli;
+  CommandLine line;
+  line.hand_over([](int n, char** args) { return tools_module().main(n, args); });
+  if (names_a_subcommand(argc, argv)) {
+    line.add_engine_commands();
+    line.add_stand_ins(kToolCommands);
+  }
   return line.run(argc, argv);
 }

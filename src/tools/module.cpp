@@ -15,6 +15,7 @@ namespace {
 // The whole command line: the engine's commands and the tools'.
 int tools_main(int argc, char** argv) {
   CommandLine line;
+  line.add_engine_commands();
   for (auto add : {add_inspect_command, add_optimize_command, add_analyze_command, add_run_command,
                    add_quantize_command, add_compile_command, add_epcontext_command})
     line.add(add(line.app()));
