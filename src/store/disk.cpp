@@ -12,7 +12,6 @@
 #include "base/atomic_file.h"
 #include "base/copy_file.h"
 #include "base/error.h"
-#include "base/mapped_file.h"
 #include "base/regular_file.h"
 
 namespace winml::store {
@@ -69,12 +68,6 @@ std::shared_ptr<const void> DiskInterface::view(const fs::path& path, std::strin
 
 FileStat DiskInterface::stat_in(const std::string& base_dir, std::string_view relative) const {
   return stat(base_dir + "/" + std::string(relative));
-}
-
-std::shared_ptr<const void> RealDisk::view(const fs::path& path, std::string_view& view) const {
-  auto mapped = MappedFile::open(path);
-  view = mapped->view();
-  return mapped;
 }
 
 Digest RealDisk::hash(const fs::path& path, std::uint64_t* bytes_hashed, std::atomic<std::uint64_t>* progress) const {
