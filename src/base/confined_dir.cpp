@@ -12,21 +12,24 @@ fs::path resolved(const fs::path& p) {
 }
 }  // namespace
 
-ConfinedDir::ConfinedDir(const fs::path& root) : root_(resolved(root)) {}
+const fs::path& ConfinedDir::root() const {
+  std::call_once(resolved_, [this] { root_ = resolved(given_); });
+  return root_;
+}
 
 bool ConfinedDir::contains(const fs::path& p) const {
   const fs::path abs = fs::absolute(p).lexically_normal();
   fs::path name = abs.filename();
   if (name.empty() || name == "." || name == "..") return false;
   const fs::path where = resolved(abs.parent_path()) / name;
-  const fs::path rel = where.lexically_relative(root_);
+  const fs::path rel = where.lexically_relative(root());
   return !rel.empty() && rel.is_relative() && *rel.begin() != ".." && *rel.begin() != ".";
 }
 
 void ConfinedDir::require(const fs::path& p, const char* action) const {
   if (!contains(p))
     throw BuildError(file_error(p.string(), std::string("refusing to ") + action + " it: it lies outside " +
-                                                root_.string() + ", the only folder this build may change"));
+                                                root().string() + ", the only folder this build may change"));
 }
 
 bool ConfinedDir::remove_file(const fs::path& p) const {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <mutex>
 
 namespace winml {
 
@@ -12,10 +13,11 @@ namespace fs = std::filesystem;
 
 class ConfinedDir {
  public:
-  // `root` need not exist yet; its own symlinks are resolved once, here.
-  explicit ConfinedDir(const fs::path& root);
+  // `root` need not exist yet; its own symlinks are resolved once, when
+  // first needed (a no-op build never is: that is a readlink per folder).
+  explicit ConfinedDir(fs::path root) : given_(std::move(root)) {}
 
-  const fs::path& root() const { return root_; }
+  const fs::path& root() const;
 
   // True when `p` lies strictly inside the root. `p` itself may be a symlink:
   // deleting or renaming over it replaces the link, not what it points to.
@@ -33,7 +35,9 @@ class ConfinedDir {
   void remove_tree(const fs::path& p) const;
 
  private:
-  fs::path root_;
+  fs::path given_;
+  mutable std::once_flag resolved_;
+  mutable fs::path root_;
 };
 
 }  // namespace winml

@@ -101,8 +101,9 @@ int run_build(const Context& ctx, const BuildFlags& f) {
       return kExitOk;
     }
   }
-  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  o.jobs = f.jobs > 0 ? f.jobs : plan.build.jobs > 0 ? static_cast<int>(plan.build.jobs) : static_cast<int>(cores);
+  o.jobs = f.jobs > 0            ? f.jobs
+           : plan.build.jobs > 0 ? static_cast<int>(plan.build.jobs)
+                                 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   o.keep_going = f.keep_going || plan.build.keep_going;
   o.rebuild = f.rebuild || plan.build.rebuild;
   o.dry_run = f.dry_run;

@@ -1,34 +1,26 @@
 #include "cli/tools_module.h"
 
-#include <unistd.h>
-
 #include <system_error>
 
 #include "base/error.h"
 #include "base/rules.h"
 #include "base/shared_library.h"
+#include "base/this_executable.h"
 #include "cli/tools_stamp.h"
 
 namespace winml::cli {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-fs::path this_binary_dir() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path() : self.parent_path();
-}
-
-}  // namespace
-
 fs::path tools_module_path() {
-  const fs::path dir = this_binary_dir();
-  const fs::path beside = dir / kToolsFileName;
-  std::error_code ec;
-  if (fs::exists(beside, ec)) return beside;
-  return (dir / ".." / "lib" / "winml-make" / kToolsFileName).lexically_normal();
+  static const fs::path path = [] {
+    const fs::path dir = this_executable().parent_path();
+    const fs::path beside = dir / kToolsFileName;
+    std::error_code ec;
+    if (fs::exists(beside, ec)) return beside;
+    return (dir / ".." / "lib" / "winml-make" / kToolsFileName).lexically_normal();
+  }();
+  return path;
 }
 
 const ToolsModule& tools_module() {

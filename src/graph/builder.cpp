@@ -394,7 +394,9 @@ std::vector<NodeResult> Builder::build(const BuildOptions& o) {
   }
   state_.stat_cache().hash_progress = &hashed_;
   if (!o.dry_run) {
-    discard(paths_.state_dir / "staging");  // leftovers of a killed build
+    // Leftovers of a killed build; usually there are none, which one stat tells.
+    const fs::path staging = paths_.state_dir / "staging";
+    if (disk_.stat(staging.native()).exists) discard(staging);
     if (o.rebuild)
       for (std::size_t i = 0; i < n; ++i)
         if (selected[i]) try {

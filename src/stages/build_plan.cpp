@@ -4,6 +4,7 @@
 #include <set>
 
 #include "base/error.h"
+#include "base/this_executable.h"
 #include "config/model_name.h"
 #include "config/project.h"
 #include "graph/graph_io.h"
@@ -132,9 +133,9 @@ store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& regis
   // Named by its real path: "/proc/self/exe" is one stat-cache entry for
   // whichever binary runs (two builds of the tool would re-hash each other),
   // and under valgrind its stat describes valgrind while its bytes are ours.
-  std::error_code ec;
-  const fs::path self_path = fs::read_symlink("/proc/self/exe", ec);
-  if (auto self = stats.digest(ec ? std::string("/proc/self/exe") : self_path.string())) h.update_digest(*self);
+  const fs::path& self_path = this_executable();
+  if (auto self = stats.digest(self_path.empty() ? std::string("/proc/self/exe") : self_path.string()))
+    h.update_digest(*self);
   // And the stages' code where it is not in this binary (a module loaded on
   // demand): hashed, not loaded.
   for (const auto& f : registry.code_files()) {

@@ -90,7 +90,8 @@ std::optional<BuildPlan> stored_plan(const fs::path& plan_file) {
 void BuildSession::sweep_after_crash(const fs::path& output_dir) {
   const fs::path marker = output_dir / kStateDir / kRunningMarker;
   std::error_code ec;
-  if (fs::exists(marker, ec)) {
+  const bool crashed = fs::exists(marker, ec);
+  if (crashed) {
     const ConfinedDir owned(output_dir);
     remove_temp_files(owned, output_dir, 1);
     // The state folder's own temporaries (plan, state, journal, logs), and
@@ -99,11 +100,11 @@ void BuildSession::sweep_after_crash(const fs::path& output_dir) {
     owned.remove_tree(output_dir / kStateDir / "staging");
     after_crash_ = true;
   }
-  fs::create_directories(marker.parent_path(), ec);
-  // An empty file, not made durable: after a power loss without it, the
-  // worst case is a temporary file left for a later sweep, while two fsyncs
-  // here would cost every build, the no-op included.
-  if (!fs::exists(marker, ec)) std::ofstream(marker.native(), std::ios::trunc);
+  // (The lock taken before made the state folder.) An empty file, not made
+  // durable: after a power loss without it, the worst case is a temporary
+  // file left for a later sweep, while two fsyncs here would cost every
+  // build, the no-op included.
+  if (!crashed) std::ofstream(marker.native(), std::ios::trunc);
 }
 
 void BuildSession::lock_and_load(const fs::path& output_dir) {

@@ -1,0 +1,12 @@
+// The running binary's real path (/proc/self/exe resolved once): the plan
+// memo key hashes it, and the model tools' module is found beside it.
+#pragma once
+
+#include <filesystem>
+
+namespace winml {
+
+// Empty when /proc is not mounted.
+const std::filesystem::path& this_executable();
+
+}  // namespace winml
