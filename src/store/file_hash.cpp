@@ -21,7 +21,8 @@ namespace winml::store {
 
 namespace {
 
-constexpr std::uint64_t kChunk = 4u << 20;         // progress and measurement granularity
+constexpr std::uint64_t kChunk = 4u << 20;         // progress granularity
+constexpr std::uint64_t kSampleChunk = 1u << 20;   // measurement granularity: the slow path is sampled too
 constexpr std::size_t kBuffer = 256u << 10;        // read() buffer: stays in L2 while hashed
 constexpr std::uint64_t kMeasureFrom = 32u << 20;  // smaller files use the last choice
 constexpr int kSamples = 2;                        // chunks per path while measuring
@@ -111,16 +112,17 @@ void hash_chunks(ChunkHasher& chunks, std::uint64_t size, ReadPath how, std::uin
   if (how == ReadPath::kAuto) how = g_measured.load(std::memory_order_relaxed);
   double best[2] = {1e30, 1e30};  // per chunk: read, map
   int sampled = 0;
-  for (std::uint64_t off = 0; off < size; off += kChunk) {
-    const std::uint64_t n = std::min(kChunk, size - off);
+  for (std::uint64_t off = 0, n = 0; off < size; off += n) {
+    const bool sampling = measure && sampled < 2 * kSamples;
+    n = std::min(sampling ? kSampleChunk : kChunk, size - off);
     ReadPath path = how;
-    if (measure && sampled < 2 * kSamples) path = sampled % 2 == 0 ? ReadPath::kRead : ReadPath::kMap;
+    if (sampling) path = sampled % 2 == 0 ? ReadPath::kRead : ReadPath::kMap;
     const auto start = std::chrono::steady_clock::now();
     if (!chunks.hash(off, n, path)) {  // cannot map: read it all
       path = how = ReadPath::kRead;
       chunks.hash(off, n, path);
       sampled = 2 * kSamples;
-    } else if (measure && sampled < 2 * kSamples && n == kChunk) {
+    } else if (sampling && n == kSampleChunk) {
       double& b = best[path == ReadPath::kMap ? 1 : 0];
       b = std::min(b, seconds_since(start));
       if (++sampled == 2 * kSamples) {
