@@ -2,16 +2,15 @@
 
 #include <bit>
 #include <limits>
+#include <vector>
 
 namespace winml::runtime::vmath {
 
 namespace {
 
-#define WINML_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-
 // e^x for one lane: x = n ln2 + r with |r| <= ln2/2, e^r by its Taylor
 // polynomial to r^7, 2^n assembled in the exponent bits.
-inline float exp1(float x) {
+[[gnu::always_inline]] inline float exp1(float x) {
   const float hi = 88.72283f, lo = -87.33654f;  // e^x overflows / leaves the normal range
   // NaN falls to lo (every comparison is false): the conversion to int below
   // must never see NaN, which is undefined; the result is replaced by x anyway.
@@ -42,7 +41,7 @@ inline float exp1(float x) {
 // erf for one lane: a Taylor series for |x| < 0.5; above,
 // 1 - e^(-x^2) R(u), u = 1 / (1 + x/2), with R fitted to erfc(x) e^(x^2) on
 // [0.5, 4] (relative error 2e-9); 1 beyond 4.
-inline float erf1(float x) {
+[[gnu::always_inline]] inline float erf1(float x) {
   float a = x < 0 ? -x : x;
   float a2 = a * a;
   float s = -1.0f / 75600;
@@ -71,24 +70,24 @@ inline float erf1(float x) {
   return x != x ? x : y;
 }
 
-}  // namespace
-
-WINML_CLONES void exp(const float* x, float* y, std::int64_t n) {
+// The loops, written once; each instruction set's copy below inlines them
+// and vectorizes them for its own registers.
+[[gnu::always_inline]] inline void exp_loop(const float* x, float* y, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) y[i] = exp1(x[i]);
 }
 
-WINML_CLONES void erf(const float* x, float* y, std::int64_t n) {
+[[gnu::always_inline]] inline void erf_loop(const float* x, float* y, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) y[i] = erf1(x[i]);
 }
 
-WINML_CLONES void gelu(const float* x, float* y, std::int64_t n) {
+[[gnu::always_inline]] inline void gelu_loop(const float* x, float* y, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) {
     float v = x[i];
     y[i] = 0.5f * v * (1.0f + erf1(v * 0.70710678118654752f));
   }
 }
 
-WINML_CLONES void sigmoid(const float* x, float* y, std::int64_t n) {
+[[gnu::always_inline]] inline void sigmoid_loop(const float* x, float* y, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) {
     // e^-|x| never overflows; mirror for negative x.
     float v = x[i];
@@ -98,7 +97,7 @@ WINML_CLONES void sigmoid(const float* x, float* y, std::int64_t n) {
   }
 }
 
-WINML_CLONES float max(const float* x, std::int64_t n) {
+[[gnu::always_inline]] inline float max_loop(const float* x, std::int64_t n) {
   const float lowest = -std::numeric_limits<float>::infinity();
   float lane[16];
   for (int k = 0; k < 16; ++k) lane[k] = lowest;
@@ -111,7 +110,7 @@ WINML_CLONES float max(const float* x, std::int64_t n) {
   return m;
 }
 
-WINML_CLONES double sum(const float* x, std::int64_t n) {
+[[gnu::always_inline]] inline double sum_loop(const float* x, std::int64_t n) {
   double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   std::int64_t i = 0;
   for (; i + 8 <= n; i += 8)
@@ -120,7 +119,7 @@ WINML_CLONES double sum(const float* x, std::int64_t n) {
   return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
 
-WINML_CLONES double sum_squared_deviations(const float* x, std::int64_t n, double center) {
+[[gnu::always_inline]] inline double sum_squared_deviations_loop(const float* x, std::int64_t n, double center) {
   double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   std::int64_t i = 0;
   for (; i + 8 <= n; i += 8)
@@ -133,6 +132,54 @@ WINML_CLONES double sum_squared_deviations(const float* x, std::int64_t n, doubl
     acc[k] += d * d;
   }
   return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+
+// One copy of every kernel per instruction set. Explicit target attributes
+// and a table chosen once, not target_clones: clang 14 ignores target_clones
+// on a function declared earlier without it (as in vector_math.h) and emits
+// the first clone, AVX-512, as the only one.
+#define WINML_VMATH_KERNELS(ATTR, ISA)                                                                      \
+  ATTR void exp_##ISA(const float* x, float* y, std::int64_t n) { exp_loop(x, y, n); }                      \
+  ATTR void erf_##ISA(const float* x, float* y, std::int64_t n) { erf_loop(x, y, n); }                      \
+  ATTR void gelu_##ISA(const float* x, float* y, std::int64_t n) { gelu_loop(x, y, n); }                    \
+  ATTR void sigmoid_##ISA(const float* x, float* y, std::int64_t n) { sigmoid_loop(x, y, n); }              \
+  ATTR float max_##ISA(const float* x, std::int64_t n) { return max_loop(x, n); }                           \
+  ATTR double sum_##ISA(const float* x, std::int64_t n) { return sum_loop(x, n); }                          \
+  ATTR double ssd_##ISA(const float* x, std::int64_t n, double c) { return sum_squared_deviations_loop(x, n, c); } \
+  constexpr Kernels kernels_##ISA{#ISA, exp_##ISA, erf_##ISA, gelu_##ISA, sigmoid_##ISA, max_##ISA, sum_##ISA, ssd_##ISA};
+
+WINML_VMATH_KERNELS(__attribute__((target("avx512f"))), avx512)
+WINML_VMATH_KERNELS(__attribute__((target("avx2"))), avx2)
+WINML_VMATH_KERNELS(, generic)
+#undef WINML_VMATH_KERNELS
+
+std::vector<const Kernels*> supported() {
+  __builtin_cpu_init();
+  std::vector<const Kernels*> out;
+  if (__builtin_cpu_supports("avx512f")) out.push_back(&kernels_avx512);
+  if (__builtin_cpu_supports("avx2")) out.push_back(&kernels_avx2);
+  out.push_back(&kernels_generic);
+  return out;
+}
+
+const Kernels& active() {
+  static const Kernels& k = *supported().front();
+  return k;
+}
+
+}  // namespace
+
+std::vector<const Kernels*> kernels_this_cpu_runs() { return supported(); }
+
+void exp(const float* x, float* y, std::int64_t n) { active().exp(x, y, n); }
+void erf(const float* x, float* y, std::int64_t n) { active().erf(x, y, n); }
+void gelu(const float* x, float* y, std::int64_t n) { active().gelu(x, y, n); }
+void sigmoid(const float* x, float* y, std::int64_t n) { active().sigmoid(x, y, n); }
+float max(const float* x, std::int64_t n) { return active().max(x, n); }
+double sum(const float* x, std::int64_t n) { return active().sum(x, n); }
+double sum_squared_deviations(const float* x, std::int64_t n, double center) {
+  return active().sum_squared_deviations(x, n, center);
 }
 
 }  // namespace winml::runtime::vmath

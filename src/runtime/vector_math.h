@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace winml::runtime::vmath {
 
@@ -26,5 +27,20 @@ float max(const float* x, std::int64_t n);
 double sum(const float* x, std::int64_t n);
 // Sum of (x[i] - center)^2 in double, the same way.
 double sum_squared_deviations(const float* x, std::int64_t n, double center);
+
+// The functions above for one instruction set. They give the same bits on
+// every instruction set (the tests compare them).
+struct Kernels {
+  const char* isa;  // "avx512", "avx2" or "generic"
+  void (*exp)(const float*, float*, std::int64_t);
+  void (*erf)(const float*, float*, std::int64_t);
+  void (*gelu)(const float*, float*, std::int64_t);
+  void (*sigmoid)(const float*, float*, std::int64_t);
+  float (*max)(const float*, std::int64_t);
+  double (*sum)(const float*, std::int64_t);
+  double (*sum_squared_deviations)(const float*, std::int64_t, double);
+};
+// Every variant this CPU can run, widest first: the first is the one used.
+std::vector<const Kernels*> kernels_this_cpu_runs();
 
 }  // namespace winml::runtime::vmath

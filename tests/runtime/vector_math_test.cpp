@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -82,5 +83,34 @@ TEST(VectorMath, SumsInDoubleWhateverTheLengthAndAlignment) {
       EXPECT_NEAR(vmath::sum(v.data() + start, len), static_cast<double>(ref), 1e-9);
       EXPECT_NEAR(vmath::sum_squared_deviations(v.data() + start, len, mean), static_cast<double>(sq), 1e-6 * (1 + sq));
     }
+  }
+}
+
+TEST(VectorMath, EveryInstructionSetGivesTheSameBits) {
+  // Digests and outputs must not depend on the machine a build ran on.
+  auto x = sweep(-100.0f, 100.0f, 10007);  // an odd count: every loop's tail runs
+  x.push_back(NAN);
+  x.push_back(INFINITY);
+  const auto n = static_cast<std::int64_t>(x.size());
+  const auto variants = vmath::kernels_this_cpu_runs();
+  ASSERT_FALSE(variants.empty());
+  EXPECT_STREQ(variants.back()->isa, "generic");
+  const vmath::Kernels& base = *variants.back();
+  auto bits = [&](void (*f)(const float*, float*, std::int64_t)) {
+    std::vector<float> y(x.size());
+    f(x.data(), y.data(), n);
+    std::vector<std::uint32_t> b(y.size());
+    std::memcpy(b.data(), y.data(), y.size() * sizeof(float));
+    return b;
+  };
+  for (const vmath::Kernels* k : variants) {
+    SCOPED_TRACE(k->isa);
+    EXPECT_EQ(bits(k->exp), bits(base.exp));
+    EXPECT_EQ(bits(k->erf), bits(base.erf));
+    EXPECT_EQ(bits(k->gelu), bits(base.gelu));
+    EXPECT_EQ(bits(k->sigmoid), bits(base.sigmoid));
+    EXPECT_EQ(k->max(x.data(), n - 2), base.max(x.data(), n - 2));
+    EXPECT_EQ(k->sum(x.data(), n - 2), base.sum(x.data(), n - 2));
+    EXPECT_EQ(k->sum_squared_deviations(x.data(), n - 2, 0.5), base.sum_squared_deviations(x.data(), n - 2, 0.5));
   }
 }
