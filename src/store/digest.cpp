@@ -27,14 +27,17 @@ std::optional<Digest> Digest::from_hex(std::string_view hex) {
     for (int c = 0; c < 6; ++c) t['a' + c] = static_cast<std::int8_t>(10 + c);
     return t;
   }();
+  // Branch-free: any character outside [0-9a-f] makes `bad` negative.
   auto parse = [](std::string_view s, std::uint64_t& out) {
-    out = 0;
+    std::uint64_t v = 0;
+    int bad = 0;
     for (char c : s) {
-      int v = table[static_cast<unsigned char>(c)];
-      if (v < 0) return false;
-      out = (out << 4) | static_cast<std::uint64_t>(v);
+      const int digit = table[static_cast<unsigned char>(c)];
+      bad |= digit;
+      v = (v << 4) | static_cast<std::uint64_t>(digit & 15);
     }
-    return true;
+    out = v;
+    return bad >= 0;
   };
   Digest d;
   if (!parse(hex.substr(0, 16), d.high) || !parse(hex.substr(16), d.low)) return std::nullopt;

@@ -53,10 +53,21 @@ FileStat RealDisk::stat_in(const std::string& base_dir, std::string_view relativ
     }
     fd = dir_fd_;
   }
-  std::string rel(relative);
+  if (fd < 0) return stat(base_dir + "/" + std::string(relative));
+  // NUL-terminated without a heap string: StatCache's threads stat here
+  // thousands of times, and an allocation on a new thread costs it an arena.
+  char name[1024];
+  std::string long_name;
+  const char* c_name = name;
+  if (relative.size() < sizeof name) {
+    std::memcpy(name, relative.data(), relative.size());
+    name[relative.size()] = '\0';
+  } else {
+    long_name = relative;
+    c_name = long_name.c_str();
+  }
   struct ::stat st {};
-  if (fd < 0) return stat(base_dir + "/" + rel);
-  if (::fstatat(fd, rel.c_str(), &st, 0) != 0) return {};
+  if (::fstatat(fd, c_name, &st, 0) != 0) return {};
   return from_stat(st);
 }
 
@@ -74,15 +85,19 @@ Digest RealDisk::hash(const fs::path& path, std::uint64_t* bytes_hashed, std::at
   return hash_file(path, bytes_hashed, progress);
 }
 
-std::string RealDisk::read(const fs::path& path) const {
-  // One fstat and one read: state files are read on every build.
-  struct ::stat st {};
-  const int fd = open_regular_file(path, &st);
-  std::string out(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t got = 0;
+namespace {
+
+// Reads an open file whole into a buffer that `grow(capacity)` sizes and
+// returns; one read for a file that did not change since its fstat: the
+// capacity is one byte over its size, so the read that finds the end needs
+// no larger buffer. Returns the length read.
+template <typename Grow>
+std::size_t read_whole(int fd, std::size_t size, const fs::path& path, Grow grow) {
+  std::size_t capacity = size + 1, got = 0;
+  char* buf = grow(capacity);
   for (;;) {
-    if (got == out.size()) out.resize(out.size() * 2 + 4096);  // grew meanwhile
-    ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+    if (got == capacity) buf = grow(capacity = capacity * 2 + 4096);  // grew meanwhile
+    ssize_t n = ::read(fd, buf + got, capacity - got);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       int e = errno;
@@ -93,8 +108,38 @@ std::string RealDisk::read(const fs::path& path) const {
     got += static_cast<std::size_t>(n);
   }
   ::close(fd);
-  out.resize(got);
+  return got;
+}
+
+}  // namespace
+
+std::string RealDisk::read(const fs::path& path) const {
+  struct ::stat st {};
+  const int fd = open_regular_file(path, &st);
+  std::string out;
+  out.resize(read_whole(fd, static_cast<std::size_t>(st.st_size), path, [&](std::size_t n) {
+    out.resize(n);
+    return out.data();
+  }));
   return out;
+}
+
+std::shared_ptr<const void> RealDisk::view(const fs::path& path, std::string_view& view) const {
+  // State files are read on every build, a no-op included: into a buffer
+  // that is neither zeroed first nor copied after.
+  struct ::stat st {};
+  const int fd = open_regular_file(path, &st);
+  std::shared_ptr<char[]> buf;
+  std::size_t held = 0;
+  const std::size_t n = read_whole(fd, static_cast<std::size_t>(st.st_size), path, [&](std::size_t capacity) {
+    auto bigger = std::make_shared_for_overwrite<char[]>(capacity);
+    if (held) std::memcpy(bigger.get(), buf.get(), held);
+    buf = std::move(bigger);
+    held = capacity;
+    return buf.get();
+  });
+  view = std::string_view(buf.get(), n);
+  return buf;
 }
 
 void RealDisk::write_atomic(const fs::path& path, std::string_view contents) { write_file_atomic(path, contents); }

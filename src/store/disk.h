@@ -91,6 +91,7 @@ class RealDisk : public DiskInterface {
   Digest hash(const fs::path& path, std::uint64_t* bytes_hashed,
               std::atomic<std::uint64_t>* progress = nullptr) const override;
   std::string read(const fs::path& path) const override;
+  std::shared_ptr<const void> view(const fs::path& path, std::string_view& view) const override;
   FileStat stat_in(const std::string& base_dir, std::string_view relative) const override;
   ~RealDisk() override;
   void write_atomic(const fs::path& path, std::string_view contents) override;

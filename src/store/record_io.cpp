@@ -2,6 +2,7 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -117,12 +118,21 @@ std::string field_text(std::string_view f) {
 
 // Decimal digits only, no sign, no overflow: what the writer writes. A plain
 // loop: std::from_chars costs four times as much here, and a build parses
-// tens of thousands of these.
+// tens of thousands of these (stat times and sizes of 19 digits).
 bool parse_u64(std::string_view s, std::uint64_t& out) {
   if (s.empty() || s.size() > 20) return false;
   std::uint64_t v = 0;
-  for (char c : s) {
-    const unsigned d = static_cast<unsigned char>(c) - '0';
+  unsigned bad = 0;
+  // Nineteen digits cannot overflow 64 bits; only a twentieth can.
+  const std::size_t safe = std::min<std::size_t>(s.size(), 19);
+  for (std::size_t i = 0; i < safe; ++i) {
+    const unsigned d = static_cast<unsigned char>(s[i]) - '0';
+    bad |= d > 9;
+    v = v * 10 + d;
+  }
+  if (bad) return false;
+  if (s.size() == 20) {
+    const unsigned d = static_cast<unsigned char>(s[19]) - '0';
     if (d > 9 || __builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, d, &v)) return false;
   }
   out = v;
