@@ -72,11 +72,9 @@ bool reports_intact(store::BuildState& state, const std::string& record_id, cons
   return true;
 }
 
-// The plan a previous build stored, or nothing when there is none or it is
-// damaged: then it is made again from the configuration.
+// The plan a previous build stored, or nothing when it is damaged: then it
+// is made again from the configuration.
 std::optional<BuildPlan> stored_plan(const fs::path& plan_file) {
-  std::error_code ec;
-  if (!fs::exists(plan_file, ec)) return std::nullopt;
   try {
     std::string_view text;
     auto keep = store::real_disk().view(plan_file, text);
@@ -134,14 +132,18 @@ bool BuildSession::open() {
     check_output_dir(src.project_dir, src.config_file, src.output_dir_override, "-o");
   const fs::path probe = src.output_dir_override.empty() ? src.project_dir / "build" : src.output_dir_override;
   const fs::path plan_file = probe / kStateDir / "plan";
-  if (std::optional<BuildPlan> stored = stored_plan(plan_file)) {
-    if (stored->output_dir == probe) {
-      lock_and_load(probe);
-      if (!state_) return false;
-      if (plan_memo_key(src, registry_, state_->stat_cache(), stored->env_names) == stored->memo_key) {
-        plan_ = std::move(stored);
-        return true;
-      }
+  std::error_code ec;
+  if (fs::exists(plan_file, ec)) {
+    // The state first: its files are stat'ed on other threads while the
+    // plan is parsed.
+    lock_and_load(probe);
+    if (!state_) return false;
+    if (options_.prefetch_threads) state_->stat_cache().start_prefetch(options_.prefetch_threads);
+    std::optional<BuildPlan> stored = stored_plan(plan_file);
+    if (stored && stored->output_dir == probe &&
+        plan_memo_key(src, registry_, state_->stat_cache(), stored->env_names) == stored->memo_key) {
+      plan_ = std::move(stored);
+      return true;
     }
   }
   const config::ProjectConfig& p = project();

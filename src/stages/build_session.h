@@ -27,6 +27,10 @@ struct BuildSessionOptions {
   bool write = true;  // takes the lock and may write; false for status, graph and dry runs
   double lock_timeout_seconds = -1;
   const std::atomic<bool>* cancel = nullptr;
+  // Threads that stat every file the last build looked up while the plan is
+  // read (StatCache::start_prefetch); 0 for none. For a build of every
+  // model: one of a few models would stat files it never looks at.
+  unsigned prefetch_threads = 0;
   // Told when another process holds the lock (it is then waited for).
   std::function<void(const fs::path& lock_file, const std::string& holder)> on_lock_wait;
 };

@@ -1,6 +1,9 @@
 #include "store/stat_cache.h"
 
 #include <algorithm>
+#include <thread>
+#include <utility>
+#include <vector>
 
 namespace winml::store {
 
@@ -40,28 +43,93 @@ std::string_view StatCache::key_view(const std::string& raw, std::string& storag
   return storage;
 }
 
-std::optional<Digest> StatCache::digest(const std::string& path, std::uint64_t* bytes_hashed) {
-  std::string storage;
-  const std::string_view key = key_view(path, storage);
-  const std::int64_t stamp = disk_.now_ns();
-  const bool inside = key.data() != storage.data() || !fs::path(storage).is_absolute();
-  auto stat_now = [&] { return inside ? disk_.stat_in(base_dir_, key) : disk_.stat(path); };
-  FileStat st = stat_now();
+struct StatCache::Prefetch {
+  std::vector<std::pair<const std::string*, Slot*>> todo;
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> threads;
+};
+
+StatCache::~StatCache() { finish_prefetch(); }
+
+FileStat StatCache::stat_key(std::string_view key, const std::string& path, bool inside) const {
+  return inside ? disk_.stat_in(base_dir_, key) : disk_.stat(path);
+}
+
+void StatCache::start_prefetch(unsigned threads) {
+  finish_prefetch();
+  // Below a few hundred files a thread costs more than it saves.
+  constexpr std::size_t kFilesPerThread = 256;
+  auto p = std::make_unique<Prefetch>();
   {
     std::lock_guard lock(mu_);
-    auto it = entries_.find(key);
-    if (!st.exists || st.is_dir) {
-      if (it != entries_.end()) {
-        entries_.erase(it);
-        dirty_ = true;
-      }
-      return std::nullopt;
-    }
-    if (it != entries_.end()) {
-      it->second.used = true;
-      if (it->second.entry.stat.same_identity(st) && !is_racily_clean(it->second.entry)) return it->second.entry.digest;
+    if (entries_.size() < kFilesPerThread) return;
+    p->todo.reserve(entries_.size());
+    for (auto& [key, slot] : entries_) p->todo.emplace_back(&key, &slot);
+  }
+  threads = std::max<unsigned>(1, std::min<unsigned>(threads, static_cast<unsigned>(p->todo.size() / kFilesPerThread)));
+  ahead_stamp_ = disk_.now_ns();  // before every stat taken ahead: the racily-clean rule compares with it
+  prefetch_ = std::move(p);
+  prefetch_running_ = true;
+  for (unsigned t = 0; t < threads; ++t) prefetch_->threads.emplace_back([this] { prefetch_some(); });
+}
+
+// Slots are not inserted or erased while the threads run: every other
+// member function waits for them first.
+void StatCache::prefetch_some() {
+  constexpr std::size_t kBatch = 32;
+  auto& p = *prefetch_;
+  for (std::size_t i; (i = p.next.fetch_add(kBatch, std::memory_order_relaxed)) < p.todo.size();) {
+    for (std::size_t j = i; j < std::min(i + kBatch, p.todo.size()); ++j) {
+      const std::string& key = *p.todo[j].first;
+      Slot& slot = *p.todo[j].second;
+      slot.stat_ahead = stat_key(key, key, key.empty() || key[0] != '/');
+      slot.ahead = true;
     }
   }
+}
+
+void StatCache::finish_prefetch() {
+  if (!prefetch_running_.load(std::memory_order_acquire)) return;
+  std::lock_guard lock(prefetch_mu_);
+  if (!prefetch_) return;
+  prefetch_some();  // help with what is left
+  for (auto& t : prefetch_->threads) t.join();
+  prefetch_.reset();
+  ahead_valid_ = true;
+  prefetch_running_.store(false, std::memory_order_release);
+}
+
+std::optional<Digest> StatCache::digest(const std::string& path, std::uint64_t* bytes_hashed) {
+  finish_prefetch();
+  std::string storage;
+  const std::string_view key = key_view(path, storage);
+  std::int64_t stamp = disk_.now_ns();
+  const bool inside = key.data() != storage.data() || !fs::path(storage).is_absolute();
+  auto stat_now = [&] { return stat_key(key, path, inside); };
+  std::unique_lock lock(mu_);
+  auto it = entries_.find(key);
+  FileStat st;
+  if (it != entries_.end() && std::exchange(it->second.ahead, false) && ahead_valid_.load(std::memory_order_relaxed)) {
+    st = it->second.stat_ahead;
+    stamp = ahead_stamp_;
+  } else {
+    lock.unlock();
+    st = stat_now();
+    lock.lock();
+    it = entries_.find(key);
+  }
+  if (!st.exists || st.is_dir) {
+    if (it != entries_.end()) {
+      entries_.erase(it);
+      dirty_ = true;
+    }
+    return std::nullopt;
+  }
+  if (it != entries_.end()) {
+    it->second.used = true;
+    if (it->second.entry.stat.same_identity(st) && !is_racily_clean(it->second.entry)) return it->second.entry.digest;
+  }
+  lock.unlock();
   if (on_hash_start) on_hash_start(fs::path(path), st.size);
   std::uint64_t n = 0;
   Digest d = disk_.hash(path, &n, hash_progress);
@@ -70,7 +138,7 @@ std::optional<Digest> StatCache::digest(const std::string& path, std::uint64_t* 
   bytes_hashed_ += n;
   // A file that changed while it was read gets no entry: the next lookup hashes again.
   FileStat after = stat_now();
-  std::lock_guard lock(mu_);
+  lock.lock();
   if (after.same_identity(st)) entries_[std::string(key)] = Slot{StatEntry{st, d, stamp}, true};
   else if (auto it = entries_.find(key); it != entries_.end()) entries_.erase(it);
   dirty_ = true;
@@ -78,6 +146,8 @@ std::optional<Digest> StatCache::digest(const std::string& path, std::uint64_t* 
 }
 
 void StatCache::record(const fs::path& path, const Digest& digest, std::int64_t stamp_ns) {
+  finish_prefetch();
+  ahead_valid_ = false;
   FileStat st = disk_.stat(path.native());
   const std::string key = key_of(path);
   std::lock_guard lock(mu_);
@@ -87,17 +157,21 @@ void StatCache::record(const fs::path& path, const Digest& digest, std::int64_t 
 }
 
 void StatCache::forget(const fs::path& path) {
+  finish_prefetch();
+  ahead_valid_ = false;
   const std::string key = key_of(path);
   std::lock_guard lock(mu_);
   if (entries_.erase(key)) dirty_ = true;
 }
 
 void StatCache::load(std::string key, const StatEntry& e) {
+  finish_prefetch();
   std::lock_guard lock(mu_);
   entries_[std::move(key)] = Slot{e, false};
 }
 
 std::map<std::string, StatEntry> StatCache::entries() const {
+  const_cast<StatCache*>(this)->finish_prefetch();
   std::lock_guard lock(mu_);
   std::map<std::string, StatEntry> out;
   for (const auto& [k, slot] : entries_) out.emplace(k, slot.entry);
@@ -105,6 +179,7 @@ std::map<std::string, StatEntry> StatCache::entries() const {
 }
 
 void StatCache::prune_unused() {
+  finish_prefetch();
   std::lock_guard lock(mu_);
   for (auto it = entries_.begin(); it != entries_.end();) {
     if (!it->second.used) {

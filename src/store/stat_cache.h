@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -55,6 +56,14 @@ class StatCache {
     return digest(std::string(path), bytes_hashed);
   }
 
+  // Stats the file of every loaded entry ahead of the lookups a build makes,
+  // on other threads while this one goes on (parsing the plan): a no-op
+  // build is mostly stat calls, and they run in parallel this way. Each
+  // stat taken ahead serves one lookup of its file, until this process
+  // records or forgets any file; the first lookup waits for the threads,
+  // and helps them.
+  void start_prefetch(unsigned threads);
+
   // Records the digest of a file this process has just written (stat taken now).
   void record(const fs::path& path, const Digest& digest, std::int64_t stamp_ns);
   void forget(const fs::path& path);
@@ -71,6 +80,7 @@ class StatCache {
   std::string key_of(const fs::path& path) const;
   // key_of without a copy when the path is plainly inside the base (the usual case).
   std::string_view key_view(const std::string& path, std::string& storage) const;
+  ~StatCache();
 
   // Called before a file is hashed, with its size, and a counter of bytes
   // hashed that grows while it is read (for progress display).
@@ -88,8 +98,20 @@ class StatCache {
   mutable std::mutex mu_;
   struct Slot {
     StatEntry entry;
-    bool used = false;  // looked up or recorded by this process
+    bool used = false;   // looked up or recorded by this process
+    bool ahead = false;  // `stat_ahead` was taken by start_prefetch and not used yet
+    FileStat stat_ahead;
   };
+  FileStat stat_key(std::string_view key, const std::string& path, bool inside) const;
+  void prefetch_some();
+  void finish_prefetch();
+  struct Prefetch;
+  std::unique_ptr<Prefetch> prefetch_;
+  std::mutex prefetch_mu_;
+  std::atomic<bool> prefetch_running_{false};
+  // Stats taken ahead are good until this process changes a file it tracks.
+  std::atomic<bool> ahead_valid_{false};
+  std::int64_t ahead_stamp_ = 0;
   // Transparent hashing: lookups by string_view build no temporary string.
   struct Hash {
     using is_transparent = void;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -27,6 +28,7 @@ class FakeDisk : public store::DiskInterface {
   std::set<std::string> dirs;
   std::int64_t clock_ns = 1'700'000'000'123'456'789;
   mutable int hash_calls = 0;
+  mutable std::atomic<int> stat_calls{0};
   int syncs = 0;
   std::uint64_t next_inode = 100;
   mutable std::recursive_mutex mu;  // builds run nodes on several threads
@@ -50,6 +52,7 @@ class FakeDisk : public store::DiskInterface {
   void advance_ms(std::int64_t ms) { clock_ns += ms * 1'000'000; }
 
   store::FileStat stat(const std::string& p) const override {
+    ++stat_calls;
     std::lock_guard lock(mu);
     auto it = files.find(p);
     if (it != files.end()) return it->second.stat;

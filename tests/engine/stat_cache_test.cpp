@@ -2,6 +2,9 @@
 // entry recorded within the timestamp granularity of the file's last change.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "engine/fake_disk.h"
 #include "store/stat_cache.h"
 
@@ -88,4 +91,65 @@ TEST(StatCache, ReplacedFileWithSameTimesIsDetectedByInode) {
   disk.files["/p/a"].data = "two";
   disk.files["/p/a"].stat.inode = st.inode + 1000;  // renamed over by another file
   EXPECT_EQ(cache.digest("/p/a"), store::digest_of("two"));
+}
+
+namespace {
+
+// A cache loaded with `n` files' entries, as the build state loads them.
+std::vector<std::string> loaded_files(test::FakeDisk& disk, store::StatCache& cache, int n) {
+  std::vector<std::string> paths;
+  for (int i = 0; i < n; ++i) {
+    paths.push_back("/p/m" + std::to_string(i) + "/model.onnx");
+    disk.put(paths.back(), "v" + std::to_string(i));
+  }
+  disk.advance_ms(1000);
+  store::StatCache before(disk, "/p");
+  for (const auto& p : paths) before.digest(p);
+  for (const auto& [key, entry] : before.entries()) cache.load(key, entry);
+  return paths;
+}
+
+}  // namespace
+
+TEST(StatCache, StatsTakenAheadServeOneLookupEach) {
+  test::FakeDisk disk;
+  store::StatCache cache(disk, "/p");
+  const auto paths = loaded_files(disk, cache, 600);
+  const int hashes = disk.hash_calls;
+  disk.stat_calls = 0;
+  cache.start_prefetch(3);
+  EXPECT_EQ(cache.digest(paths[0]), store::digest_of("v0"));
+  EXPECT_EQ(disk.stat_calls, 600);  // every file, ahead of its lookup
+  for (std::size_t i = 1; i < paths.size(); ++i)
+    EXPECT_EQ(cache.digest(paths[i]), store::digest_of("v" + std::to_string(i)));
+  EXPECT_EQ(disk.stat_calls, 600);  // and no lookup stats again
+  EXPECT_EQ(disk.hash_calls, hashes);
+  // A second lookup of a file stats it again.
+  EXPECT_EQ(cache.digest(paths[0]), store::digest_of("v0"));
+  EXPECT_EQ(disk.stat_calls, 601);
+}
+
+TEST(StatCache, StatsTakenAheadAreDroppedOnceThisProcessWritesAFile) {
+  test::FakeDisk disk;
+  store::StatCache cache(disk, "/p");
+  const auto paths = loaded_files(disk, cache, 300);
+  cache.start_prefetch(2);
+  EXPECT_EQ(cache.digest(paths[0]), store::digest_of("v0"));
+  // The build writes a file; another changes after the stat taken ahead.
+  disk.put("/p/m0/model.onnx", "rewritten");
+  cache.record("/p/m0/model.onnx", store::digest_of("rewritten"), disk.clock_ns);
+  disk.put(paths[1], "changed");
+  disk.advance_ms(1000);
+  EXPECT_EQ(cache.digest(paths[1]), store::digest_of("changed"));
+  EXPECT_EQ(cache.digest(paths[2]), store::digest_of("v2"));
+}
+
+TEST(StatCache, FewFilesAreNotStatedAhead) {
+  test::FakeDisk disk;
+  store::StatCache cache(disk, "/p");
+  const auto paths = loaded_files(disk, cache, 10);
+  disk.stat_calls = 0;
+  cache.start_prefetch(2);
+  EXPECT_EQ(cache.digest(paths[3]), store::digest_of("v3"));
+  EXPECT_EQ(disk.stat_calls, 1);
 }
