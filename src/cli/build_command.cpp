@@ -79,7 +79,7 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   stages::BuildSessionOptions so = session_options(ctx, !f.dry_run, &cancel);
   so.lock_timeout_seconds = f.lock_timeout;
   // A build of every model looks up every file the last one did.
-  if (f.targets.empty() && f.shard.empty() && !f.rebuild) so.prefetch_threads = std::thread::hardware_concurrency();
+  so.prefetch_stats = f.targets.empty() && f.shard.empty() && !f.rebuild;
   // Deliberately never freed: tearing down the plan and state of a large
   // project costs ~5% of a no-op build, and the process ends right after.
   // Held by a static, so it stays reachable and leak checkers agree.

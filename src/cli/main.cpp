@@ -1,13 +1,10 @@
 // winml-make: incremental builds of ONNX model pipelines. The engine's
 // commands run here; the model tools' run in their module, loaded only then
 // (cli/tools_module.h).
-#include "base/huge_heap.h"
 #include "cli/command_line.h"
 #include "cli/tools_module.h"
 
 int main(int argc, char** argv) {
-  // Before anything is allocated: see base/huge_heap.h.
-  winml::use_huge_pages_for_heap(32u << 20, 4u << 20);
   using namespace winml::cli;
   CommandLine line;
   line.hand_over([](int n, char** args) { return tools_module().main(n, args); });

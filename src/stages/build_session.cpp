@@ -6,6 +6,7 @@
 #include "base/atomic_file.h"
 #include "base/confined_dir.h"
 #include "base/error.h"
+#include "base/huge_heap.h"
 #include "config/project.h"
 #include "stages/layout.h"
 #include "stages/manifest.h"
@@ -18,7 +19,7 @@ BuildSession::BuildSession(BuildSessionOptions options, const StageRegistry& reg
 BuildSession::~BuildSession() = default;
 
 namespace {
-constexpr const char* kRunningMarker = "running";
+constexpr std::uintmax_t kLargePlan = 32u << 10;  // about 35 models
 
 // Removes temporary files a killed build left in the output directory. Only
 // needed when the previous writing build did not finish, which the marker
@@ -86,23 +87,14 @@ std::optional<BuildPlan> stored_plan(const fs::path& plan_file) {
 }  // namespace
 
 void BuildSession::sweep_after_crash(const fs::path& output_dir) {
-  const fs::path marker = output_dir / kStateDir / kRunningMarker;
-  std::error_code ec;
-  const bool crashed = fs::exists(marker, ec);
-  if (crashed) {
-    const ConfinedDir owned(output_dir);
-    remove_temp_files(owned, output_dir, 1);
-    // The state folder's own temporaries (plan, state, journal, logs), and
-    // staging areas: under the lock, every one there is a dead build's.
-    remove_temp_files(owned, output_dir / kStateDir, 1);
-    owned.remove_tree(output_dir / kStateDir / "staging");
-    after_crash_ = true;
-  }
-  // (The lock taken before made the state folder.) An empty file, not made
-  // durable: after a power loss without it, the worst case is a temporary
-  // file left for a later sweep, while two fsyncs here would cost every
-  // build, the no-op included.
-  if (!crashed) std::ofstream(marker.native(), std::ios::trunc);
+  if (!lock_->last_holder_was_killed()) return;
+  const ConfinedDir owned(output_dir);
+  remove_temp_files(owned, output_dir, 1);
+  // The state folder's own temporaries (plan, state, journal, logs), and
+  // staging areas: under the lock, every one there is a dead build's.
+  remove_temp_files(owned, output_dir / kStateDir, 1);
+  owned.remove_tree(output_dir / kStateDir / "staging");
+  after_crash_ = true;
 }
 
 void BuildSession::lock_and_load(const fs::path& output_dir) {
@@ -133,12 +125,21 @@ bool BuildSession::open() {
   const fs::path probe = src.output_dir_override.empty() ? src.project_dir / "build" : src.output_dir_override;
   const fs::path plan_file = probe / kStateDir / "plan";
   std::error_code ec;
-  if (fs::exists(plan_file, ec)) {
+  if (const auto plan_size = fs::file_size(plan_file, ec); !ec) {
+    // A project of more than a few dozen models touches megabytes of heap:
+    // on huge pages that is one fault per 2 MiB instead of one per 4 KiB;
+    // a small one would pay for zeroing 2 MiB it never uses.
+    if (plan_size >= kLargePlan) use_huge_pages_for_heap(32u << 20, 4u << 20);
     // The state first: its files are stat'ed on other threads while the
     // plan is parsed.
     lock_and_load(probe);
     if (!state_) return false;
-    if (options_.prefetch_threads) state_->stat_cache().start_prefetch(options_.prefetch_threads);
+    if (options_.prefetch_stats) state_->stat_cache().start_prefetch();
+    // Whatever happens next (a plan made again, a bad config), the threads end here.
+    struct WaitPrefetch {
+      store::StatCache& stats;
+      ~WaitPrefetch() { stats.wait_prefetch(); }
+    } wait{state_->stat_cache()};
     std::optional<BuildPlan> stored = stored_plan(plan_file);
     if (stored && stored->output_dir == probe &&
         plan_memo_key(src, registry_, state_->stat_cache(), stored->env_names) == stored->memo_key) {
@@ -219,10 +220,7 @@ void BuildSession::finish(const std::vector<graph::NodeResult>& results, const s
     ingredients_->compact(keys, statics);
   }
   state_->save();
-  if (lock_) {
-    std::error_code ec;
-    fs::remove(loaded_dir_ / kStateDir / kRunningMarker, ec);
-  }
+  lock_.reset();  // done: the next build need not sweep after this one
 }
 
 }  // namespace winml::stages

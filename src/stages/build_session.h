@@ -27,10 +27,10 @@ struct BuildSessionOptions {
   bool write = true;  // takes the lock and may write; false for status, graph and dry runs
   double lock_timeout_seconds = -1;
   const std::atomic<bool>* cancel = nullptr;
-  // Threads that stat every file the last build looked up while the plan is
-  // read (StatCache::start_prefetch); 0 for none. For a build of every
-  // model: one of a few models would stat files it never looks at.
-  unsigned prefetch_threads = 0;
+  // Stat every file the last build looked up on other threads while the plan
+  // is read (StatCache::start_prefetch). For a build of every model: one of
+  // a few models would stat files it never looks at.
+  bool prefetch_stats = false;
   // Told when another process holds the lock (it is then waited for).
   std::function<void(const fs::path& lock_file, const std::string& holder)> on_lock_wait;
 };
@@ -51,8 +51,8 @@ class BuildSession {
   fs::path state_dir() const { return plan_->output_dir / kStateDir; }
   fs::path target_dir(const std::string& target) const { return plan_->output_dir / target; }
   const BuildSessionOptions& options() const { return options_; }
-  // The previous build into this output directory was killed (its running
-  // marker was still there); its temporaries here are already swept.
+  // The previous build into this output directory was killed (its lock file
+  // still says "working"); its temporaries here are already swept.
   bool after_crash() const { return after_crash_; }
 
   // The parsed configuration, loaded on first use (a reused plan needs it
@@ -74,8 +74,8 @@ class BuildSession {
 
  private:
   void lock_and_load(const fs::path& output_dir);
-  // After a killed build (its "running" marker is still there), removes the
-  // temporary files it left in the output directory.
+  // After a killed build (store::DirectoryLock::last_holder_was_killed),
+  // removes the temporary files it left in the output directory.
   void sweep_after_crash(const fs::path& output_dir);
 
   BuildSessionOptions options_;

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <string_view>
 #include <thread>
 
 #include "base/error.h"
@@ -15,23 +16,38 @@ namespace winml::store {
 
 namespace fs = std::filesystem;
 
-DirectoryLock::~DirectoryLock() {
-  if (fd_ >= 0) ::close(fd_);  // closing the descriptor releases the flock
-}
-
 namespace {
 
-constexpr std::size_t kHolderLength = 32;  // "pid N", padded with spaces, and a newline
+// The file: "pid N", padded with spaces, and a newline; then the holder's
+// state, also of a fixed length, so that each write replaces the last one's
+// bytes without truncating (which on a file system mounted with online
+// discard waits for the disk: a whole no-op build's worth of time).
+constexpr std::size_t kHolderLength = 32;
+constexpr std::string_view kWorking = "working\n";
+constexpr std::string_view kDone = "done   \n";
 
 std::string holder_of(int fd) {
-  char buf[128] = {};
-  ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  char buf[kHolderLength + 1] = {};
+  ssize_t n = ::pread(fd, buf, kHolderLength, 0);
   std::string s = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  s = s.substr(0, s.find('\n'));
+  while (!s.empty() && s.back() == ' ') s.pop_back();
   return s.empty() ? "another process" : s;
 }
 
+bool says_working(int fd) {
+  char buf[kWorking.size()] = {};
+  return ::pread(fd, buf, sizeof buf, kHolderLength) == static_cast<ssize_t>(sizeof buf) &&
+         std::string_view(buf, sizeof buf) == kWorking;
+}
+
 }  // namespace
+
+DirectoryLock::~DirectoryLock() {
+  if (fd_ < 0) return;
+  if (mode_ == LockMode::kExclusive) (void)::pwrite(fd_, kDone.data(), kDone.size(), kHolderLength);
+  ::close(fd_);  // closing the descriptor releases the flock
+}
 
 std::unique_ptr<DirectoryLock> DirectoryLock::acquire(const fs::path& lock_file,
                                                       const std::function<void(const std::string&)>& on_wait,
@@ -67,16 +83,16 @@ std::unique_ptr<DirectoryLock> DirectoryLock::acquire(const fs::path& lock_file,
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  bool killed = false;
   if (mode == LockMode::kExclusive) {
-    // Always the same length, written over the last holder's: no truncation,
-    // which on a file system mounted with online discard waits for the disk
-    // (a whole no-op build's worth of time).
+    killed = says_working(fd);
     std::string me = "pid " + std::to_string(::getpid());
     me.resize(kHolderLength - 1, ' ');
     me += '\n';
+    me += kWorking;
     (void)::pwrite(fd, me.data(), me.size(), 0);
   }
-  return std::unique_ptr<DirectoryLock>(new DirectoryLock(fd));
+  return std::unique_ptr<DirectoryLock>(new DirectoryLock(fd, mode, killed));
 }
 
 }  // namespace winml::store

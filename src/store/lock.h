@@ -2,7 +2,10 @@
 // never build into the same place at once; and the cache's lock, shared by
 // the builds using it and exclusive for `cache gc` and `cache verify`. It is an flock(2) on a file, so
 // the kernel releases it when its holder dies, even by SIGKILL: there are no
-// stale locks to clean up.
+// stale locks to clean up. An exclusive holder also says in the file that it
+// is working, and that it is done when it lets go: a process killed while
+// holding the lock leaves "working" behind for the next holder to see (and to
+// sweep up after), without a marker file to create and delete on every build.
 #pragma once
 
 #include <atomic>
@@ -14,12 +17,13 @@
 namespace winml::store {
 
 enum class LockMode {
-  kExclusive,  // one holder, who writes "pid N" into the file for the waiters' messages
+  kExclusive,  // one holder, who writes "pid N" and "working" into the file
   kShared,     // any number of holders at once, none while an exclusive one holds it
 };
 
 class DirectoryLock {
  public:
+  // An exclusive holder writes "done" into the file here.
   ~DirectoryLock();
   DirectoryLock(const DirectoryLock&) = delete;
   DirectoryLock& operator=(const DirectoryLock&) = delete;
@@ -33,9 +37,16 @@ class DirectoryLock {
                                                 double timeout_seconds = -1, const std::atomic<bool>* cancel = nullptr,
                                                 LockMode mode = LockMode::kExclusive);
 
+  // The exclusive holder before this one let go without saying it was done:
+  // it was killed while working.
+  bool last_holder_was_killed() const { return last_holder_killed_; }
+
  private:
-  explicit DirectoryLock(int fd) : fd_(fd) {}
+  DirectoryLock(int fd, LockMode mode, bool last_holder_killed)
+      : fd_(fd), mode_(mode), last_holder_killed_(last_holder_killed) {}
   int fd_ = -1;
+  LockMode mode_;
+  bool last_holder_killed_ = false;
 };
 
 }  // namespace winml::store

@@ -49,14 +49,14 @@ struct StatCache::Prefetch {
   std::vector<std::thread> threads;
 };
 
-StatCache::~StatCache() { finish_prefetch(); }
+StatCache::~StatCache() { wait_prefetch(); }
 
 FileStat StatCache::stat_key(std::string_view key, const std::string& path, bool inside) const {
   return inside ? disk_.stat_in(base_dir_, key) : disk_.stat(path);
 }
 
 void StatCache::start_prefetch(unsigned threads) {
-  finish_prefetch();
+  wait_prefetch();
   // Below a few hundred files a thread costs more than it saves.
   constexpr std::size_t kFilesPerThread = 256;
   auto p = std::make_unique<Prefetch>();
@@ -66,6 +66,7 @@ void StatCache::start_prefetch(unsigned threads) {
     p->todo.reserve(entries_.size());
     for (auto& [key, slot] : entries_) p->todo.emplace_back(&key, &slot);
   }
+  if (threads == 0) threads = std::thread::hardware_concurrency();  // reads /sys: only for a big state
   threads = std::max<unsigned>(1, std::min<unsigned>(threads, static_cast<unsigned>(p->todo.size() / kFilesPerThread)));
   ahead_stamp_ = disk_.now_ns();  // before every stat taken ahead: the racily-clean rule compares with it
   prefetch_ = std::move(p);
@@ -88,7 +89,7 @@ void StatCache::prefetch_some() {
   }
 }
 
-void StatCache::finish_prefetch() {
+void StatCache::wait_prefetch() {
   if (!prefetch_running_.load(std::memory_order_acquire)) return;
   std::lock_guard lock(prefetch_mu_);
   if (!prefetch_) return;
@@ -100,7 +101,7 @@ void StatCache::finish_prefetch() {
 }
 
 std::optional<Digest> StatCache::digest(const std::string& path, std::uint64_t* bytes_hashed) {
-  finish_prefetch();
+  wait_prefetch();
   std::string storage;
   const std::string_view key = key_view(path, storage);
   std::int64_t stamp = disk_.now_ns();
@@ -146,7 +147,7 @@ std::optional<Digest> StatCache::digest(const std::string& path, std::uint64_t* 
 }
 
 void StatCache::record(const fs::path& path, const Digest& digest, std::int64_t stamp_ns) {
-  finish_prefetch();
+  wait_prefetch();
   ahead_valid_ = false;
   FileStat st = disk_.stat(path.native());
   const std::string key = key_of(path);
@@ -157,7 +158,7 @@ void StatCache::record(const fs::path& path, const Digest& digest, std::int64_t 
 }
 
 void StatCache::forget(const fs::path& path) {
-  finish_prefetch();
+  wait_prefetch();
   ahead_valid_ = false;
   const std::string key = key_of(path);
   std::lock_guard lock(mu_);
@@ -165,13 +166,13 @@ void StatCache::forget(const fs::path& path) {
 }
 
 void StatCache::load(std::string key, const StatEntry& e) {
-  finish_prefetch();
+  wait_prefetch();
   std::lock_guard lock(mu_);
   entries_[std::move(key)] = Slot{e, false};
 }
 
 std::map<std::string, StatEntry> StatCache::entries() const {
-  const_cast<StatCache*>(this)->finish_prefetch();
+  const_cast<StatCache*>(this)->wait_prefetch();
   std::lock_guard lock(mu_);
   std::map<std::string, StatEntry> out;
   for (const auto& [k, slot] : entries_) out.emplace(k, slot.entry);
@@ -179,7 +180,7 @@ std::map<std::string, StatEntry> StatCache::entries() const {
 }
 
 void StatCache::prune_unused() {
-  finish_prefetch();
+  wait_prefetch();
   std::lock_guard lock(mu_);
   for (auto it = entries_.begin(); it != entries_.end();) {
     if (!it->second.used) {

@@ -62,7 +62,10 @@ class StatCache {
   // stat taken ahead serves one lookup of its file, until this process
   // records or forgets any file; the first lookup waits for the threads,
   // and helps them.
-  void start_prefetch(unsigned threads);
+  // `threads`: 0 for one per core.
+  void start_prefetch(unsigned threads = 0);
+  // Waits for (and helps) the threads start_prefetch started, if any.
+  void wait_prefetch();
 
   // Records the digest of a file this process has just written (stat taken now).
   void record(const fs::path& path, const Digest& digest, std::int64_t stamp_ns);
@@ -104,7 +107,6 @@ class StatCache {
   };
   FileStat stat_key(std::string_view key, const std::string& path, bool inside) const;
   void prefetch_some();
-  void finish_prefetch();
   struct Prefetch;
   std::unique_ptr<Prefetch> prefetch_;
   std::mutex prefetch_mu_;
