@@ -3,7 +3,8 @@
 # usage: scripts/build.sh [TARGET...]   (default: everything, tests included)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+source scripts/configure.sh
+configure build -DCMAKE_BUILD_TYPE=Release
 if [ $# -gt 0 ]; then
   cmake --build build -j"$(nproc)" --target "$@"
 else

@@ -25,7 +25,8 @@ targets=("$@")
 root=$PWD
 out=$root/build-sanitize
 
-CC=clang CXX=clang++ cmake -S . -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWINML_SANITIZE=ON >/dev/null
+source scripts/configure.sh
+CC=clang CXX=clang++ configure "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWINML_SANITIZE=ON
 cmake --build "$out" -j"$(nproc)" --target "${targets[@]}"
 
 seeds=$out/seeds

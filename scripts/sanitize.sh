@@ -13,8 +13,9 @@ cd "$(dirname "$0")/.."
 root=$PWD
 out=$root/build-sanitize
 
-CC=clang CXX=clang++ cmake -S . -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWINML_SANITIZE=ON \
-  -DWINML_TEST_MODELS="$root/build/test-models" -DWINML_ORT_NODE_DIR="$root/build/ort-node" >/dev/null
+source scripts/configure.sh
+CC=clang CXX=clang++ configure "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWINML_SANITIZE=ON \
+  -DWINML_TEST_MODELS="$root/build/test-models" -DWINML_ORT_NODE_DIR="$root/build/ort-node"
 targets=(runtime_conformance_tests runtime_unit_tests runtime_model_tests runtime_oracle_tests
          compile_tests compile_ort_tests compile_real_model_tests corpus_tests)
 cmake --build "$out" -j"$(nproc)" --target "${targets[@]}"

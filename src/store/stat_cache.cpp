@@ -1,6 +1,7 @@
 #include "store/stat_cache.h"
 
 #include <algorithm>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -71,7 +72,11 @@ void StatCache::start_prefetch(unsigned threads) {
   ahead_stamp_ = disk_.now_ns();  // before every stat taken ahead: the racily-clean rule compares with it
   prefetch_ = std::move(p);
   prefetch_running_ = true;
-  for (unsigned t = 0; t < threads; ++t) prefetch_->threads.emplace_back([this] { prefetch_some(); });
+  try {
+    for (unsigned t = 0; t < threads; ++t) prefetch_->threads.emplace_back([this] { prefetch_some(); });
+  } catch (const std::system_error&) {
+    // No thread to be had (a process limit): the first lookup stats them all.
+  }
 }
 
 // Slots are not inserted or erased while the threads run: every other

