@@ -1,6 +1,7 @@
 #include "runtime/vector_math.h"
 
 #include <bit>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -110,6 +111,43 @@ namespace {
   return m;
 }
 
+// Smallest and largest of x[0..n) in one pass, NaNs skipped, over 16 lanes
+// (each lane keeps the first of equal values, so every instruction set picks
+// the same zero): lo > hi when there is no number. In vector types: GCC does
+// not vectorize two reductions in one loop by itself.
+typedef float F8 __attribute__((vector_size(32)));
+typedef std::int32_t I8 __attribute__((vector_size(32)));
+
+[[gnu::always_inline]] inline void min_max_loop(const float* x, std::int64_t n, float* lo, float* hi) {
+  const float inf = std::numeric_limits<float>::infinity();
+  F8 mn[2], mx[2];
+  for (int h = 0; h < 2; ++h)
+    for (int k = 0; k < 8; ++k) mn[h][k] = inf, mx[h][k] = -inf;
+  std::int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int h = 0; h < 2; ++h) {
+      F8 v;
+      std::memcpy(&v, x + i + 8 * h, sizeof v);
+      const I8 below = v < mn[h], above = v > mx[h];  // all ones where true
+      mn[h] = (F8)((below & (I8)v) | (~below & (I8)mn[h]));
+      mx[h] = (F8)((above & (I8)v) | (~above & (I8)mx[h]));
+    }
+  float a[16], b[16];
+  std::memcpy(a, mn, sizeof a);
+  std::memcpy(b, mx, sizeof b);
+  for (int k = 0; i < n; ++i, ++k) {
+    a[k] = x[i] < a[k] ? x[i] : a[k];
+    b[k] = x[i] > b[k] ? x[i] : b[k];
+  }
+  float l = inf, r = -inf;
+  for (int k = 0; k < 16; ++k) {
+    l = a[k] < l ? a[k] : l;
+    r = b[k] > r ? b[k] : r;
+  }
+  *lo = l;
+  *hi = r;
+}
+
 [[gnu::always_inline]] inline double sum_loop(const float* x, std::int64_t n) {
   double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   std::int64_t i = 0;
@@ -145,9 +183,11 @@ namespace {
   ATTR void gelu_##ISA(const float* x, float* y, std::int64_t n) { gelu_loop(x, y, n); }                    \
   ATTR void sigmoid_##ISA(const float* x, float* y, std::int64_t n) { sigmoid_loop(x, y, n); }              \
   ATTR float max_##ISA(const float* x, std::int64_t n) { return max_loop(x, n); }                           \
+  ATTR void min_max_##ISA(const float* x, std::int64_t n, float* lo, float* hi) { min_max_loop(x, n, lo, hi); } \
   ATTR double sum_##ISA(const float* x, std::int64_t n) { return sum_loop(x, n); }                          \
   ATTR double ssd_##ISA(const float* x, std::int64_t n, double c) { return sum_squared_deviations_loop(x, n, c); } \
-  constexpr Kernels kernels_##ISA{#ISA, exp_##ISA, erf_##ISA, gelu_##ISA, sigmoid_##ISA, max_##ISA, sum_##ISA, ssd_##ISA};
+  constexpr Kernels kernels_##ISA{#ISA,       exp_##ISA, erf_##ISA, gelu_##ISA, sigmoid_##ISA, max_##ISA, \
+                                  min_max_##ISA, sum_##ISA, ssd_##ISA};
 
 WINML_VMATH_KERNELS(__attribute__((target("avx512f"))), avx512)
 WINML_VMATH_KERNELS(__attribute__((target("avx2"))), avx2)
@@ -177,6 +217,7 @@ void erf(const float* x, float* y, std::int64_t n) { active().erf(x, y, n); }
 void gelu(const float* x, float* y, std::int64_t n) { active().gelu(x, y, n); }
 void sigmoid(const float* x, float* y, std::int64_t n) { active().sigmoid(x, y, n); }
 float max(const float* x, std::int64_t n) { return active().max(x, n); }
+void min_max(const float* x, std::int64_t n, float* lo, float* hi) { active().min_max(x, n, lo, hi); }
 double sum(const float* x, std::int64_t n) { return active().sum(x, n); }
 double sum_squared_deviations(const float* x, std::int64_t n, double center) {
   return active().sum_squared_deviations(x, n, center);

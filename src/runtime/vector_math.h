@@ -21,6 +21,9 @@ void sigmoid(const float* x, float* y, std::int64_t n);
 
 // Largest of x[0..n) (NaNs are skipped; -inf when n is 0), over 16 lanes.
 float max(const float* x, std::int64_t n);
+// Smallest and largest of x[0..n) in one pass (NaNs are skipped): *lo > *hi
+// when there is no number (n is 0 or all are NaN).
+void min_max(const float* x, std::int64_t n, float* lo, float* hi);
 
 // Sum of x[0..n) in double, over 8 interleaved partial sums added in a fixed
 // order: fast, and independent of pointer alignment and thread count.
@@ -37,6 +40,7 @@ struct Kernels {
   void (*gelu)(const float*, float*, std::int64_t);
   void (*sigmoid)(const float*, float*, std::int64_t);
   float (*max)(const float*, std::int64_t);
+  void (*min_max)(const float*, std::int64_t, float*, float*);
   double (*sum)(const float*, std::int64_t);
   double (*sum_squared_deviations)(const float*, std::int64_t, double);
 };

@@ -1,6 +1,7 @@
 // The vectorized float math against double-precision libm.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -110,7 +111,37 @@ TEST(VectorMath, EveryInstructionSetGivesTheSameBits) {
     EXPECT_EQ(bits(k->gelu), bits(base.gelu));
     EXPECT_EQ(bits(k->sigmoid), bits(base.sigmoid));
     EXPECT_EQ(k->max(x.data(), n - 2), base.max(x.data(), n - 2));
+    float lo[2], hi[2];
+    k->min_max(x.data(), n, &lo[0], &hi[0]);
+    base.min_max(x.data(), n, &lo[1], &hi[1]);
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(lo[0]), std::bit_cast<std::uint32_t>(lo[1]));
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(hi[0]), std::bit_cast<std::uint32_t>(hi[1]));
     EXPECT_EQ(k->sum(x.data(), n - 2), base.sum(x.data(), n - 2));
     EXPECT_EQ(k->sum_squared_deviations(x.data(), n - 2, 0.5), base.sum_squared_deviations(x.data(), n - 2, 0.5));
   }
+}
+
+TEST(VectorMath, MinMaxSkipsNaNsAndSaysWhenThereIsNoNumber) {
+  std::vector<float> x = sweep(-3.0f, 5.0f, 1001);
+  x[17] = NAN;
+  x[500] = -7.5f;
+  x.push_back(NAN);
+  float lo = 0, hi = 0;
+  vmath::min_max(x.data(), static_cast<std::int64_t>(x.size()), &lo, &hi);
+  EXPECT_EQ(lo, -7.5f);
+  EXPECT_EQ(hi, 5.0f);
+  // Every length around the 16 lanes, the extremes at the end.
+  for (std::int64_t n = 1; n < 40; ++n) {
+    std::vector<float> y(static_cast<std::size_t>(n), 1.0f);
+    y.back() = -INFINITY;
+    y.front() = INFINITY;
+    vmath::min_max(y.data(), n, &lo, &hi);
+    EXPECT_EQ(lo, n == 1 ? INFINITY : -INFINITY) << n;
+    EXPECT_EQ(hi, INFINITY) << n;
+  }
+  const float nans[3] = {NAN, NAN, NAN};
+  vmath::min_max(nans, 3, &lo, &hi);
+  EXPECT_GT(lo, hi);
+  vmath::min_max(nans, 0, &lo, &hi);
+  EXPECT_GT(lo, hi);
 }

@@ -1,23 +1,24 @@
 #include "quant/calibration/reduce.h"
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
+
+#include "runtime/vector_math.h"
 
 namespace winml::quant {
 
-namespace {
-using Values = Eigen::Map<const Eigen::ArrayXf>;
-}
-
+// Every observed tensor of every sample passes here and through sum() (the
+// channel means): one pass each, vectorized for this CPU.
 MinMax min_max(std::span<const float> values) {
   MinMax r;
   if (values.empty()) return r;
-  Values v(values.data(), static_cast<Eigen::Index>(values.size()));
-  r.min = v.minCoeff<Eigen::PropagateNumbers>();
-  r.max = v.maxCoeff<Eigen::PropagateNumbers>();
-  r.any = !std::isnan(r.min);
+  float lo = 0, hi = 0;
+  runtime::vmath::min_max(values.data(), static_cast<std::int64_t>(values.size()), &lo, &hi);
+  r.any = lo <= hi;
+  r.min = r.any ? lo : std::numeric_limits<float>::quiet_NaN();
+  r.max = r.any ? hi : std::numeric_limits<float>::quiet_NaN();
   return r;
 }
 
@@ -44,8 +45,7 @@ MinMax min_max(std::span<const float> values, const ParallelFor& parallel) {
 }
 
 double sum(std::span<const float> values) {
-  if (values.empty()) return 0.0;
-  return Values(values.data(), static_cast<Eigen::Index>(values.size())).cast<double>().sum();
+  return runtime::vmath::sum(values.data(), static_cast<std::int64_t>(values.size()));
 }
 
 }  // namespace winml::quant
