@@ -52,8 +52,9 @@ struct StatCache::Prefetch {
 
 StatCache::~StatCache() { wait_prefetch(); }
 
-FileStat StatCache::stat_key(std::string_view key, const std::string& path, bool inside) const {
-  return inside ? disk_.stat_in(base_dir_, key) : disk_.stat(path);
+// A key is relative to the base, or an absolute path (key_of).
+FileStat StatCache::stat_key(std::string_view key) const {
+  return key.starts_with('/') ? disk_.stat(std::string(key)) : disk_.stat_in(base_dir_, key);
 }
 
 void StatCache::start_prefetch(unsigned threads) {
@@ -86,10 +87,7 @@ void StatCache::prefetch_some() {
   auto& p = *prefetch_;
   for (std::size_t i; (i = p.next.fetch_add(kBatch, std::memory_order_relaxed)) < p.todo.size();) {
     for (std::size_t j = i; j < std::min(i + kBatch, p.todo.size()); ++j) {
-      const std::string& key = *p.todo[j].first;
-      Slot& slot = *p.todo[j].second;
-      slot.stat_ahead = stat_key(key, key, key.empty() || key[0] != '/');
-      slot.ahead = true;
+      p.todo[j].second->ahead = stat_key(*p.todo[j].first);
     }
   }
 }
@@ -110,13 +108,14 @@ std::optional<Digest> StatCache::digest(const std::string& path, std::uint64_t* 
   std::string storage;
   const std::string_view key = key_view(path, storage);
   std::int64_t stamp = disk_.now_ns();
-  const bool inside = key.data() != storage.data() || !fs::path(storage).is_absolute();
-  auto stat_now = [&] { return stat_key(key, path, inside); };
+  auto stat_now = [&] { return stat_key(key); };
   std::unique_lock lock(mu_);
   auto it = entries_.find(key);
+  std::optional<FileStat> ahead;
+  if (it != entries_.end()) ahead = std::exchange(it->second.ahead, std::nullopt);
   FileStat st;
-  if (it != entries_.end() && std::exchange(it->second.ahead, false) && ahead_valid_.load(std::memory_order_relaxed)) {
-    st = it->second.stat_ahead;
+  if (ahead && ahead_valid_.load(std::memory_order_relaxed)) {
+    st = *ahead;
     stamp = ahead_stamp_;
   } else {
     lock.unlock();

@@ -101,11 +101,10 @@ class StatCache {
   mutable std::mutex mu_;
   struct Slot {
     StatEntry entry;
-    bool used = false;   // looked up or recorded by this process
-    bool ahead = false;  // `stat_ahead` was taken by start_prefetch and not used yet
-    FileStat stat_ahead;
+    bool used = false;               // looked up or recorded by this process
+    std::optional<FileStat> ahead;  // taken by start_prefetch, not used yet
   };
-  FileStat stat_key(std::string_view key, const std::string& path, bool inside) const;
+  FileStat stat_key(std::string_view key) const;
   void prefetch_some();
   struct Prefetch;
   std::unique_ptr<Prefetch> prefetch_;
