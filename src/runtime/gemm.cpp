@@ -102,21 +102,27 @@ ScopedPackTrace::ScopedPackTrace(PackTrace* trace) : previous_(current_trace) { 
 
 ScopedPackTrace::~ScopedPackTrace() { current_trace = previous_; }
 
+std::shared_ptr<const PackedWeights> replay_packed_weights(PackedWeights::Side side, std::int64_t k,
+                                                           std::int64_t extent) {
+  PackTrace* trace = current_trace;
+  if (!trace || trace->mode != PackTrace::Mode::kReplay) return nullptr;
+  if (trace->next < trace->packed.size()) {
+    const auto& stored = trace->packed[trace->next];
+    if (stored->side == side && stored->k == k && stored->extent == extent &&
+        stored->kc == variant().slab_depth(k, extent) && std::string_view(stored->isa) == variant().name) {
+      ++trace->next;
+      ++trace->replayed;
+      return stored;
+    }
+  }
+  trace->mode = PackTrace::Mode::kOff;  // out of step (or another layout): pack from here on
+  return nullptr;
+}
+
 std::shared_ptr<const PackedWeights> pack_weights(PackedWeights::Side side, const float* w, std::int64_t ld, bool trans,
                                                   std::int64_t k, std::int64_t extent) {
+  if (auto stored = replay_packed_weights(side, k, extent)) return stored;
   PackTrace* trace = current_trace;
-  if (trace && trace->mode == PackTrace::Mode::kReplay) {
-    if (trace->next < trace->packed.size()) {
-      const auto& stored = trace->packed[trace->next];
-      if (stored->side == side && stored->k == k && stored->extent == extent &&
-          stored->kc == variant().slab_depth(k, extent) && std::string_view(stored->isa) == variant().name) {
-        ++trace->next;
-        ++trace->replayed;
-        return stored;
-      }
-    }
-    trace->mode = PackTrace::Mode::kOff;  // out of step (or another layout): pack from here on
-  }
   auto p = std::make_shared<PackedWeights>();
   p->side = side;
   p->k = k;

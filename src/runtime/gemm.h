@@ -80,6 +80,13 @@ class ScopedPackTrace {
   PackTrace* previous_;
 };
 
+// While a trace replays: its next stored panels when they match the shape
+// and this machine's layout, else nullptr (and the trace stops replaying).
+// For kernels whose weights need work before pack_weights (a transform) that
+// a replay makes unnecessary.
+std::shared_ptr<const PackedWeights> replay_packed_weights(PackedWeights::Side side, std::int64_t k,
+                                                           std::int64_t extent);
+
 // `w` as A [extent, k] (Side::kLeft) or B [k, extent] (Side::kRight),
 // row-major with leading dimension `ld`, or its transpose when `trans`.
 std::shared_ptr<const PackedWeights> pack_weights(PackedWeights::Side side, const float* w, std::int64_t ld, bool trans,

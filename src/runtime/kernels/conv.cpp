@@ -1,5 +1,6 @@
-// Conv (im2col + tiled GEMM; direct loops for depthwise 2-D) and
-// ConvTranspose (GEMM + col2im), float32, any number of spatial dims.
+// Conv (im2col + tiled GEMM; Winograd for the 3x3 kernels it suits; direct
+// loops for depthwise 2-D) and ConvTranspose (GEMM + col2im), float32, any
+// number of spatial dims.
 #include <algorithm>
 #include <cstring>
 
@@ -7,6 +8,7 @@
 #include "runtime/kernels/common.h"
 #include "runtime/kernels/conv_geometry.h"
 #include "runtime/kernels/register.h"
+#include "runtime/kernels/winograd.h"
 #include "runtime/scratch.h"
 
 namespace winml::runtime::kernels {
@@ -130,14 +132,17 @@ class Conv : public Kernel {
     if (w && w->dtype() == onnx::TensorProto::FLOAT && w->rank() >= 3 && w->dim(0) % group_ == 0) {
       std::int64_t M = w->dim(0), Mg = M / group_, rows = w->size() / std::max<std::int64_t>(M, 1);
       bool depthwise = Mg == 1 && w->dim(1) == 1 && w->rank() == 4;
-      if (!depthwise)
+      if (Winograd3x3::suits(attrs_, group_, w->shape())) {
+        std::int64_t C = w->dim(1);
+        winograd_ = std::make_unique<Winograd3x3>(w->data<float>(), M, C, Winograd3x3::block_for(M, C));
+      } else if (!depthwise)
         for (std::int64_t g = 0; g < group_; ++g)
           packed_.push_back(
               pack_weights(PackedWeights::Side::kLeft, w->data<float>() + g * Mg * rows, rows, false, rows, Mg));
     }
   }
 
-  bool prepacked_input(int i) const override { return i == 1 && !packed_.empty(); }
+  bool prepacked_input(int i) const override { return i == 1 && (!packed_.empty() || winograd_); }
 
   void run(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
@@ -174,6 +179,11 @@ class Conv : public Kernel {
         parallel_ranges(ctx.pool(), C, 8, [&](std::int64_t c0, std::int64_t c1) {
           depthwise2d(px + n * C * isize, pw, pb, w, c0, c1, py + n * M * osize);
         });
+      return;
+    }
+
+    if (winograd_ && w.dims() == 2) {
+      winograd_->run(px, N, w, pb, py, ctx.pool());
       return;
     }
 
@@ -247,6 +257,7 @@ class Conv : public Kernel {
   WindowAttrs attrs_;
   std::int64_t group_;
   std::vector<std::shared_ptr<const PackedWeights>> packed_;
+  std::unique_ptr<Winograd3x3> winograd_;  // instead of packed_, for 3x3 kernels it suits
 };
 
 class ConvTranspose : public Kernel {

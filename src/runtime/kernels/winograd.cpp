@@ -1,0 +1,240 @@
+#include "runtime/kernels/winograd.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/kernels/common.h"
+#include "runtime/scratch.h"
+#include "runtime/thread_pool.h"
+
+namespace winml::runtime::kernels {
+
+namespace {
+
+// The three one-dimensional transforms of F(m, 3), written out so that the
+// zeros of their matrices cost nothing (x * 0 cannot be dropped in IEEE
+// arithmetic): inputs B^T d, weights G g, outputs A^T v.
+template <int M>
+struct Transforms;
+
+template <>
+struct Transforms<2> {
+  static constexpr int kAlpha = 4;
+  template <typename T>
+  static void input(const T* d, T* o) {
+    o[0] = d[0] - d[2];
+    o[1] = d[1] + d[2];
+    o[2] = d[2] - d[1];
+    o[3] = d[1] - d[3];
+  }
+  static void weights(const double* g, double* o) {
+    o[0] = g[0];
+    o[1] = (g[0] + g[1] + g[2]) / 2;
+    o[2] = (g[0] - g[1] + g[2]) / 2;
+    o[3] = g[2];
+  }
+  static void output(const float* v, float* o) {
+    o[0] = v[0] + v[1] + v[2];
+    o[1] = v[1] - v[2] - v[3];
+  }
+};
+
+template <>
+struct Transforms<4> {
+  static constexpr int kAlpha = 6;
+  template <typename T>
+  static void input(const T* d, T* o) {
+    o[0] = 4 * d[0] - 5 * d[2] + d[4];
+    o[1] = (d[3] + d[4]) - 4 * (d[1] + d[2]);
+    o[2] = (d[4] - d[3]) + 4 * (d[1] - d[2]);
+    o[3] = (d[4] - d[2]) + 2 * (d[3] - d[1]);
+    o[4] = (d[4] - d[2]) - 2 * (d[3] - d[1]);
+    o[5] = 4 * d[1] - 5 * d[3] + d[5];
+  }
+  static void weights(const double* g, double* o) {
+    o[0] = g[0] / 4;
+    o[1] = -(g[0] + g[1] + g[2]) / 6;
+    o[2] = -(g[0] - g[1] + g[2]) / 6;
+    o[3] = g[0] / 24 + g[1] / 12 + g[2] / 6;
+    o[4] = g[0] / 24 - g[1] / 12 + g[2] / 6;
+    o[5] = g[2];
+  }
+  static void output(const float* v, float* o) {
+    o[0] = v[0] + v[1] + v[2] + v[3] + v[4];
+    o[1] = (v[1] - v[2]) + 2 * (v[3] - v[4]);
+    o[2] = (v[1] + v[2]) + 4 * (v[3] + v[4]);
+    o[3] = (v[1] - v[2]) + 8 * (v[3] - v[4]) + v[5];
+  }
+};
+
+// out = T in T^T for a square block `in` (R x R) and a one-dimensional
+// transform `f` from R values to S: columns first, then rows.
+template <int R, int S, typename V, typename F>
+void transform_2d(const V (&in)[R][R], V (&out)[S][S], F f) {
+  V cols[S][R];
+  for (int j = 0; j < R; ++j) {
+    V column[R], t[S];
+    for (int i = 0; i < R; ++i) column[i] = in[i][j];
+    f(column, t);
+    for (int i = 0; i < S; ++i) cols[i][j] = t[i];
+  }
+  for (int i = 0; i < S; ++i) f(cols[i], out[i]);
+}
+
+// One image band: rows [ty0, ty0 + rows) of m x m output blocks.
+struct Band {
+  std::int64_t ty0, rows, tiles_x;
+  std::int64_t tiles() const { return rows * tiles_x; }
+};
+
+// V[xi][c][t] = (B^T d B)[xi] for channels [c0, c1) of image x.
+template <int M>
+void transform_inputs(const float* x, const Window& w, const Band& band, std::int64_t c0, std::int64_t c1, float* v,
+                      std::int64_t C) {
+  constexpr int A = Transforms<M>::kAlpha;
+  const std::int64_t H = w.in[0], W = w.in[1], T = band.tiles();
+  const std::int64_t stride = C * T;  // between transform positions
+  for (std::int64_t c = c0; c < c1; ++c) {
+    const float* plane = x + c * H * W;
+    for (std::int64_t r = 0; r < band.rows; ++r) {
+      const std::int64_t iy0 = (band.ty0 + r) * M - w.pad_begin[0];
+      for (std::int64_t tx = 0; tx < band.tiles_x; ++tx) {
+        const std::int64_t ix0 = tx * M - w.pad_begin[1];
+        float d[A][A];
+        if (iy0 >= 0 && iy0 + A <= H && ix0 >= 0 && ix0 + A <= W) {
+          for (int i = 0; i < A; ++i) std::memcpy(d[i], plane + (iy0 + i) * W + ix0, sizeof(float) * A);
+        } else {
+          for (int i = 0; i < A; ++i)
+            for (int j = 0; j < A; ++j) {
+              std::int64_t iy = iy0 + i, ix = ix0 + j;
+              d[i][j] = iy >= 0 && iy < H && ix >= 0 && ix < W ? plane[iy * W + ix] : 0.0f;
+            }
+        }
+        float out[A][A];
+        transform_2d(d, out, [](const float* in, float* o) { Transforms<M>::input(in, o); });
+        float* dst = v + c * T + r * band.tiles_x + tx;
+        for (int i = 0; i < A; ++i)
+          for (int j = 0; j < A; ++j) dst[(i * A + j) * stride] = out[i][j];
+      }
+    }
+  }
+}
+
+// y = A^T P[t][k] A (+ bias) for tiles [t0, t1) of the band, every channel.
+template <int M>
+void transform_outputs(const float* p, const Window& w, const Band& band, std::int64_t t0, std::int64_t t1,
+                       std::int64_t K, const float* bias, float* y) {
+  constexpr int A = Transforms<M>::kAlpha;
+  const std::int64_t OH = w.out[0], OW = w.out[1], T = band.tiles();
+  const std::int64_t stride = T * K;  // between transform positions
+  for (std::int64_t t = t0; t < t1; ++t) {
+    const std::int64_t oy0 = (band.ty0 + t / band.tiles_x) * M, ox0 = (t % band.tiles_x) * M;
+    const std::int64_t rows = std::min<std::int64_t>(M, OH - oy0), cols = std::min<std::int64_t>(M, OW - ox0);
+    for (std::int64_t k = 0; k < K; ++k) {
+      float q[A][A];
+      const float* src = p + t * K + k;
+      for (int i = 0; i < A; ++i)
+        for (int j = 0; j < A; ++j) q[i][j] = src[(i * A + j) * stride];
+      float out[M][M];
+      transform_2d(q, out, [](const float* in, float* o) { Transforms<M>::output(in, o); });
+      const float b = bias ? bias[k] : 0.0f;
+      float* dst = y + k * OH * OW + oy0 * OW + ox0;
+      for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t j = 0; j < cols; ++j) dst[i * OW + j] = out[i][j] + b;
+    }
+  }
+}
+
+template <int M>
+void transform_weights(const float* weights, std::int64_t K, std::int64_t C, std::vector<float>& u) {
+  constexpr int A = Transforms<M>::kAlpha;
+  u.assign(static_cast<std::size_t>(A * A * C * K), 0.0f);
+  for (std::int64_t k = 0; k < K; ++k)
+    for (std::int64_t c = 0; c < C; ++c) {
+      const float* g = weights + (k * C + c) * 9;
+      double in[3][3], rows[A][3], out[A][A];
+      for (int i = 0; i < 9; ++i) in[i / 3][i % 3] = g[i];
+      for (int j = 0; j < 3; ++j) {
+        double column[3] = {in[0][j], in[1][j], in[2][j]}, t[A];
+        Transforms<M>::weights(column, t);
+        for (int i = 0; i < A; ++i) rows[i][j] = t[i];
+      }
+      for (int i = 0; i < A; ++i) Transforms<M>::weights(rows[i], out[i]);
+      for (int i = 0; i < A; ++i)
+        for (int j = 0; j < A; ++j) u[static_cast<std::size_t>(((i * A + j) * C + c) * K + k)] = float(out[i][j]);
+    }
+}
+
+template <int M>
+void run_blocks(const std::vector<std::shared_ptr<const PackedWeights>>& u, const float* x, std::int64_t N,
+                const Window& w, std::int64_t C, std::int64_t K, const float* bias, float* y, ThreadPool& pool) {
+  constexpr int A = Transforms<M>::kAlpha;
+  const std::int64_t OH = w.out[0], OW = w.out[1];
+  const std::int64_t tiles_y = (OH + M - 1) / M, tiles_x = (OW + M - 1) / M;
+  // Bands of block rows whose transformed inputs and products take ~4 MiB.
+  constexpr std::int64_t kBandBytes = std::int64_t{4} << 20;
+  const std::int64_t row_bytes = tiles_x * A * A * (C + K) * std::int64_t{sizeof(float)};
+  const std::int64_t band_rows = std::clamp<std::int64_t>(kBandBytes / row_bytes, 1, tiles_y);
+  const std::int64_t max_tiles = band_rows * tiles_x;
+  Scratch v_buffer(sizeof(float) * static_cast<std::size_t>(A * A * C * max_tiles));
+  Scratch p_buffer(sizeof(float) * static_cast<std::size_t>(A * A * K * max_tiles));
+  float* v = v_buffer.as<float>();
+  float* p = p_buffer.as<float>();
+  for (std::int64_t n = 0; n < N; ++n) {
+    const float* xn = x + n * C * w.in[0] * w.in[1];
+    float* yn = y + n * K * OH * OW;
+    for (std::int64_t ty0 = 0; ty0 < tiles_y; ty0 += band_rows) {
+      const Band band{ty0, std::min(band_rows, tiles_y - ty0), tiles_x};
+      const std::int64_t T = band.tiles();
+      parallel_ranges(pool, C, 4, [&](std::int64_t c0, std::int64_t c1) {
+        transform_inputs<M>(xn, w, band, c0, c1, v, C);
+      });
+      // P[xi] [T, K] = V[xi]^T [T, C] x U[xi] [C, K], one product per position.
+      pool.parallel_for(A * A, [&](std::int64_t xi) {
+        sgemm_packed(*u[static_cast<std::size_t>(xi)], v + xi * C * T, T, true, T, p + xi * T * K, K, false, pool);
+      });
+      parallel_ranges(pool, T, 8, [&](std::int64_t t0, std::int64_t t1) {
+        transform_outputs<M>(p, w, band, t0, t1, K, bias, yn);
+      });
+    }
+  }
+}
+
+}  // namespace
+
+bool Winograd3x3::suits(const WindowAttrs& attrs, std::int64_t group, const std::vector<std::int64_t>& weight_shape) {
+  auto all_ones = [](const std::vector<std::int64_t>& v) {
+    return std::all_of(v.begin(), v.end(), [](std::int64_t x) { return x == 1; });
+  };
+  if (group != 1 || weight_shape.size() != 4 || weight_shape[2] != 3 || weight_shape[3] != 3) return false;
+  if (!attrs.kernel.empty() && attrs.kernel != std::vector<std::int64_t>{3, 3}) return false;
+  if (!all_ones(attrs.strides) || !all_ones(attrs.dilations)) return false;
+  return weight_shape[0] >= 16 && weight_shape[1] >= 16;
+}
+
+int Winograd3x3::block_for(std::int64_t K, std::int64_t C) { return K * C <= 128 * 128 ? 4 : 2; }
+
+Winograd3x3::Winograd3x3(const float* weights, std::int64_t K, std::int64_t C, int m) : m_(m), K_(K), C_(C) {
+  // Transformed only when needed: a compiled plan's panels replay without it.
+  std::vector<float> u;
+  const std::int64_t positions = (m + 2) * (m + 2);
+  for (std::int64_t xi = 0; xi < positions; ++xi) {
+    auto packed = replay_packed_weights(PackedWeights::Side::kRight, C, K);
+    if (!packed) {
+      if (u.empty()) {
+        if (m == 4) transform_weights<4>(weights, K, C, u);
+        else transform_weights<2>(weights, K, C, u);
+      }
+      packed = pack_weights(PackedWeights::Side::kRight, u.data() + xi * C * K, K, false, C, K);
+    }
+    u_.push_back(std::move(packed));
+  }
+}
+
+void Winograd3x3::run(const float* x, std::int64_t N, const Window& w, const float* bias, float* y,
+                      ThreadPool& pool) const {
+  if (m_ == 4) run_blocks<4>(u_, x, N, w, C_, K_, bias, y, pool);
+  else run_blocks<2>(u_, x, N, w, C_, K_, bias, y, pool);
+}
+
+}  // namespace winml::runtime::kernels
