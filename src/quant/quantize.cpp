@@ -100,20 +100,11 @@ bool body_ran(const onnx::GraphProto& body, const std::vector<std::string>& cali
                      [&](const std::string& t) { return own.count(t) && ranges.count(t); });
 }
 
-// Samples calibrated at once on the project runtime: one per thread, as
-// long as the runners' copies of the weights (packed per runner) stay
-// within 2 GiB.
-int calibration_workers(const model::Model& m, int threads) {
+// Samples calibrated at once on the project runtime: one per thread. The
+// runners share one plan and its weights; each has its own activations.
+int calibration_workers(int threads) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const int wanted = threads > 0 ? threads : static_cast<int>(cores);
-  std::uint64_t weight_bytes = 1;
-  for (const auto& t : m.proto.graph().initializer()) {
-    std::uint64_t n = model::element_size(t.data_type());
-    for (auto d : t.dims()) n *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
-    weight_bytes += n;
-  }
-  constexpr std::uint64_t kBudget = std::uint64_t{2} << 30;
-  return static_cast<int>(std::clamp<std::uint64_t>(kBudget / weight_bytes, 1, static_cast<std::uint64_t>(wanted)));
+  return threads > 0 ? threads : static_cast<int>(cores);
 }
 
 }  // namespace
@@ -244,7 +235,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     if (!given.runner) {
       // Samples spread over runners of one thread each: a batch-1 model
       // rarely keeps several threads busy, separate samples do.
-      co.workers = calibration_workers(reference, ctx.threads);
+      co.workers = calibration_workers(ctx.threads);
       calibration_runner = runtime_runner_factory({.threads = co.workers > 1 ? 1 : ctx.threads, .dims = ctx.dims});
     }
     CalibrationResult cal;

@@ -1,8 +1,11 @@
 #include "quant/runtime_runner.h"
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <optional>
 
+#include "runtime/plan.h"
 #include "runtime/session.h"
 #include "runtime/tensor.h"
 
@@ -30,11 +33,26 @@ std::optional<model::Model> runnable_copy(const model::Model& m) {
   return copy;
 }
 
+// What the runners of one model share: its plan, with the weights its
+// kernels packed or transformed (most of a runner's memory and set-up time),
+// built once. Sessions run one plan concurrently.
+struct SharedPlan {
+  std::optional<model::Model> copy;  // declared first: the plan uses its weights
+  std::shared_ptr<const runtime::Plan> plan;
+};
+
+std::shared_ptr<const SharedPlan> build_shared_plan(const model::Model& m, const RuntimeRunnerOptions& o) {
+  auto shared = std::make_shared<SharedPlan>();
+  shared->copy = runnable_copy(m);
+  shared->plan = runtime::build_plan(shared->copy ? *shared->copy : m, runtime::PlanOptions{.dims = o.dims});
+  return shared;
+}
+
 class RuntimeRunner : public ModelRunner {
  public:
-  RuntimeRunner(const model::Model& m, const RuntimeRunnerOptions& o)
-      : copy_(runnable_copy(m)),
-        session_(copy_ ? *copy_ : m, runtime::SessionOptions{.threads = o.threads, .dims = o.dims}) {}
+  RuntimeRunner(std::shared_ptr<const SharedPlan> shared, const RuntimeRunnerOptions& o)
+      : shared_(std::move(shared)),
+        session_(shared_->plan, runtime::SessionOptions{.threads = o.threads, .dims = o.dims}) {}
 
   std::map<std::string, model::TensorFile> run(const Feeds& feeds, const ValueObserver& observer) override {
     std::map<std::string, runtime::Tensor> in;
@@ -51,15 +69,33 @@ class RuntimeRunner : public ModelRunner {
   }
 
  private:
-  std::optional<model::Model> copy_;  // declared first: the session uses it
+  std::shared_ptr<const SharedPlan> shared_;  // declared first: the session runs its plan
   runtime::Session session_;
 };
 
 }  // namespace
 
+// Runners made for the same model while another one of them is alive
+// share its plan; the first builds it while the others wait for it.
 RunnerFactory runtime_runner_factory(const RuntimeRunnerOptions& options) {
-  return [options](const model::Model& m, const std::vector<std::string>&) -> std::unique_ptr<ModelRunner> {
-    return std::make_unique<RuntimeRunner>(m, options);
+  struct Cache {
+    std::mutex mu;
+    const model::Model* model = nullptr;
+    std::weak_ptr<const SharedPlan> plan;
+  };
+  auto cache = std::make_shared<Cache>();
+  return [options, cache](const model::Model& m, const std::vector<std::string>&) -> std::unique_ptr<ModelRunner> {
+    std::shared_ptr<const SharedPlan> shared;
+    {
+      std::lock_guard lock(cache->mu);
+      if (cache->model == &m) shared = cache->plan.lock();
+      if (!shared) {
+        shared = build_shared_plan(m, options);
+        cache->model = &m;
+        cache->plan = shared;
+      }
+    }
+    return std::make_unique<RuntimeRunner>(std::move(shared), options);
   };
 }
 
