@@ -58,9 +58,13 @@ double portable_log(double x) {
   }
   // ln(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172: the series converges fast.
   double s = (m - 1.0) / (m + 1.0);
+  // The terms shrink and share the sum's sign: once one leaves the sum
+  // unchanged, so would every later one, and the sum is the 30-term one.
   double s2 = s * s, term = s, sum = 0.0;
   for (int k = 0; k < 30; ++k) {
-    sum += term / static_cast<double>(2 * k + 1);
+    const double next = sum + term / static_cast<double>(2 * k + 1);
+    if (next == sum) break;
+    sum = next;
     term *= s2;
   }
   constexpr double kLn2 = 0.69314718055994530942;
