@@ -145,10 +145,12 @@ void transform_outputs(const float* p, const Window& w, const Band& band, std::i
   }
 }
 
+// U[xi] stored [K, C] (the transpose of the [C, K] the products use, which
+// packing takes as readily): written in the order the weights are read.
 template <int M>
-void transform_weights(const float* weights, std::int64_t K, std::int64_t C, std::vector<float>& u) {
+std::unique_ptr<float[]> transform_weights(const float* weights, std::int64_t K, std::int64_t C) {
   constexpr int A = Transforms<M>::kAlpha;
-  u.assign(static_cast<std::size_t>(A * A * C * K), 0.0f);
+  std::unique_ptr<float[]> u(new float[static_cast<std::size_t>(A * A * C * K)]);  // every element written below
   for (std::int64_t k = 0; k < K; ++k)
     for (std::int64_t c = 0; c < C; ++c) {
       const float* g = weights + (k * C + c) * 9;
@@ -161,8 +163,9 @@ void transform_weights(const float* weights, std::int64_t K, std::int64_t C, std
       }
       for (int i = 0; i < A; ++i) Transforms<M>::weights(rows[i], out[i]);
       for (int i = 0; i < A; ++i)
-        for (int j = 0; j < A; ++j) u[static_cast<std::size_t>(((i * A + j) * C + c) * K + k)] = float(out[i][j]);
+        for (int j = 0; j < A; ++j) u[static_cast<std::size_t>(((i * A + j) * K + k) * C + c)] = float(out[i][j]);
     }
+  return u;
 }
 
 template <int M>
@@ -216,16 +219,13 @@ int Winograd3x3::block_for(std::int64_t K, std::int64_t C) { return K * C <= 128
 
 Winograd3x3::Winograd3x3(const float* weights, std::int64_t K, std::int64_t C, int m) : m_(m), K_(K), C_(C) {
   // Transformed only when needed: a compiled plan's panels replay without it.
-  std::vector<float> u;
+  std::unique_ptr<float[]> u;
   const std::int64_t positions = (m + 2) * (m + 2);
   for (std::int64_t xi = 0; xi < positions; ++xi) {
     auto packed = replay_packed_weights(PackedWeights::Side::kRight, C, K);
     if (!packed) {
-      if (u.empty()) {
-        if (m == 4) transform_weights<4>(weights, K, C, u);
-        else transform_weights<2>(weights, K, C, u);
-      }
-      packed = pack_weights(PackedWeights::Side::kRight, u.data() + xi * C * K, K, false, C, K);
+      if (!u) u = m == 4 ? transform_weights<4>(weights, K, C) : transform_weights<2>(weights, K, C);
+      packed = pack_weights(PackedWeights::Side::kRight, u.get() + xi * K * C, C, true, C, K);
     }
     u_.push_back(std::move(packed));
   }
