@@ -119,10 +119,7 @@ std::shared_ptr<const PackedWeights> replay_packed_weights(PackedWeights::Side s
   return nullptr;
 }
 
-std::shared_ptr<const PackedWeights> pack_weights(PackedWeights::Side side, const float* w, std::int64_t ld, bool trans,
-                                                  std::int64_t k, std::int64_t extent) {
-  if (auto stored = replay_packed_weights(side, k, extent)) return stored;
-  PackTrace* trace = current_trace;
+std::shared_ptr<PackedWeights> empty_packed_weights(PackedWeights::Side side, std::int64_t k, std::int64_t extent) {
   auto p = std::make_shared<PackedWeights>();
   p->side = side;
   p->k = k;
@@ -133,8 +130,47 @@ std::shared_ptr<const PackedWeights> pack_weights(PackedWeights::Side side, cons
   float* data = static_cast<float*>(std::aligned_alloc(64, bytes ? bytes : 64));
   if (!data) throw std::bad_alloc();
   p->data = std::shared_ptr<float>(data, [](float* q) { std::free(q); });
-  if (k > 0 && extent > 0) variant().pack(*p, w, ld, trans);
+  PackTrace* trace = current_trace;
   if (trace && trace->mode == PackTrace::Mode::kRecord) trace->packed.push_back(p);
+  return p;
+}
+
+void fill_packed_weights(PackedWeights& p, const float* w, std::int64_t ld, bool trans) {
+  if (p.k > 0 && p.extent > 0) variant().pack(p, w, ld, trans);
+}
+
+void defer_packing(std::function<void()> work) {
+  PackTrace* trace = current_trace;
+  if (trace && trace->mode == PackTrace::Mode::kRecord && trace->defer) trace->deferred.push_back(std::move(work));
+  else work();
+}
+
+void after_packing(std::function<void()> work) {
+  PackTrace* trace = current_trace;
+  if (trace && trace->mode == PackTrace::Mode::kRecord && trace->defer) trace->after.push_back(std::move(work));
+  else work();
+}
+
+void run_deferred_packing(PackTrace& trace) {
+  std::vector<std::function<void()>> work = std::move(trace.deferred), after = std::move(trace.after);
+  trace.deferred.clear();
+  trace.after.clear();
+  if (work.size() < 2) {
+    for (auto& w : work) w();
+  } else {
+    // Each piece fills its own panels: the bytes do not depend on the order.
+    ThreadPool pool(std::min<int>(ThreadPool::default_threads(), static_cast<int>(work.size())));
+    pool.parallel_for(static_cast<std::int64_t>(work.size()),
+                      [&](std::int64_t i) { work[static_cast<std::size_t>(i)](); });
+  }
+  for (auto& w : after) w();
+}
+
+std::shared_ptr<const PackedWeights> pack_weights(PackedWeights::Side side, const float* w, std::int64_t ld, bool trans,
+                                                  std::int64_t k, std::int64_t extent) {
+  if (auto stored = replay_packed_weights(side, k, extent)) return stored;
+  auto p = empty_packed_weights(side, k, extent);
+  defer_packing([p, w, ld, trans] { fill_packed_weights(*p, w, ld, trans); });
   return p;
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -63,7 +64,22 @@ struct PackTrace {
   std::vector<std::shared_ptr<const PackedWeights>> packed;
   std::size_t next = 0;      // replay: the next entry to hand out
   std::size_t replayed = 0;  // replay: calls served from `packed`
+  // Recording with `defer` set: packing work waits in `deferred`, to run on
+  // every core once all kernels exist (run_deferred_packing), before the
+  // plan runs. Its inputs (constants) must live until then.
+  bool defer = false;
+  std::vector<std::function<void()>> deferred;
+  std::vector<std::function<void()>> after;  // once `deferred` has run (dropping weights packing read)
 };
+
+// Runs `work` (filling panels) now, or, while the installed trace defers,
+// with the rest of the trace's packing work.
+void defer_packing(std::function<void()> work);
+// Runs `work` now, or, while the installed trace defers packing, after it.
+void after_packing(std::function<void()> work);
+// Runs and clears `trace.deferred`, spread over one thread per core, then
+// `trace.after` in order.
+void run_deferred_packing(PackTrace& trace);
 
 // Installs `trace` for this thread while alive (the previous one is restored
 // after). Top-level plans install one; plans of subgraphs, built while their
@@ -86,6 +102,13 @@ class ScopedPackTrace {
 // a replay makes unnecessary.
 std::shared_ptr<const PackedWeights> replay_packed_weights(PackedWeights::Side side, std::int64_t k,
                                                            std::int64_t extent);
+
+// Panels of weights of this shape, allocated (and recorded by the trace) but
+// not filled: for kernels that compute their weights before packing them
+// (fill_packed_weights, typically inside defer_packing).
+std::shared_ptr<PackedWeights> empty_packed_weights(PackedWeights::Side side, std::int64_t k, std::int64_t extent);
+// Fills `p` from `w`, given as pack_weights takes it.
+void fill_packed_weights(PackedWeights& p, const float* w, std::int64_t ld, bool trans);
 
 // `w` as A [extent, k] (Side::kLeft) or B [k, extent] (Side::kRight),
 // row-major with leading dimension `ld`, or its transpose when `trans`.

@@ -97,10 +97,12 @@ class PlanBuilder {
     std::vector<int> order = topological_order();
     if (top_level_) {
       PackTrace trace;
+      trace.defer = true;  // the weights are packed on every core once all kernels exist
       {
         ScopedPackTrace recording(&trace);
         create_steps(order);
       }
+      run_deferred_packing(trace);
       plan_->packed = std::move(trace.packed);
     } else {
       create_steps(order);  // packs into the trace of the plan being built, if any
@@ -386,7 +388,8 @@ class PlanBuilder {
       if (!mapped_ids_.count(id)) continue;
       if (!step.kernel->prepacked_input(i)) keep_mapped_.insert(id);
       if (--pending_consumers_[id] == 0 && !keep_mapped_.count(id))
-        if (const Tensor* t = constant_value(id)) release_mapped_pages(t->raw(), t->bytes());
+        if (const Tensor* t = constant_value(id))
+          after_packing([p = t->raw(), n = t->bytes()] { release_mapped_pages(p, n); });
     }
   }
 

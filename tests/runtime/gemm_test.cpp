@@ -118,3 +118,32 @@ TEST(Gemm, PrepackedWeightsGiveTheSameProductOnEitherSide) {
     }
   }
 }
+
+TEST(Gemm, DeferredPackingFillsTheSamePanelsBeforeWhatComesAfter) {
+  std::vector<std::vector<float>> weights;
+  for (std::uint32_t seed = 0; seed < 6; ++seed) weights.push_back(test::random_floats(300 * 200, 20 + seed));
+  std::vector<std::shared_ptr<const runtime::PackedWeights>> now, deferred;
+  for (const auto& w : weights)
+    now.push_back(runtime::pack_weights(runtime::PackedWeights::Side::kLeft, w.data(), 300, false, 300, 200));
+
+  runtime::PackTrace trace;
+  trace.defer = true;
+  bool after_ran_last = false;
+  {
+    runtime::ScopedPackTrace recording(&trace);
+    for (const auto& w : weights)
+      deferred.push_back(runtime::pack_weights(runtime::PackedWeights::Side::kLeft, w.data(), 300, false, 300, 200));
+    runtime::after_packing([&] {
+      after_ran_last = true;
+      for (std::size_t i = 0; i < now.size(); ++i)
+        after_ran_last &= std::memcmp(deferred[i]->data.get(), now[i]->data.get(), now[i]->bytes()) == 0;
+    });
+  }
+  EXPECT_EQ(trace.deferred.size(), weights.size());  // nothing packed yet
+  EXPECT_FALSE(after_ran_last);
+  runtime::run_deferred_packing(trace);
+  EXPECT_TRUE(trace.deferred.empty());
+  EXPECT_TRUE(after_ran_last);  // ran after every panel was filled, and they equal the ones packed at once
+  EXPECT_EQ(trace.packed.size(), weights.size());  // recorded in creation order
+  for (std::size_t i = 0; i < weights.size(); ++i) EXPECT_EQ(trace.packed[i], deferred[i]);
+}

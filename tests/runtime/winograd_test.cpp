@@ -81,10 +81,10 @@ double worst_error(const Case& p, const Data& d, const std::vector<float>& y) {
 
 TEST(Winograd3x3, MatchesADoublePrecisionDirectConvolution) {
   runtime::ThreadPool pool(3);
-  for (const Case& p : {Case{2, 16, 24, 9, 13, 1, 1, 1, 1},  // ragged last blocks, two images
-                        Case{1, 17, 16, 8, 8, 0, 0, 0, 0},   // no padding
-                        Case{1, 16, 19, 7, 11, 0, 2, 2, 0},  // asymmetric pads
-                        Case{1, 16, 16, 3, 3, 1, 1, 1, 1},   // one block, mostly padding
+  for (const Case& p : {Case{2, 16, 24, 9, 13, 1, 1, 1, 1},        // ragged last blocks, two images
+                        Case{1, 17, 16, 8, 8, 0, 0, 0, 0},         // no padding
+                        Case{1, 16, 19, 7, 11, 0, 2, 2, 0},        // asymmetric pads
+                        Case{1, 16, 16, 3, 3, 1, 1, 1, 1},         // one block, mostly padding
                         Case{1, 64, 64, 100, 100, 1, 1, 1, 1}}) {  // several bands of block rows
     Data d = data_for(p);
     for (int block : {2, 4}) {

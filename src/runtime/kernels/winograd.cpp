@@ -189,16 +189,14 @@ void run_blocks(const std::vector<std::shared_ptr<const PackedWeights>>& u, cons
     for (std::int64_t ty0 = 0; ty0 < tiles_y; ty0 += band_rows) {
       const Band band{ty0, std::min(band_rows, tiles_y - ty0), tiles_x};
       const std::int64_t T = band.tiles();
-      parallel_ranges(pool, C, 4, [&](std::int64_t c0, std::int64_t c1) {
-        transform_inputs<M>(xn, w, band, c0, c1, v, C);
-      });
+      parallel_ranges(pool, C, 4,
+                      [&](std::int64_t c0, std::int64_t c1) { transform_inputs<M>(xn, w, band, c0, c1, v, C); });
       // P[xi] [T, K] = V[xi]^T [T, C] x U[xi] [C, K], one product per position.
       pool.parallel_for(A * A, [&](std::int64_t xi) {
         sgemm_packed(*u[static_cast<std::size_t>(xi)], v + xi * C * T, T, true, T, p + xi * T * K, K, false, pool);
       });
-      parallel_ranges(pool, T, 8, [&](std::int64_t t0, std::int64_t t1) {
-        transform_outputs<M>(p, w, band, t0, t1, K, bias, yn);
-      });
+      parallel_ranges(pool, T, 8,
+                      [&](std::int64_t t0, std::int64_t t1) { transform_outputs<M>(p, w, band, t0, t1, K, bias, yn); });
     }
   }
 }
@@ -218,17 +216,24 @@ bool Winograd3x3::suits(const WindowAttrs& attrs, std::int64_t group, const std:
 int Winograd3x3::block_for(std::int64_t K, std::int64_t C) { return K * C <= 128 * 128 ? 4 : 2; }
 
 Winograd3x3::Winograd3x3(const float* weights, std::int64_t K, std::int64_t C, int m) : m_(m), K_(K), C_(C) {
-  // Transformed only when needed: a compiled plan's panels replay without it.
-  std::unique_ptr<float[]> u;
+  // Panels a compiled plan replays need no transform; the others are filled
+  // by one piece of packing work (deferred while a plan is built).
+  std::vector<std::pair<std::int64_t, std::shared_ptr<PackedWeights>>> to_fill;
   const std::int64_t positions = (m + 2) * (m + 2);
   for (std::int64_t xi = 0; xi < positions; ++xi) {
-    auto packed = replay_packed_weights(PackedWeights::Side::kRight, C, K);
+    std::shared_ptr<const PackedWeights> packed = replay_packed_weights(PackedWeights::Side::kRight, C, K);
     if (!packed) {
-      if (!u) u = m == 4 ? transform_weights<4>(weights, K, C) : transform_weights<2>(weights, K, C);
-      packed = pack_weights(PackedWeights::Side::kRight, u.get() + xi * K * C, C, true, C, K);
+      auto empty = empty_packed_weights(PackedWeights::Side::kRight, C, K);
+      to_fill.emplace_back(xi, empty);
+      packed = std::move(empty);
     }
     u_.push_back(std::move(packed));
   }
+  if (to_fill.empty()) return;
+  defer_packing([to_fill = std::move(to_fill), weights, K, C, m] {
+    std::unique_ptr<float[]> u = m == 4 ? transform_weights<4>(weights, K, C) : transform_weights<2>(weights, K, C);
+    for (const auto& [xi, panels] : to_fill) fill_packed_weights(*panels, u.get() + xi * K * C, C, true);
+  });
 }
 
 void Winograd3x3::run(const float* x, std::int64_t N, const Window& w, const float* bias, float* y,
