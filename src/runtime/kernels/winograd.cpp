@@ -146,24 +146,38 @@ void transform_outputs(const float* p, const Window& w, const Band& band, std::i
 }
 
 // U[xi] stored [K, C] (the transpose of the [C, K] the products use, which
-// packing takes as readily): written in the order the weights are read.
+// packing takes as readily): written in the order the weights are read, in
+// groups of kLanes channels whose taps are first gathered lane by lane, so
+// the transforms run as vector code (the same operations per value, hence
+// the same bits, as one channel at a time).
 template <int M>
 std::unique_ptr<float[]> transform_weights(const float* weights, std::int64_t K, std::int64_t C) {
   constexpr int A = Transforms<M>::kAlpha;
+  constexpr std::int64_t kLanes = 8;
   std::unique_ptr<float[]> u(new float[static_cast<std::size_t>(A * A * C * K)]);  // every element written below
   for (std::int64_t k = 0; k < K; ++k)
-    for (std::int64_t c = 0; c < C; ++c) {
-      const float* g = weights + (k * C + c) * 9;
-      double in[3][3], rows[A][3], out[A][A];
-      for (int i = 0; i < 9; ++i) in[i / 3][i % 3] = g[i];
-      for (int j = 0; j < 3; ++j) {
-        double column[3] = {in[0][j], in[1][j], in[2][j]}, t[A];
-        Transforms<M>::weights(column, t);
-        for (int i = 0; i < A; ++i) rows[i][j] = t[i];
-      }
-      for (int i = 0; i < A; ++i) Transforms<M>::weights(rows[i], out[i]);
+    for (std::int64_t c0 = 0; c0 < C; c0 += kLanes) {
+      const std::int64_t lanes = std::min(kLanes, C - c0);
+      double g[9][kLanes] = {}, rows[A][3][kLanes], out[A][A][kLanes];
+      for (std::int64_t l = 0; l < lanes; ++l)
+        for (int t = 0; t < 9; ++t) g[t][l] = weights[(k * C + c0 + l) * 9 + t];
+      for (int j = 0; j < 3; ++j)
+        for (std::int64_t l = 0; l < kLanes; ++l) {
+          double column[3] = {g[j][l], g[3 + j][l], g[6 + j][l]}, t[A];
+          Transforms<M>::weights(column, t);
+          for (int i = 0; i < A; ++i) rows[i][j][l] = t[i];
+        }
       for (int i = 0; i < A; ++i)
-        for (int j = 0; j < A; ++j) u[static_cast<std::size_t>(((i * A + j) * K + k) * C + c)] = float(out[i][j]);
+        for (std::int64_t l = 0; l < kLanes; ++l) {
+          double row[3] = {rows[i][0][l], rows[i][1][l], rows[i][2][l]}, t[A];
+          Transforms<M>::weights(row, t);
+          for (int j = 0; j < A; ++j) out[i][j][l] = t[j];
+        }
+      for (int i = 0; i < A; ++i)
+        for (int j = 0; j < A; ++j) {
+          float* dst = u.get() + ((i * A + j) * K + k) * C + c0;
+          for (std::int64_t l = 0; l < lanes; ++l) dst[l] = static_cast<float>(out[i][j][l]);
+        }
     }
   return u;
 }
