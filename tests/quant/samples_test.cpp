@@ -175,6 +175,19 @@ TEST(CalibrationSamples, PortableLogEqualsTheFullSeries) {
     EXPECT_EQ(quant::portable_log(x), full_series(x)) << x;
 }
 
+// A batch of normals is exactly the values (and leaves the state) of as many
+// calls of normal(): odd counts, a spare carried in and out, a million values.
+TEST(CalibrationSamples, BatchedNormalsEqualOneAtATime) {
+  quant::Rng one(11), batched(11);
+  for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{513}, std::size_t{1000000}}) {
+    std::vector<double> expected(n), got(n);
+    for (auto& x : expected) x = one.normal();
+    batched.normals(got.data(), n);
+    ASSERT_EQ(got, expected) << n << " values";
+  }
+  EXPECT_EQ(one.next(), batched.next());
+}
+
 TEST(CalibrationSamples, ModelInputsResolveSymbolicDims) {
   GraphBuilder b;
   b.input("x", {"batch", 3, "h", "w"});

@@ -1,5 +1,7 @@
 #include "quant/calibration/random.h"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace winml::quant {
@@ -47,6 +49,67 @@ double Rng::normal() {
   spare_ = v * f;
   has_spare_ = true;
   return u * f;
+}
+
+namespace {
+
+// f = sqrt(-2 ln(s) / s) for each s, as normal() computes it, with
+// portable_log written for a batch: frexp from the bits (every s here is a
+// normal number: u and v are multiples of 2^-52, so s >= 2^-104) and the
+// series run for a fixed 12 terms. portable_log stops at the first term that
+// leaves the sum unchanged, which for |z| < 0.172 comes by the 11th, and
+// every term after it leaves the sum unchanged too: the same bits.
+void polar_factors(const double* s, double* f, std::size_t n) {
+  constexpr std::uint64_t kExponent = std::uint64_t{0x7ff} << 52;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto bits = std::bit_cast<std::uint64_t>(s[i]);
+    double e = static_cast<double>(static_cast<std::int64_t>((bits & kExponent) >> 52) - 1022);
+    double m = std::bit_cast<double>((bits & ~kExponent) | (std::uint64_t{1022} << 52));  // in [0.5, 1)
+    const bool low = m < 0.70710678118654752;
+    m = low ? m * 2.0 : m;
+    e = low ? e - 1.0 : e;
+    const double z = (m - 1.0) / (m + 1.0);
+    double z2 = z * z, term = z, sum = 0.0;
+    for (int k = 0; k < 12; ++k) {
+      sum += term / static_cast<double>(2 * k + 1);
+      term *= z2;
+    }
+    constexpr double kLn2 = 0.69314718055994530942;
+    const double log_s = 2.0 * sum + e * kLn2;
+    f[i] = std::sqrt(-2.0 * log_s / s[i]);
+  }
+}
+
+}  // namespace
+
+void Rng::normals(double* out, std::size_t n) {
+  std::size_t i = 0;
+  if (i < n && has_spare_) {
+    out[i++] = spare_;
+    has_spare_ = false;
+  }
+  constexpr std::size_t kBatch = 256;
+  double u[kBatch], v[kBatch], s[kBatch], f[kBatch];
+  while (i < n) {
+    const std::size_t pairs = std::min(kBatch, (n - i + 1) / 2);
+    for (std::size_t p = 0; p < pairs; ++p) {
+      do {
+        u[p] = 2.0 * uniform() - 1.0;
+        v[p] = 2.0 * uniform() - 1.0;
+        s[p] = u[p] * u[p] + v[p] * v[p];
+      } while (s[p] >= 1.0 || s[p] == 0.0);
+    }
+    polar_factors(s, f, pairs);
+    for (std::size_t p = 0; p < pairs; ++p) {
+      out[i++] = u[p] * f[p];
+      if (i < n) {
+        out[i++] = v[p] * f[p];
+      } else {
+        spare_ = v[p] * f[p];
+        has_spare_ = true;
+      }
+    }
+  }
 }
 
 double portable_log(double x) {

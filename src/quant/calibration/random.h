@@ -4,6 +4,7 @@
 // (so no libm version can change a generated sample, and with it the model).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace winml::quant {
@@ -14,6 +15,9 @@ class Rng {
   std::uint64_t next();
   double uniform();  // [0, 1)
   double normal();   // mean 0, stddev 1
+  // n values, exactly those (and the state after) of n calls of normal(),
+  // with the logarithms of a batch computed together as vector code.
+  void normals(double* out, std::size_t n);
 
  private:
   std::uint64_t s_[4];
