@@ -53,30 +53,35 @@ double Rng::normal() {
 
 namespace {
 
-// f = sqrt(-2 ln(s) / s) for each s, as normal() computes it, with
-// portable_log written for a batch: frexp from the bits (every s here is a
-// normal number: u and v are multiples of 2^-52, so s >= 2^-104) and the
-// series run for a fixed 12 terms. portable_log stops at the first term that
-// leaves the sum unchanged, which for |z| < 0.172 comes by the 11th, and
-// every term after it leaves the sum unchanged too: the same bits.
+// ln(m * 2^e) for m in [0.5, 1) with only +, -, *, /: ln(m) = 2 atanh(z),
+// z = (m - 1) / (m + 1), |z| < 0.172 after m moves to [sqrt(1/2), sqrt(2)).
+// The terms shrink and share the sum's sign, and from the 11th on none
+// changes the sum: 12 terms give the same bits as any longer series. No
+// branch, so a loop over many values compiles to vector code.
+inline double log_of_parts(double m, double e) {
+  const bool low = m < 0.70710678118654752;
+  m = low ? m * 2.0 : m;
+  e = low ? e - 1.0 : e;
+  const double z = (m - 1.0) / (m + 1.0);
+  double z2 = z * z, term = z, sum = 0.0;
+  for (int k = 0; k < 12; ++k) {
+    sum += term / static_cast<double>(2 * k + 1);
+    term *= z2;
+  }
+  constexpr double kLn2 = 0.69314718055994530942;
+  return 2.0 * sum + e * kLn2;
+}
+
+// f = sqrt(-2 ln(s) / s) for each s, as normal() computes it, with frexp
+// taken from the bits: every s here is a normal number (u and v are
+// multiples of 2^-52, so s >= 2^-104).
 void polar_factors(const double* s, double* f, std::size_t n) {
   constexpr std::uint64_t kExponent = std::uint64_t{0x7ff} << 52;
   for (std::size_t i = 0; i < n; ++i) {
     const auto bits = std::bit_cast<std::uint64_t>(s[i]);
-    double e = static_cast<double>(static_cast<std::int64_t>((bits & kExponent) >> 52) - 1022);
-    double m = std::bit_cast<double>((bits & ~kExponent) | (std::uint64_t{1022} << 52));  // in [0.5, 1)
-    const bool low = m < 0.70710678118654752;
-    m = low ? m * 2.0 : m;
-    e = low ? e - 1.0 : e;
-    const double z = (m - 1.0) / (m + 1.0);
-    double z2 = z * z, term = z, sum = 0.0;
-    for (int k = 0; k < 12; ++k) {
-      sum += term / static_cast<double>(2 * k + 1);
-      term *= z2;
-    }
-    constexpr double kLn2 = 0.69314718055994530942;
-    const double log_s = 2.0 * sum + e * kLn2;
-    f[i] = std::sqrt(-2.0 * log_s / s[i]);
+    const double e = static_cast<double>(static_cast<std::int64_t>((bits & kExponent) >> 52) - 1022);
+    const double m = std::bit_cast<double>((bits & ~kExponent) | (std::uint64_t{1022} << 52));  // in [0.5, 1)
+    f[i] = std::sqrt(-2.0 * log_of_parts(m, e) / s[i]);
   }
 }
 
@@ -114,24 +119,8 @@ void Rng::normals(double* out, std::size_t n) {
 
 double portable_log(double x) {
   int e = 0;
-  double m = std::frexp(x, &e);  // exact: x = m * 2^e, m in [0.5, 1)
-  if (m < 0.70710678118654752) {
-    m *= 2.0;
-    --e;
-  }
-  // ln(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172: the series converges fast.
-  double s = (m - 1.0) / (m + 1.0);
-  // The terms shrink and share the sum's sign: once one leaves the sum
-  // unchanged, so would every later one, and the sum is the 30-term one.
-  double s2 = s * s, term = s, sum = 0.0;
-  for (int k = 0; k < 30; ++k) {
-    const double next = sum + term / static_cast<double>(2 * k + 1);
-    if (next == sum) break;
-    sum = next;
-    term *= s2;
-  }
-  constexpr double kLn2 = 0.69314718055994530942;
-  return 2.0 * sum + static_cast<double>(e) * kLn2;
+  const double m = std::frexp(x, &e);  // exact: x = m * 2^e, m in [0.5, 1)
+  return log_of_parts(m, static_cast<double>(e));
 }
 
 }  // namespace winml::quant
