@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "runtime/thread_pool.h"
 
@@ -139,22 +140,27 @@ void fill_packed_weights(PackedWeights& p, const float* w, std::int64_t ld, bool
   if (p.k > 0 && p.extent > 0) variant().pack(p, w, ld, trans);
 }
 
-void defer_packing(std::function<void()> work) {
+namespace {
+// The installed trace when it defers packing, else nullptr.
+PackTrace* deferring_trace() {
   PackTrace* trace = current_trace;
-  if (trace && trace->mode == PackTrace::Mode::kRecord && trace->defer) trace->deferred.push_back(std::move(work));
+  return trace && trace->mode == PackTrace::Mode::kRecord && trace->defer ? trace : nullptr;
+}
+}  // namespace
+
+void defer_packing(std::function<void()> work) {
+  if (PackTrace* trace = deferring_trace()) trace->deferred.push_back(std::move(work));
   else work();
 }
 
 void after_packing(std::function<void()> work) {
-  PackTrace* trace = current_trace;
-  if (trace && trace->mode == PackTrace::Mode::kRecord && trace->defer) trace->after.push_back(std::move(work));
+  if (PackTrace* trace = deferring_trace()) trace->after.push_back(std::move(work));
   else work();
 }
 
 void run_deferred_packing(PackTrace& trace) {
-  std::vector<std::function<void()>> work = std::move(trace.deferred), after = std::move(trace.after);
-  trace.deferred.clear();
-  trace.after.clear();
+  const auto work = std::exchange(trace.deferred, {});
+  const auto after = std::exchange(trace.after, {});
   if (work.size() < 2) {
     for (auto& w : work) w();
   } else {

@@ -190,12 +190,12 @@ class GeneratedSamples : public SampleSource {
       bool normal = spec_.distribution == "normal";
       // Booleans draw a uniform value after each normal one; other types
       // draw only the normals, which come faster as one batch.
-      std::vector<double> normals(normal && t.dtype != onnx::TensorProto::BOOL ? n : 0);
+      const bool batched = normal && t.dtype != onnx::TensorProto::BOOL;
+      std::vector<double> normals(batched ? n : 0);
       rng.normals(normals.data(), normals.size());
       for (std::size_t i = 0; i < n; ++i) {
-        double draw = normals.empty() ? 0.0 : normals[i];
-        if (normal && normals.empty()) draw = rng.normal();
-        double real = normal ? spec_.a + spec_.b * draw : spec_.a + (spec_.b - spec_.a) * rng.uniform();
+        double real = !normal ? spec_.a + (spec_.b - spec_.a) * rng.uniform()
+                              : spec_.a + spec_.b * (batched ? normals[i] : rng.normal());
         double integer =
             normal ? std::nearbyint(real) : std::floor(spec_.a + (spec_.b - spec_.a + 1.0) * rng.uniform());
         if (!normal) integer = std::min(integer, std::floor(spec_.b));

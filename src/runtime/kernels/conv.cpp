@@ -182,7 +182,7 @@ class Conv : public Kernel {
       return;
     }
 
-    if (winograd_ && w.dims() == 2) {
+    if (winograd_) {  // (2-D: its weights, and so X, have rank 4)
       winograd_->run(px, N, w, pb, py, ctx.pool());
       return;
     }
