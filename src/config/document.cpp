@@ -1,7 +1,5 @@
 #include "config/document.h"
 
-#include <toml.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -9,6 +7,7 @@
 
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "base/toml_parse.h"
 
 namespace winml::config {
 
@@ -203,10 +202,9 @@ Document load_toml(const fs::path& path) {
   if (!fs::exists(path)) throw InputError(file_error(doc.file, "no such file"));
   const std::string text = read_file(path);
   check_limits(text, doc.file, true);
-  std::istringstream in(text);
   toml::value root;
   try {
-    root = toml::parse(in, doc.file);
+    root = parse_toml(text, doc.file);
   } catch (const toml::exception& e) {
     auto loc = e.location();
     std::string where =

@@ -1,11 +1,8 @@
 #include "config/rule_names.h"
 
-#include <toml.hpp>
-
-#include <sstream>
-
 #include "base/error.h"
 #include "base/rules.h"
+#include "base/toml_parse.h"
 
 namespace winml::config {
 
@@ -15,9 +12,8 @@ toml::value parse_rule(const std::string& path) {
   const auto& rules = rules::active();
   auto text = rules.read(path);
   if (!text) throw InputError(file_error(rules.origin(path), "missing rules file"));
-  std::istringstream in(*text);
   try {
-    return toml::parse(in, rules.origin(path));
+    return parse_toml(*text, rules.origin(path));
   } catch (const std::exception& e) {
     throw InputError(file_error(rules.origin(path), std::string("invalid rules file: ") + e.what()));
   }

@@ -1,13 +1,11 @@
 #include "ep/ep_table.h"
 
-#include <toml.hpp>
-
 #include <mutex>
-#include <sstream>
 #include <utility>
 
 #include "base/error.h"
 #include "base/rules.h"
+#include "base/toml_parse.h"
 
 namespace winml::ep {
 
@@ -99,8 +97,7 @@ OpConstraint parse_constraint(const toml::value& v, const std::string& origin) {
 EpTable parse_ep_table(const std::string& name, const std::string& text, const std::string& origin) {
   toml::value root;
   try {
-    std::istringstream in(text);
-    root = toml::parse(in, origin);
+    root = parse_toml(text, origin);
   } catch (const std::exception& e) {
     throw InputError(file_error(origin, std::string("invalid TOML: ") + e.what()));
   }
