@@ -1,5 +1,6 @@
 #include "cli/command_line.h"
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "base/error.h"
@@ -18,46 +19,50 @@ const std::vector<std::pair<const char*, const char*>> kShorthands = {{"--no-qua
 }  // namespace
 
 CommandLine::CommandLine()
-    : app_("winml-make: incremental, content-hashed builds of ONNX model pipelines (winml.toml)", "winml-make"),
+    : app_(std::make_unique<CLI::App>(
+          "winml-make: incremental, content-hashed builds of ONNX model pipelines (winml.toml)", "winml-make")),
       shorthand_given_(kShorthands.size(), false) {
-  app_.set_version_flag("--version", version_string());
-  app_.add_option("-C,--directory", ctx_.directory, "Project directory (default: the current directory)");
-  app_.add_option("-c,--config", ctx_.config,
-                  "Config file to use instead of <project>/winml.toml (TOML, or a "
-                  "winml_build_config.json to replay)");
+  app_->set_version_flag("--version", version_string());
+  app_->add_option("-C,--directory", ctx_.directory, "Project directory (default: the current directory)");
+  app_->add_option("-c,--config", ctx_.config,
+                   "Config file to use instead of <project>/winml.toml (TOML, or a "
+                   "winml_build_config.json to replay)");
   // Global, so `winml-make -o DIR status` and `winml-make status -o DIR` mean the same.
-  app_.add_option("-o,--output-dir", ctx_.output_dir, "Output directory (default: [build] output_dir)");
+  app_->add_option("-o,--output-dir", ctx_.output_dir, "Output directory (default: [build] output_dir)");
   // Settings on the command line, global like -o: a build and its status
   // must agree on them.
-  app_.add_option("-D,--define", ctx_.defines,
-                  "Set a config key for this run, as if in the file (SECTION.KEY=VALUE; VALUE is a JSON literal or a "
-                  "bare string; repeatable)")
+  app_->add_option("-D,--define", ctx_.defines,
+                   "Set a config key for this run, as if in the file (SECTION.KEY=VALUE; VALUE is a JSON literal or a "
+                   "bare string; repeatable)")
       ->allow_extra_args(false);
-  app_.add_flag_callback(
+  app_->add_flag_callback(
       "--no-quant", [this] { shorthand_given_[0] = true; },
       "Skip the quantize stage (same as -D quantize.enabled=false)");
-  app_.add_flag_callback(
+  app_->add_flag_callback(
       "--no-compile", [this] { shorthand_given_[1] = true; },
       "Skip the compile stage (same as -D compile.enabled=false)");
-  app_.add_flag_callback(
+  app_->add_flag_callback(
       "--no-validate", [this] { shorthand_given_[2] = true; },
       "Do not run the compiled model to validate it (same as -D compile.validate=false)");
-  app_.add_option("--min-sqnr", min_sqnr_,
-                  "Fail quantization below this SQNR in dB for any output (same as -D quantize.min_sqnr_db=DB)");
-  app_.add_option("--cache-dir", ctx_.cache_dir,
-                  "Content-addressed cache directory (default: $WINML_MAKE_CACHE_DIR, else $XDG_CACHE_HOME/winml-make, "
-                  "else ~/.cache/winml-make)");
-  app_.require_subcommand(0, 1);
-  build_ = add_build_command(app_);
+  app_->add_option("--min-sqnr", min_sqnr_,
+                   "Fail quantization below this SQNR in dB for any output (same as -D quantize.min_sqnr_db=DB)");
+  app_->add_option(
+      "--cache-dir", ctx_.cache_dir,
+      "Content-addressed cache directory (default: $WINML_MAKE_CACHE_DIR, else $XDG_CACHE_HOME/winml-make, "
+      "else ~/.cache/winml-make)");
+  app_->require_subcommand(0, 1);
+  build_ = add_build_command(*app_);
 }
+
+CommandLine::~CommandLine() = default;
 
 void CommandLine::add_engine_commands() {
   for (auto add : {add_config_command, add_status_command, add_clean_command, add_graph_command, add_cache_command})
-    commands_.push_back(add(app_));
+    commands_.push_back(add(*app_));
 }
 
 void CommandLine::add_stand_ins(const std::vector<std::string>& names) {
-  for (const auto& name : names) stand_ins_.push_back(app_.add_subcommand(name)->prefix_command());
+  for (const auto& name : names) stand_ins_.push_back(app_->add_subcommand(name)->prefix_command());
 }
 
 bool names_a_subcommand(int argc, char** argv) {
@@ -74,7 +79,7 @@ bool names_a_subcommand(int argc, char** argv) {
 int CommandLine::run(int argc, char** argv) {
   try {
     try {
-      app_.parse(argc, argv);
+      app_->parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
       if (!elsewhere_) throw;
       return elsewhere_(argc, argv);  // the help lists every subcommand
@@ -86,7 +91,7 @@ int CommandLine::run(int argc, char** argv) {
       if (s->parsed()) return elsewhere_(argc, argv);
     return dispatch();
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app_.exit(e);  // --help, --version
+    if (e.get_exit_code() == 0) return app_->exit(e);  // --help, --version
     std::cerr << "winml-make: error: " << e.what() << "\nRun 'winml-make --help' for usage.\n";
     return kExitInputError;
   } catch (const InputError& e) {
@@ -110,7 +115,7 @@ int CommandLine::dispatch() {
     if (c.app->parsed()) {
       // Build options reach a subcommand's parser through fallthrough; one
       // the subcommand does not define would be silently ignored.
-      for (const CLI::Option* o : app_.get_options()) {
+      for (const CLI::Option* o : app_->get_options()) {
         if (o->count() == 0 || !build_.owns(o)) continue;
         const std::string name = o->get_lnames().empty() ? o->get_name() : "--" + o->get_lnames().front();
         const std::string sub = c.app->get_name();
@@ -125,7 +130,7 @@ int CommandLine::dispatch() {
     return build_.run(ctx_);
   } catch (const InputError& e) {
     // "winml-make statsu": the word was meant as a subcommand, not a model.
-    const CLI::Option* targets = app_.get_option_no_throw("targets");
+    const CLI::Option* targets = app_->get_option_no_throw("targets");
     if (!targets || targets->count() == 0) throw;
     std::vector<std::string> names = kEngineCommands;
     names.insert(names.end(), kToolCommands.begin(), kToolCommands.end());

@@ -8,7 +8,6 @@
 // or a request for help, hands the untouched arguments to the module.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <functional>
 #include <memory>
 #include <string>
@@ -33,10 +32,11 @@ class CommandLine {
  public:
   // The global options and the build.
   CommandLine();
+  ~CommandLine();
   CommandLine(const CommandLine&) = delete;
   CommandLine& operator=(const CommandLine&) = delete;
 
-  CLI::App& app() { return app_; }
+  CLI::App& app() { return *app_; }
   const Command& build() const { return build_; }
   void add(Command command) { commands_.push_back(std::move(command)); }
   void add_engine_commands();
@@ -51,7 +51,9 @@ class CommandLine {
  private:
   int dispatch();
 
-  CLI::App app_;
+  // Behind a pointer, so that the entry points (main.cpp, tools/module.cpp)
+  // need not compile CLI11's inline code: 5-7 s of build each.
+  std::unique_ptr<CLI::App> app_;
   Context ctx_;
   Command build_;
   std::vector<Command> commands_;
