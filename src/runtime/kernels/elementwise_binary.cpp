@@ -122,14 +122,16 @@ class Variadic : public Kernel {
   }
 };
 
-// Comparisons: numeric (and bool for Equal) in, bool out.
-template <typename Op, bool kAllowBool>
+// Comparisons: numeric (and bool for Equal) in, bool out. Greater and
+// LessOrEqual are Less and GreaterOrEqual on swapped inputs (the same
+// results, NaN included), so their loops are not compiled twice.
+template <typename Op, bool kAllowBool, bool kSwapInputs = false>
 class Compare : public Kernel {
  public:
   explicit Compare(const NodeContext&) {}
   void run(KernelContext& ctx) const override {
-    const Tensor& a = ctx.input(0);
-    const Tensor& b = ctx.input(1);
+    const Tensor& a = ctx.input(kSwapInputs ? 1 : 0);
+    const Tensor& b = ctx.input(kSwapInputs ? 0 : 1);
     if (a.dtype() != b.dtype()) throw InputError("input types differ");
     Tensor& y = ctx.allocate_output(0, onnx::TensorProto::BOOL, broadcast_shapes(a.shape(), b.shape()));
     auto body = [&]<typename T>() { binary_loop<T, T, bool>(a, b, y, ctx.pool(), Op{}); };
@@ -143,12 +145,6 @@ struct EqualOp {
     return a == b;
   }
 };
-struct GreaterOp {
-  template <typename T>
-  bool operator()(T a, T b) const {
-    return a > b;
-  }
-};
 struct LessOp {
   template <typename T>
   bool operator()(T a, T b) const {
@@ -159,12 +155,6 @@ struct GreaterEqualOp {
   template <typename T>
   bool operator()(T a, T b) const {
     return a >= b;
-  }
-};
-struct LessEqualOp {
-  template <typename T>
-  bool operator()(T a, T b) const {
-    return a <= b;
   }
 };
 
@@ -347,10 +337,10 @@ void register_elementwise_binary(KernelRegistry& r) {
   add(r, "Max", 6, top, make<Variadic<MaxOp, false>>(), kFloatCompute);
   add(r, "Min", 6, top, make<Variadic<MinOp, false>>(), kFloatCompute);
   add(r, "Equal", 7, top, make<Compare<EqualOp, true>>(), kFloatCompute);
-  add(r, "Greater", 7, top, make<Compare<GreaterOp, false>>(), kFloatCompute);
+  add(r, "Greater", 7, top, make<Compare<LessOp, false, true>>(), kFloatCompute);
   add(r, "Less", 7, top, make<Compare<LessOp, false>>(), kFloatCompute);
   add(r, "GreaterOrEqual", 12, top, make<Compare<GreaterEqualOp, false>>(), kFloatCompute);
-  add(r, "LessOrEqual", 12, top, make<Compare<LessEqualOp, false>>(), kFloatCompute);
+  add(r, "LessOrEqual", 12, top, make<Compare<GreaterEqualOp, false, true>>(), kFloatCompute);
   add(r, "And", 7, top, make<Logic<AndOp>>());
   add(r, "Or", 7, top, make<Logic<OrOp>>());
   add(r, "Xor", 7, top, make<Logic<XorOp>>());
