@@ -16,8 +16,7 @@ out=$root/build-sanitize
 source scripts/configure.sh
 CC=clang CXX=clang++ configure "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWINML_SANITIZE=ON \
   -DWINML_TEST_MODELS="$root/build/test-models" -DWINML_ORT_NODE_DIR="$root/build/ort-node"
-targets=(runtime_conformance_tests runtime_unit_tests runtime_model_tests runtime_oracle_tests
-         compile_tests compile_ort_tests compile_real_model_tests corpus_tests)
+targets=(sanitized_tests sanitized_model_ort_tests corpus_tests)
 cmake --build "$out" -j"$(nproc)" --target "${targets[@]}"
 
 # halt_on_error: the first report fails the test; leaks are reported too.

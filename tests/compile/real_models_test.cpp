@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const runtime::Shape kImage{1, 3, 224, 224};
+const runtime::Shape kImageShape{1, 3, 224, 224};
 
 // torchvision initializes ViT's classification head to zeros, so its output
 // says nothing: the head's input (the class-token features) becomes an
@@ -38,7 +38,7 @@ fs::path with_head_input_output(const fs::path& source, const fs::path& dir) {
 // Compiles `source` with the ref backend, moves the output directory, and
 // runs the moved model against the uncompiled one.
 void expect_ref_roundtrip(const fs::path& source, bool embed, std::size_t expected_outputs,
-                          const runtime::Shape& input_shape = kImage) {
+                          const runtime::Shape& input_shape = kImageShape) {
   test::TempDir dir;
   std::vector<std::string> args = {"compile", "-m", source.string(), "-o", (dir / "build" / "compiled.onnx").string(),
                                    "--ep",    "ref"};
@@ -84,7 +84,7 @@ class RefOtherModels : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(RefOtherModels, CompiledEqualsUncompiled) {
   std::string name = GetParam();
-  runtime::Shape shape = name.starts_with("transformer") ? runtime::Shape{1, 16, 64} : kImage;
+  runtime::Shape shape = name.starts_with("transformer") ? runtime::Shape{1, 16, 64} : kImageShape;
   expect_ref_roundtrip(test::exported_model(name), false, 1, shape);
 }
 
@@ -100,7 +100,7 @@ TEST(CpuRealModels, PreparedResNet50RunsInOrtLikeItsInput) {
   model::Model prepared = model::load_model(dir / "compiled.onnx");
   EXPECT_GT(prepared.proto.graph().value_info_size(), 100);  // shapes inferred
 
-  auto x = runtime::to_tensor_file(test::random_input(kImage, 23));
+  auto x = runtime::to_tensor_file(test::random_input(kImageShape, 23));
   auto original = test::run_in_ort(source, {{"input", x}});
   auto compiled = test::run_in_ort(dir / "compiled.onnx", {{"input", x}});
   ASSERT_TRUE(original.ok) << original.error;

@@ -12,11 +12,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void small_project(Project& p) {
-  p.write_model("net.onnx", 1);
-  p.write_config("[model]\nsource = \"net.onnx\"\n");
-}
-
 std::string output_digest(const Project& p, const std::string& model, int stage) {
   auto m = nlohmann::json::parse(test::read_text(p.out(model, "build_manifest.json")));
   return m["stages"][stage]["outputs"][0]["digest"];
@@ -26,7 +21,7 @@ std::string output_digest(const Project& p, const std::string& model, int stage)
 
 TEST(CacheCli, CloneInAnotherDirectoryWithAWarmCacheRerunsNoStage) {
   Project a, b;
-  small_project(a);
+  a.write_small_project();
   a.build();
   a.clone_to(b.root());
   b.use_cache(a.cache_dir());
@@ -42,7 +37,7 @@ TEST(CacheCli, CloneInAnotherDirectoryWithAWarmCacheRerunsNoStage) {
 
 TEST(CacheCli, CorruptBlobIsDetectedDiscardedAndRebuilt) {
   Project p;
-  small_project(p);
+  p.write_small_project();
   p.build();
   const std::string digest = output_digest(p, "net", 3);  // quantized.onnx
   store::LocalCache cache(p.cache_dir());
@@ -77,7 +72,7 @@ TEST(CacheCli, CorruptBlobIsDetectedDiscardedAndRebuilt) {
 
 TEST(CacheCli, StatsVerifyAndGc) {
   Project p;
-  small_project(p);
+  p.write_small_project();
   p.build();
   auto stats = p.run({"cache", "stats"});
   ASSERT_EQ(stats.exit_code, 0) << stats.err;
@@ -101,7 +96,7 @@ TEST(CacheCli, StatsVerifyAndGc) {
 
 TEST(CacheCli, GcKeepsRecentlyUsedEntries) {
   Project p;
-  small_project(p);
+  p.write_small_project();
   p.build();
   auto before = store::LocalCache(p.cache_dir()).stats();
   // A limit above the current size removes nothing.
@@ -111,7 +106,7 @@ TEST(CacheCli, GcKeepsRecentlyUsedEntries) {
 
 TEST(CacheCli, NoCacheNeitherReadsNorWrites) {
   Project p;
-  small_project(p);
+  p.write_small_project();
   p.build({"--no-cache"});
   EXPECT_FALSE(fs::exists(p.cache_dir()));
   p.write_config("[model]\nsource = \"net.onnx\"\n[build]\ncache = false\n");

@@ -23,15 +23,6 @@ std::string vit_config(const std::string& name) {
   return s.replace(s.find("{}"), 2, name);
 }
 
-void add_vit(Project& p) {
-  for (const char* f : {"vit_b_16_op17.onnx", "vit_b_16_op17.onnx.data"}) {
-    fs::path src = test::test_models_dir() / f;
-    std::error_code ec;
-    fs::create_hard_link(src, p.root() / f, ec);  // same file system: no 330 MB copy
-    if (ec) fs::copy_file(src, p.root() / f);
-  }
-}
-
 std::vector<std::string> data_files(const fs::path& dir) {
   std::vector<std::string> out;
   for (const auto& e : fs::directory_iterator(dir))
@@ -45,7 +36,7 @@ std::vector<std::string> data_files(const fs::path& dir) {
 TEST(SidecarFlows, ExternalDataFollowsEveryStageAndAWarmCacheRestoresIt) {
   test::exported_model("vit_b_16_op17");
   Project a, b;
-  add_vit(a);
+  a.link_exported_model("vit_b_16_op17.onnx");
   a.write_config(vit_config("vit"));
   auto r = a.build();
   EXPECT_EQ(test::stages_with(r, "vit", "completed").size(), 6u) << r.dump();
@@ -73,7 +64,7 @@ TEST(SidecarFlows, ExternalDataFollowsEveryStageAndAWarmCacheRestoresIt) {
 TEST(SidecarFlows, WithoutRecordsARebuildDeletesNothingAndTheNewModelsStandAlone) {
   test::exported_model("vit_b_16_op17");
   Project p;
-  add_vit(p);
+  p.link_exported_model("vit_b_16_op17.onnx");
   p.write_model("small.onnx", 5);
   p.write_config(vit_config("m"));
   p.build({"--no-cache"});
@@ -94,7 +85,7 @@ TEST(SidecarFlows, WithoutRecordsARebuildDeletesNothingAndTheNewModelsStandAlone
 TEST(SidecarFlows, ShrinkingModelDropsItsOldSidecarsThroughTheRecords) {
   test::exported_model("vit_b_16_op17");
   Project p;
-  add_vit(p);
+  p.link_exported_model("vit_b_16_op17.onnx");
   p.write_model("small.onnx", 5);
   p.write_config(vit_config("m"));
   p.build({"--no-cache"});

@@ -36,6 +36,21 @@ void Project::write_config(const std::string& toml) { write("winml.toml", toml);
 
 void Project::write(const std::string& file, const std::string& text) { write_text(root_ / file, text); }
 
+void Project::write_small_project(const std::string& extra_config) {
+  write_model("net.onnx", 1);
+  write_config("[model]\nsource = \"net.onnx\"\n" + extra_config);
+}
+
+void Project::link_exported_model(const std::string& file) {
+  for (const std::string& f : {file, file + ".data"}) {
+    fs::path src = test_models_dir() / f;
+    if (f != file && !fs::exists(src)) continue;
+    std::error_code ec;
+    fs::create_hard_link(src, root_ / f, ec);  // no copy of hundreds of MB
+    if (ec) fs::copy_file(src, root_ / f);
+  }
+}
+
 CliResult Project::run(std::vector<std::string> args, std::map<std::string, std::string> env) const {
   if (!env.count("WINML_MAKE_CACHE_DIR")) env["WINML_MAKE_CACHE_DIR"] = cache_.string();
   return run_cli(args, root_, env);

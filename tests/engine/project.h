@@ -29,6 +29,11 @@ class Project {
   void write_model(const std::string& file, std::uint32_t seed, std::int64_t in = 8, std::int64_t out = 4);
   void write_config(const std::string& toml);
   void write(const std::string& file, const std::string& text);
+  // net.onnx (write_model's, seed 1) as the only model, `extra_config` after its [model] table.
+  void write_small_project(const std::string& extra_config = "");
+  // Links an exported test model and its .onnx.data sidecar (if any) into the
+  // project: hard links on the same file system, copies elsewhere.
+  void link_exported_model(const std::string& file);
 
   CliResult run(std::vector<std::string> args, std::map<std::string, std::string> env = {}) const;
   // Runs with --json and parses the report; fails the test on a bad exit code or report.

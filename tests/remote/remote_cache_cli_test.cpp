@@ -21,11 +21,6 @@ namespace {
 #define REQUIRE_NGINX() \
   if (!NginxServer::available()) GTEST_FAIL() << "nginx is not installed (scripts/install-deps.sh installs it)"
 
-void small_project(Project& p, const std::string& extra = "") {
-  p.write_model("net.onnx", 1);
-  p.write_config("[model]\nsource = \"net.onnx\"\n" + extra);
-}
-
 std::map<std::string, std::string> remote_env(const std::string& url, std::map<std::string, std::string> more = {}) {
   more["WINML_MAKE_REMOTE_CACHE"] = url;
   return more;
@@ -60,7 +55,7 @@ TEST(RemoteCache, ASecondCloneWithAnEmptyLocalCacheRestoresEveryStageFromTheServ
   REQUIRE_NGINX();
   NginxServer server;
   Project a, b;
-  small_project(a);
+  a.write_small_project();
   auto first = a.build({}, 0, remote_env(server.url()));
   EXPECT_EQ(test::stages_with(first, "net", "completed").size(), 6u) << first.dump();
   EXPECT_EQ(first["remote_cache"]["uploads"], 6) << first.dump();
@@ -90,7 +85,7 @@ TEST(RemoteCache, ATamperedOrDeletedBlobOnTheServerIsRebuiltAndUploadedAgain) {
   REQUIRE_NGINX();
   NginxServer server;
   Project a;
-  small_project(a);
+  a.write_small_project();
   a.build({}, 0, remote_env(server.url()));
   const std::string quantized = remote::sha256_file(a.out("net", "quantized.onnx"));
   const std::string compiled = remote::sha256_file(a.out("net", "compiled.onnx"));
@@ -122,7 +117,7 @@ TEST(RemoteCache, ReadOnlyModeWritesNothing) {
   REQUIRE_NGINX();
   NginxServer server;
   Project a;
-  small_project(a);
+  a.write_small_project();
   auto r = a.build({}, 0, remote_env(server.url(), {{"WINML_MAKE_REMOTE_CACHE_MODE", "read-only"}}));
   EXPECT_EQ(test::stages_with(r, "net", "completed").size(), 6u);
   EXPECT_EQ(r["remote_cache"]["mode"], "read-only");
@@ -135,7 +130,7 @@ TEST(RemoteCache, NoRemoteCacheOverridesTheVariableAndTheFile) {
   REQUIRE_NGINX();
   NginxServer server;
   Project a;
-  small_project(a, "[build]\nremote_cache = \"" + server.url() + "\"\n");
+  a.write_small_project("[build]\nremote_cache = \"" + server.url() + "\"\n");
   auto r = a.build({"--no-remote-cache"}, 0, remote_env(server.url()));
   EXPECT_EQ(test::stages_with(r, "net", "completed").size(), 6u);
   EXPECT_FALSE(r.contains("remote_cache")) << r.dump();
@@ -146,7 +141,7 @@ TEST(RemoteCache, CachedOnlyFailsNamingTheStageThatWouldRun) {
   REQUIRE_NGINX();
   NginxServer server;
   Project a;
-  small_project(a);
+  a.write_small_project();
   auto r = a.run({"--cached-only"}, remote_env(server.url()));
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("net/export: not in the cache, and --cached-only forbids running it"), std::string::npos)
@@ -172,7 +167,7 @@ TEST_P(RemoteCacheTrouble, TheBuildSucceedsWithOneWarning) {
   std::string url = server.url();
   url.insert(url.find("//") + 2, trouble.url_credentials);
   Project a;
-  small_project(a);
+  a.write_small_project();
   auto r = a.run({}, remote_env(url));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(count_of(r.out + r.err, "winml-make: warning: remote cache"), 1) << r.out << r.err;
@@ -189,7 +184,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(RemoteCache, AClosedPortOrAStalledServerCostsOneWarningAndBoundedTime) {
   Project a;
-  small_project(a);
+  a.write_small_project();
   int closed_port;
   {
     test::StalledServer probe;  // a port that was free a moment ago
@@ -201,7 +196,7 @@ TEST(RemoteCache, AClosedPortOrAStalledServerCostsOneWarningAndBoundedTime) {
 
   test::StalledServer stalled;
   Project b;
-  small_project(b);
+  b.write_small_project();
   const auto start = std::chrono::steady_clock::now();
   r = b.run({}, remote_env("http://127.0.0.1:" + std::to_string(stalled.port()) + "/cache",
                            {{"WINML_MAKE_REMOTE_CACHE_TIMEOUT", "1"}}));

@@ -17,11 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 
 void add_vit(Project& p) {
-  for (const char* f : {"vit_b_16_op17.onnx", "vit_b_16_op17.onnx.data"}) {
-    std::error_code ec;
-    fs::create_hard_link(test::test_models_dir() / f, p.root() / f, ec);  // no 330 MB copy
-    if (ec) fs::copy_file(test::test_models_dir() / f, p.root() / f);
-  }
+  p.link_exported_model("vit_b_16_op17.onnx");
   // float16 keeps every stage's artifact above the external-data threshold.
   p.write_config(
       "[model]\nname = \"vit\"\nsource = \"vit_b_16_op17.onnx\"\n[quantize]\nmode = \"fp16\"\nsamples = 1\n");

@@ -358,7 +358,7 @@ Outcome check(const fs::path& base, const json& base_config, const std::vector<c
 // Every generated edit on every model kind with `auto` as given; every edit
 // must apply to at least one of them.
 void every_edit_on_every_model(bool auto_on, const std::vector<ModelKind>& kinds) {
-  test::TempDir work;
+  test::TempDir work(test::memory_temp_dir());
   std::map<std::string, int> applied;  // edit -> models it applied to
   std::size_t cases = 0;
   for (const ModelKind& kind : kinds) {
@@ -402,7 +402,7 @@ TEST(StageContractProperty, EveryKeyAndRulesFileWithAutoOn) {
 }
 
 TEST(StageContractProperty, TwoHundredRandomEditSequencesOnTheCnn) {
-  test::TempDir work;
+  test::TempDir work(test::memory_temp_dir());
   ModelKind kind = cnn();
   json config = kind.config;
   config["build"]["auto"] = false;

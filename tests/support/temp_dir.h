@@ -9,6 +9,7 @@ namespace winml::test {
 class TempDir {
  public:
   TempDir();
+  explicit TempDir(const std::filesystem::path& parent);
   ~TempDir();
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
@@ -21,6 +22,10 @@ class TempDir {
 
 void write_text(const std::filesystem::path& path, const std::string& text);
 std::string read_text(const std::filesystem::path& path);
+
+// /dev/shm where there is one (a memory file system), else $TMPDIR: for tests
+// of many small builds, whose fsyncs are not what they test.
+std::filesystem::path memory_temp_dir();
 
 // Locations passed in by the build.
 std::filesystem::path source_dir();
