@@ -34,17 +34,21 @@ std::uint64_t Rng::next() {
 
 double Rng::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 
+void Rng::polar_point(double& u, double& v, double& s) {
+  do {
+    u = 2.0 * uniform() - 1.0;
+    v = 2.0 * uniform() - 1.0;
+    s = u * u + v * v;
+  } while (s >= 1.0 || s == 0.0);
+}
+
 double Rng::normal() {
   if (has_spare_) {
     has_spare_ = false;
     return spare_;
   }
   double u, v, s;
-  do {
-    u = 2.0 * uniform() - 1.0;
-    v = 2.0 * uniform() - 1.0;
-    s = u * u + v * v;
-  } while (s >= 1.0 || s == 0.0);
+  polar_point(u, v, s);
   double f = std::sqrt(-2.0 * portable_log(s) / s);  // sqrt is exactly rounded by IEEE 754
   spare_ = v * f;
   has_spare_ = true;
@@ -97,13 +101,7 @@ void Rng::normals(double* out, std::size_t n) {
   double u[kBatch], v[kBatch], s[kBatch], f[kBatch];
   while (i < n) {
     const std::size_t pairs = std::min(kBatch, (n - i + 1) / 2);
-    for (std::size_t p = 0; p < pairs; ++p) {
-      do {
-        u[p] = 2.0 * uniform() - 1.0;
-        v[p] = 2.0 * uniform() - 1.0;
-        s[p] = u[p] * u[p] + v[p] * v[p];
-      } while (s[p] >= 1.0 || s[p] == 0.0);
-    }
+    for (std::size_t p = 0; p < pairs; ++p) polar_point(u[p], v[p], s[p]);
     polar_factors(s, f, pairs);
     for (std::size_t p = 0; p < pairs; ++p) {
       out[i++] = u[p] * f[p];

@@ -20,6 +20,9 @@ class Rng {
   void normals(double* out, std::size_t n);
 
  private:
+  // The polar method's next accepted point: u, v in (-1, 1), s = u² + v² in (0, 1).
+  void polar_point(double& u, double& v, double& s);
+
   std::uint64_t s_[4];
   bool has_spare_ = false;
   double spare_ = 0;
