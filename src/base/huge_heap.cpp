@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <new>
 
 namespace winml {
 
@@ -42,6 +43,17 @@ void use_huge_pages_for_heap(std::size_t reserve, std::size_t largest_block) {
   (void)reserve;
   (void)largest_block;
 #endif
+}
+
+void* allocate_on_huge_pages(std::size_t bytes) {
+  const std::size_t rounded = bytes ? (bytes + 63) / 64 * 64 : 64;
+  const bool huge = rounded >= kHugePage;
+  void* p = std::aligned_alloc(huge ? kHugePage : 64, huge ? (rounded + kHugePage - 1) & ~(kHugePage - 1) : rounded);
+  if (!p) throw std::bad_alloc();
+#if defined(MADV_HUGEPAGE)
+  if (huge) ::madvise(p, (rounded + kHugePage - 1) & ~(kHugePage - 1), MADV_HUGEPAGE);
+#endif
+  return p;
 }
 
 }  // namespace winml

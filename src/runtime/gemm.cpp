@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "base/huge_heap.h"
+#include "runtime/panel_arena.h"
 #include "runtime/thread_pool.h"
 
 namespace winml::runtime {
@@ -127,12 +129,15 @@ std::shared_ptr<PackedWeights> empty_packed_weights(PackedWeights::Side side, st
   p->extent = extent;
   p->isa = variant().name;
   p->kc = variant().slab_depth(k, extent);
-  std::size_t bytes = (p->bytes() + 63) / 64 * 64;
-  float* data = static_cast<float*>(std::aligned_alloc(64, bytes ? bytes : 64));
-  if (!data) throw std::bad_alloc();
-  p->data = std::shared_ptr<float>(data, [](float* q) { std::free(q); });
   PackTrace* trace = current_trace;
-  if (trace && trace->mode == PackTrace::Mode::kRecord) trace->packed.push_back(p);
+  if (trace && trace->mode == PackTrace::Mode::kRecord) {
+    if (!trace->arena) trace->arena = std::make_shared<PanelArena>();
+    p->data = trace->arena->allocate(p->bytes());
+    trace->packed.push_back(p);
+  } else {
+    auto* data = static_cast<float*>(allocate_on_huge_pages(p->bytes()));
+    p->data = std::shared_ptr<float>(data, [](float* q) { std::free(q); });
+  }
   return p;
 }
 

@@ -17,6 +17,7 @@
 namespace winml::runtime {
 
 class ThreadPool;
+class PanelArena;
 
 // C[m,n] (= or +=) alpha * op(A)[m,k] * op(B)[k,n]. All row-major with
 // leading dimensions lda/ldb/ldc; op() transposes when trans_* is set, in
@@ -70,6 +71,8 @@ struct PackTrace {
   bool defer = false;
   std::vector<std::function<void()>> deferred;
   std::vector<std::function<void()>> after;  // once `deferred` has run (dropping weights packing read)
+  // Recording: where the panels are allocated (created with the first).
+  std::shared_ptr<PanelArena> arena;
 };
 
 // Runs `work` (filling panels) now, or, while the installed trace defers,

@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <new>
 
+#include "base/huge_heap.h"
+
 namespace winml::runtime {
 
 namespace {
@@ -25,12 +27,7 @@ struct ThreadCache {
 
 thread_local ThreadCache t_cache;
 
-void* aligned(std::size_t bytes) {
-  std::size_t rounded = (bytes + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, rounded ? rounded : 64);
-  if (!p) throw std::bad_alloc();
-  return p;
-}
+void* aligned(std::size_t bytes) { return allocate_on_huge_pages(bytes); }
 
 }  // namespace
 

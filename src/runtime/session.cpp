@@ -4,6 +4,7 @@
 #include <set>
 
 #include "base/error.h"
+#include "base/huge_heap.h"
 #include "model/model.h"
 #include "runtime/errors.h"
 #include "runtime/thread_pool.h"
@@ -72,9 +73,7 @@ std::shared_ptr<void> Session::take_arena() const {
       return a;
     }
   }
-  std::size_t bytes = static_cast<std::size_t>((plan_->arena_bytes + 63) / 64 * 64);
-  void* p = std::aligned_alloc(64, bytes);
-  if (!p) throw std::bad_alloc();
+  void* p = allocate_on_huge_pages(static_cast<std::size_t>(plan_->arena_bytes));
   return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
 }
 

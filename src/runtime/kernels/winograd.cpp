@@ -145,16 +145,15 @@ void transform_outputs(const float* p, const Window& w, const Band& band, std::i
   }
 }
 
-// U[xi] stored [K, C] (the transpose of the [C, K] the products use, which
+// U[xi] stored [K, C] into `u` (every element written; the transpose of the [C, K] the products use, which
 // packing takes as readily): written in the order the weights are read, in
 // groups of kLanes channels whose taps are first gathered lane by lane, so
 // the transforms run as vector code (the same operations per value, hence
 // the same bits, as one channel at a time).
 template <int M>
-std::unique_ptr<float[]> transform_weights(const float* weights, std::int64_t K, std::int64_t C) {
+void transform_weights(const float* weights, std::int64_t K, std::int64_t C, float* u) {
   constexpr int A = Transforms<M>::kAlpha;
   constexpr std::int64_t kLanes = 8;
-  std::unique_ptr<float[]> u(new float[static_cast<std::size_t>(A * A * C * K)]);  // every element written below
   for (std::int64_t k = 0; k < K; ++k)
     for (std::int64_t c0 = 0; c0 < C; c0 += kLanes) {
       const std::int64_t lanes = std::min(kLanes, C - c0);
@@ -175,11 +174,10 @@ std::unique_ptr<float[]> transform_weights(const float* weights, std::int64_t K,
         }
       for (int i = 0; i < A; ++i)
         for (int j = 0; j < A; ++j) {
-          float* dst = u.get() + ((i * A + j) * K + k) * C + c0;
+          float* dst = u + ((i * A + j) * K + k) * C + c0;
           for (std::int64_t l = 0; l < lanes; ++l) dst[l] = static_cast<float>(out[i][j][l]);
         }
     }
-  return u;
 }
 
 template <int M>
@@ -245,8 +243,12 @@ Winograd3x3::Winograd3x3(const float* weights, std::int64_t K, std::int64_t C, i
   }
   if (to_fill.empty()) return;
   defer_packing([to_fill = std::move(to_fill), weights, K, C, m] {
-    std::unique_ptr<float[]> u = m == 4 ? transform_weights<4>(weights, K, C) : transform_weights<2>(weights, K, C);
-    for (const auto& [xi, panels] : to_fill) fill_packed_weights(*panels, u.get() + xi * K * C, C, true);
+    // (Scratch: the packing thread's buffer serves its next layer too, instead
+    // of tens of MiB page-faulted afresh per layer.)
+    Scratch u(sizeof(float) * static_cast<std::size_t>((m + 2) * (m + 2) * K * C));
+    if (m == 4) transform_weights<4>(weights, K, C, u.as<float>());
+    else transform_weights<2>(weights, K, C, u.as<float>());
+    for (const auto& [xi, panels] : to_fill) fill_packed_weights(*panels, u.as<float>() + xi * K * C, C, true);
   });
 }
 
