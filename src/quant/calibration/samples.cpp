@@ -193,24 +193,34 @@ class GeneratedSamples : public SampleSource {
       const bool batched = normal && t.dtype != onnx::TensorProto::BOOL;
       std::vector<double> normals(batched ? n : 0);
       rng.normals(normals.data(), normals.size());
+      if (batched && t.dtype == onnx::TensorProto::FLOAT) {  // the common case, as one vector loop
+        std::vector<float> values(n);
+        for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<float>(spec_.a + spec_.b * normals[i]);
+        std::memcpy(t.data.data(), values.data(), n * sizeof(float));
+        feeds.emplace(in.name, std::move(t));
+        continue;
+      }
       for (std::size_t i = 0; i < n; ++i) {
         double real = !normal ? spec_.a + (spec_.b - spec_.a) * rng.uniform()
                               : spec_.a + spec_.b * (batched ? normals[i] : rng.normal());
-        double integer =
-            normal ? std::nearbyint(real) : std::floor(spec_.a + (spec_.b - spec_.a + 1.0) * rng.uniform());
-        if (!normal) integer = std::min(integer, std::floor(spec_.b));
+        // Uniform samples draw their integer value whatever the type (the
+        // stream does not depend on it); normal ones round the real value.
+        const double drawn =
+            normal ? 0.0
+                   : std::min(std::floor(spec_.a + (spec_.b - spec_.a + 1.0) * rng.uniform()), std::floor(spec_.b));
+        auto integer = [&] { return normal ? std::nearbyint(real) : drawn; };
         using T = onnx::TensorProto;
         switch (t.dtype) {
           case T::FLOAT: put(t.data, i, static_cast<float>(real)); break;
           case T::DOUBLE: put(t.data, i, real); break;
           case T::FLOAT16: put(t.data, i, float_to_half(static_cast<float>(real))); break;
           case T::BOOL: put(t.data, i, static_cast<std::uint8_t>(rng.uniform() < 0.5)); break;
-          case T::INT8: put(t.data, i, clamp_int<std::int8_t>(integer)); break;
-          case T::UINT8: put(t.data, i, clamp_int<std::uint8_t>(integer)); break;
-          case T::INT16: put(t.data, i, clamp_int<std::int16_t>(integer)); break;
-          case T::UINT16: put(t.data, i, clamp_int<std::uint16_t>(integer)); break;
-          case T::INT32: put(t.data, i, clamp_int<std::int32_t>(integer)); break;
-          case T::INT64: put(t.data, i, clamp_int<std::int64_t>(integer)); break;
+          case T::INT8: put(t.data, i, clamp_int<std::int8_t>(integer())); break;
+          case T::UINT8: put(t.data, i, clamp_int<std::uint8_t>(integer())); break;
+          case T::INT16: put(t.data, i, clamp_int<std::int16_t>(integer())); break;
+          case T::UINT16: put(t.data, i, clamp_int<std::uint16_t>(integer())); break;
+          case T::INT32: put(t.data, i, clamp_int<std::int32_t>(integer())); break;
+          case T::INT64: put(t.data, i, clamp_int<std::int64_t>(integer())); break;
           default: break;
         }
       }
