@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <random>
@@ -176,6 +177,33 @@ TEST(ChannelMeans, PerAxisIncludingLast) {
   EXPECT_EQ(by_axis.means(), (std::vector<double>{3, 4, 5}));
   EXPECT_EQ(by_last.means(), by_axis.means());
   EXPECT_EQ(rows.means(), (std::vector<double>{2, 6}));
+}
+
+TEST(ChannelMeans, RangeTakenWithTheSumsIsTheWholeTensorsMinMax) {
+  // Long rows (taken row by row, in parallel or not) and short ones (one pass).
+  auto v = normal(3 * 8 * 4000, 4, 2.0f);
+  v[5 * 1000 + 17] = std::numeric_limits<float>::quiet_NaN();
+  v[17 * 1000 + 3] = -40.0f;
+  for (const std::vector<std::int64_t>& shape : {std::vector<std::int64_t>{3, 8, 4000}, {12000, 8}}) {
+    for (const ParallelFor& parallel : {ParallelFor{}, reversed()}) {
+      MinMax range;
+      auto with = channel_sums(v, shape, 1, parallel, &range);
+      auto without = channel_sums(v, shape, 1, parallel);
+      ASSERT_TRUE(with && without);
+      ASSERT_EQ(with->sums.size(), without->sums.size());  // (bit for bit: a channel with the NaN sums to NaN)
+      EXPECT_EQ(std::memcmp(with->sums.data(), without->sums.data(), with->sums.size() * sizeof(double)), 0);
+      const MinMax whole = min_max(v);
+      EXPECT_TRUE(range.any);
+      EXPECT_EQ(range.min, whole.min);
+      EXPECT_EQ(range.max, whole.max);
+      EXPECT_EQ(range.min, -40.0f);
+    }
+  }
+  // All NaN: no range, as min_max says.
+  std::vector<float> nans(2 * 100, std::numeric_limits<float>::quiet_NaN());
+  MinMax none;
+  ASSERT_TRUE(channel_sums(nans, std::vector<std::int64_t>{2, 100}, 0, {}, &none));
+  EXPECT_FALSE(none.any);
 }
 
 TEST(CalibrationStats, OnlyRequestedTensorsAndUnobservedReported) {

@@ -54,9 +54,15 @@ class Collection {
       }
       // A value inside a Loop body is seen once per iteration.
       if (range && ranges_need_values_) stats_.add(name, values, parallel);
-      else if (range) sample.ranges[name] = combine(sample.ranges[name], min_max(values, parallel));
+      const bool own_range = range && !ranges_need_values_;
+      MinMax seen;
+      bool have_range = false;
       if (mean != means_.end())
-        if (auto s = channel_sums(values, v.shape, mean->second.axis(), parallel)) sample.sums[name].add(*s);
+        if (auto s = channel_sums(values, v.shape, mean->second.axis(), parallel, own_range ? &seen : nullptr)) {
+          sample.sums[name].add(*s);
+          have_range = own_range;
+        }
+      if (own_range) sample.ranges[name] = combine(sample.ranges[name], have_range ? seen : min_max(values, parallel));
     };
   }
 

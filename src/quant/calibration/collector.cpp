@@ -51,7 +51,7 @@ TensorRange RangeCollector::range() const {
 }
 
 std::optional<ChannelSums> channel_sums(std::span<const float> values, std::span<const std::int64_t> shape,
-                                        std::int64_t axis, const ParallelFor& parallel) {
+                                        std::int64_t axis, const ParallelFor& parallel, MinMax* range) {
   if (shape.empty()) return std::nullopt;
   auto rank = static_cast<std::int64_t>(shape.size());
   if (axis < 0) axis += rank;
@@ -70,20 +70,27 @@ std::optional<ChannelSums> channel_sums(std::span<const float> values, std::span
         for (std::int64_t i = 0; i < inner; ++i) s += values[static_cast<std::size_t>((o * channels + c) * inner + i)];
         out.sums[static_cast<std::size_t>(c)] += s;
       }
+    if (range) *range = min_max(values, parallel);
     return out;
   }
   // One partial sum per (outer, channel) row, added up in row order.
   std::int64_t rows = outer * channels;
   std::vector<double> row_sums(static_cast<std::size_t>(rows));
+  std::vector<MinMax> row_ranges(range ? static_cast<std::size_t>(rows) : 0);
   auto row = [&](std::int64_t r) {
-    row_sums[static_cast<std::size_t>(r)] =
-        sum(std::span<const float>(values.data() + r * inner, static_cast<std::size_t>(inner)));
+    const std::span<const float> part(values.data() + r * inner, static_cast<std::size_t>(inner));
+    row_sums[static_cast<std::size_t>(r)] = sum(part);
+    if (range) row_ranges[static_cast<std::size_t>(r)] = min_max(part);
   };
   if (parallel && rows > 1 && values.size() >= static_cast<std::size_t>(kChunk)) parallel(rows, row);
   else
     for (std::int64_t r = 0; r < rows; ++r) row(r);
   for (std::int64_t r = 0; r < rows; ++r)
     out.sums[static_cast<std::size_t>(r % channels)] += row_sums[static_cast<std::size_t>(r)];
+  if (range) {
+    *range = {};
+    for (const auto& part : row_ranges) *range = combine(*range, part);  // (exact, in any order)
+  }
   return out;
 }
 

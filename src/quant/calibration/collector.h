@@ -57,9 +57,12 @@ struct ChannelSums {
   // Adds `more` channel by channel (nothing when the channel counts differ).
   void add(const ChannelSums& more);
 };
-// Nothing when `axis` is outside `shape` or the sizes disagree.
+// Nothing when `axis` is outside `shape` or the sizes disagree. With
+// `range`, also the values' min_max, taken row by row right after each
+// row's sum, while the row is in cache (calibration wants both of most
+// tensors whose means it takes: one pass over memory instead of two).
 std::optional<ChannelSums> channel_sums(std::span<const float> values, std::span<const std::int64_t> shape,
-                                        std::int64_t axis, const ParallelFor& parallel = {});
+                                        std::int64_t axis, const ParallelFor& parallel = {}, MinMax* range = nullptr);
 
 // Per-channel means of a tensor over every sample (sums in double, each
 // sample's added in sample order), for bias correction.
