@@ -197,6 +197,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     report["casts_inserted"] = f.casts;
     report["constants_converted"] = f.converted_constants;
     report["calibration_time_seconds"] = 0.0;
+    report["calibration_setup_seconds"] = 0.0;
   } else {
     QdqOptions o = qdq_options(c, ctx, opset);
     if (c.per_channel && !o.axis_supported)
@@ -290,6 +291,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     report["activation_symmetric"] = o.activation_symmetric;
     report["calibration_method"] = c.calibration_method;
     report["calibration_time_seconds"] = cal.seconds;
+    report["calibration_setup_seconds"] = cal.setup_seconds;  // (part of the above)
     report["nodes_quantized"] = quantized;
     report["nodes_skipped"] = skipped;
     report["folded_activations"] = folded;

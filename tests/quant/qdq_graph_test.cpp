@@ -162,6 +162,9 @@ TEST_F(SmallCnn, ReportCountsNodes) {
   EXPECT_EQ(r["accuracy"][0]["output"], "y");
   EXPECT_GT(r["accuracy"][0]["sqnr_db"].get<double>(), 20.0);
   EXPECT_GE(r["calibration_time_seconds"].get<double>(), 0.0);
+  // Building the plan is part of calibration's time.
+  EXPECT_GT(r["calibration_setup_seconds"].get<double>(), 0.0);
+  EXPECT_LE(r["calibration_setup_seconds"].get<double>(), r["calibration_time_seconds"].get<double>());
 }
 
 TEST_F(SmallCnn, OrtRunsItCloseToTheFloatModel) {

@@ -163,6 +163,7 @@ CalibrationResult calibrate(const model::Model& model, const std::vector<std::st
     std::vector<std::string> observed = tensors;
     for (const auto& [name, axis] : means) observed.push_back(name);
     std::unique_ptr<ModelRunner> first = runner(model, observed);  // (its errors come first, from here)
+    result.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const int workers = needs_values_in_order(options.method)
                             ? 1
                             : static_cast<int>(std::min<std::size_t>(std::max(options.workers, 1), samples.size()));

@@ -19,6 +19,7 @@ struct CalibrationResult {
   std::map<std::string, std::vector<double>> channel_means;
   std::size_t samples = 0;
   double seconds = 0;
+  double setup_seconds = 0;  // of `seconds`: making the first runner (the plan, its packed weights)
 };
 
 // `means`: tensors whose per-channel means are wanted too (name -> channel axis, -1: last).
