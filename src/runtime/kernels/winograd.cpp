@@ -145,11 +145,11 @@ void transform_outputs(const float* p, const Window& w, const Band& band, std::i
   }
 }
 
-// U[xi] stored [K, C] into `u` (every element written; the transpose of the [C, K] the products use, which
-// packing takes as readily): written in the order the weights are read, in
-// groups of kLanes channels whose taps are first gathered lane by lane, so
-// the transforms run as vector code (the same operations per value, hence
-// the same bits, as one channel at a time).
+// U[xi] stored [K, C] into `u`, every element written (the transpose of the
+// [C, K] the products use, which packing takes as readily): written in the
+// order the weights are read, in groups of kLanes channels whose taps are
+// first gathered lane by lane, so the transforms run as vector code (the same
+// operations per value, hence the same bits, as one channel at a time).
 template <int M>
 void transform_weights(const float* weights, std::int64_t K, std::int64_t C, float* u) {
   constexpr int A = Transforms<M>::kAlpha;
