@@ -1,5 +1,5 @@
 // Memory for the panels of one plan's packed weights. A plan packs dozens
-// to hundreds of panels (ResNet-50: ~100 MB in 900 of them, 16 or 36 per
+// to hundreds of panels (ResNet-50: 132 MB in 369 of them, 16 or 36 per
 // Winograd layer), most smaller than a huge page; each in its own mapping
 // would be filled 4 KiB fault by 4 KiB fault, and faults are what building a
 // plan spent most of its time on in a VM. Panels are carved out of 32 MiB
