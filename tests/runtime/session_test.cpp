@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "base/half.h"
 #include "model/model_io.h"
@@ -443,6 +444,53 @@ TEST(Quantize, SixteenBitPerAxisRoundTripsThroughComMicrosoftOps) {
   EXPECT_EQ(std::vector<std::int16_t>(qv, qv + 6), (std::vector<std::int16_t>{22, -990, 32767, 1, -9, 32767}));
   // 0.0125/0.001 = 12.5 rounds to even (12), + 10; 2.25/0.5 = 4.5 -> 4 and -5.5 -> -6, + (-3); int16 saturates.
   EXPECT_EQ(values_of(out.at("y")), (std::vector<float>{0.012f, -1.0f, 32.757f, 2.0f, -3.0f, 16385.0f}));
+}
+
+TEST(Quantize, VectorLoopRoundsAndSaturatesAsTheFormula) {
+  // QuantizeLinear's loop (vector code on AVX2 machines) against
+  // saturate(nearbyint(x / scale) + zero_point) one value at a time: ties
+  // both ways, NaN, infinities, saturation, per tensor and per axis, and
+  // lengths that leave remainders after the vector width.
+  std::vector<float> x;
+  for (int i = -600; i <= 600; ++i) x.push_back(static_cast<float>(i) * 0.25f);  // every tie of scale 0.5
+  for (float v : {NAN, INFINITY, -INFINITY, 1e30f, -1e30f, 0.0f, -0.0f, 1e-30f}) x.push_back(v);
+  while (x.size() % 6 != 0 || x.size() % 4 == 0) x.push_back(3.3f);  // (3 rows of an odd length below)
+  const auto n = static_cast<std::int64_t>(x.size());
+  auto tensor_of = [](onnx::TensorProto::DataType t, runtime::Shape shape, auto values) {
+    using V = typename decltype(values)::value_type;
+    return Tensor::from_vector<V>(t, std::move(shape), values);
+  };
+  auto check = [&](onnx::TensorProto::DataType type, auto zero_type, runtime::Shape shape, std::int64_t axis,
+                   std::vector<float> scales, std::vector<decltype(zero_type)> zeros) {
+    using Q = decltype(zero_type);
+    onnx::NodeProto node;
+    node.set_op_type("QuantizeLinear");
+    for (const char* in : {"x", "s", "z"}) node.add_input(in);
+    node.add_output("y");
+    auto* a = node.add_attribute();
+    a->set_name("axis");
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(axis);
+    const runtime::Shape param_shape =
+        scales.size() == 1 ? runtime::Shape{} : runtime::Shape{static_cast<std::int64_t>(scales.size())};
+    auto out = runtime::evaluate_node(
+        node, 13, {floats(shape, x), floats(param_shape, scales), tensor_of(type, param_shape, zeros)});
+    ASSERT_EQ(out.size(), 1u);
+    const std::int64_t inner = shape.size() == 3 ? shape[2] : 1;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::size_t p =
+          scales.size() == 1 ? 0 : static_cast<std::size_t>((i / inner) % static_cast<std::int64_t>(scales.size()));
+      const float r = std::nearbyint(std::nearbyint(x[i] / scales[p]) + static_cast<float>(zeros[p]));
+      const Q want = !(r >= static_cast<float>(std::numeric_limits<Q>::lowest())) ? std::numeric_limits<Q>::lowest()
+                     : r > static_cast<float>(std::numeric_limits<Q>::max())      ? std::numeric_limits<Q>::max()
+                                                                                  : static_cast<Q>(r);
+      ASSERT_EQ(out[0].template data<Q>()[i], want) << "value " << x[i] << " at " << i;
+    }
+  };
+  check(onnx::TensorProto::UINT8, std::uint8_t{}, {n}, 1, {0.5f}, {128});
+  check(onnx::TensorProto::INT8, std::int8_t{}, {n}, 1, {0.5f}, {-3});
+  check(onnx::TensorProto::INT16, std::int16_t{}, {n}, 1, {0.01f}, {7});
+  check(onnx::TensorProto::UINT8, std::uint8_t{}, {1, 3, n / 3}, 1, {0.5f, 0.25f, 3.0f}, {0, 100, 255});
 }
 
 TEST(Session, PassThroughOutputsDoNotOutliveArenaBuffers) {
