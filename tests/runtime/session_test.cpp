@@ -448,7 +448,8 @@ TEST(Quantize, SixteenBitPerAxisRoundTripsThroughComMicrosoftOps) {
 
 TEST(Quantize, VectorLoopRoundsAndSaturatesAsTheFormula) {
   // QuantizeLinear's loop (vector code on AVX2 machines) against
-  // saturate(nearbyint(x / scale) + zero_point) one value at a time: ties
+  // saturate(nearbyint(x / scale) + zero_point) one value at a time, and
+  // DequantizeLinear's back against (q - zero_point) * scale: ties
   // both ways, NaN, infinities, saturation, per tensor and per axis, and
   // lengths that leave remainders after the vector width.
   std::vector<float> x;
@@ -485,6 +486,19 @@ TEST(Quantize, VectorLoopRoundsAndSaturatesAsTheFormula) {
                      : r > static_cast<float>(std::numeric_limits<Q>::max())      ? std::numeric_limits<Q>::max()
                                                                                   : static_cast<Q>(r);
       ASSERT_EQ(out[0].template data<Q>()[i], want) << "value " << x[i] << " at " << i;
+    }
+    // And back: DequantizeLinear's loop, run by run of one scale, against (q - zero_point) * scale.
+    node.set_op_type("DequantizeLinear");
+    node.set_input(0, "q");
+    auto back =
+        runtime::evaluate_node(node, 13, {out[0], floats(param_shape, scales), tensor_of(type, param_shape, zeros)});
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::size_t p =
+          scales.size() == 1 ? 0 : static_cast<std::size_t>((i / inner) % static_cast<std::int64_t>(scales.size()));
+      const float want = static_cast<float>(static_cast<std::int64_t>(out[0].template data<Q>()[i]) -
+                                            static_cast<std::int64_t>(zeros[p])) *
+                         scales[p];
+      ASSERT_EQ(back[0].template data<float>()[i], want) << i;
     }
   };
   check(onnx::TensorProto::UINT8, std::uint8_t{}, {n}, 1, {0.5f}, {128});

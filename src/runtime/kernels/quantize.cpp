@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <string_view>
+#include <type_traits>
 
 #include "runtime/gemm.h"
 #include "runtime/kernels/common.h"
@@ -20,6 +21,17 @@ struct QuantAxis {
   bool per_axis = false;
   std::int64_t len = 1, inner = 1;
   std::int64_t param(std::int64_t i) const { return per_axis ? (i / inner) % len : 0; }
+  // fn(begin, end, param) over [b, e) in runs of one scale: the whole range
+  // per tensor, slices of `inner` values per axis (so the loops inside run
+  // without an index division per value).
+  template <typename F>
+  void for_each_run(std::int64_t b, std::int64_t e, F&& fn) const {
+    for (std::int64_t i = b; i < e;) {
+      const std::int64_t end = per_axis ? std::min(e, (i / inner + 1) * inner) : e;
+      fn(i, end, param(i));
+      i = end;
+    }
+  }
 };
 
 QuantAxis quant_axis(const Tensor& x, const Tensor& scale, std::int64_t axis_attr) {
@@ -106,13 +118,9 @@ class QuantizeLinear : public Kernel {
       const Q* pz = zp ? zp->data<Q>() : nullptr;
       Q* py = y.mutable_data<Q>();
       parallel_ranges(ctx.pool(), x.size(), kElementwiseGrain, [&](std::int64_t b, std::int64_t e) {
-        // In runs of one scale: the whole range per tensor, slices of `inner` values per axis.
-        for (std::int64_t i = b; i < e;) {
-          const std::int64_t p = qa.param(i);
-          const std::int64_t end = qa.per_axis ? std::min(e, (i / qa.inner + 1) * qa.inner) : e;
+        qa.for_each_run(b, e, [&](std::int64_t i, std::int64_t end, std::int64_t p) {
           quantize_values<Q>(px + i, ps[p], pz ? static_cast<float>(pz[p]) : 0.0f, py + i, end - i);
-          i = end;
-        }
+        });
       });
     });
   }
@@ -141,11 +149,13 @@ class DequantizeLinear : public Kernel {
       const Q* pz = zp ? zp->data<Q>() : nullptr;
       float* py = y.mutable_data<float>();
       parallel_ranges(ctx.pool(), x.size(), kElementwiseGrain, [&](std::int64_t b, std::int64_t e) {
-        for (std::int64_t i = b; i < e; ++i) {
-          std::int64_t p = qa.param(i);
-          std::int64_t z = pz ? static_cast<std::int64_t>(pz[p]) : 0;
-          py[i] = static_cast<float>(static_cast<std::int64_t>(px[i]) - z) * ps[p];
-        }
+        qa.for_each_run(b, e, [&](std::int64_t i0, std::int64_t end, std::int64_t p) {
+          // (8- and 16-bit differences are exact in 32 bits, which vector code converts to float; the same values.)
+          using Wide = std::conditional_t<(sizeof(Q) < 4), std::int32_t, std::int64_t>;
+          const Wide z = pz ? static_cast<Wide>(pz[p]) : 0;
+          const float s = ps[p];
+          for (std::int64_t i = i0; i < end; ++i) py[i] = static_cast<float>(static_cast<Wide>(px[i]) - z) * s;
+        });
       });
     });
   }
