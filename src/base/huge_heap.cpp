@@ -48,10 +48,11 @@ void use_huge_pages_for_heap(std::size_t reserve, std::size_t largest_block) {
 void* allocate_on_huge_pages(std::size_t bytes) {
   const std::size_t rounded = bytes ? (bytes + 63) / 64 * 64 : 64;
   const bool huge = rounded >= kHugePage;
-  void* p = std::aligned_alloc(huge ? kHugePage : 64, huge ? (rounded + kHugePage - 1) & ~(kHugePage - 1) : rounded);
+  const std::size_t size = huge ? (rounded + kHugePage - 1) & ~(kHugePage - 1) : rounded;
+  void* p = std::aligned_alloc(huge ? kHugePage : 64, size);
   if (!p) throw std::bad_alloc();
 #if defined(MADV_HUGEPAGE)
-  if (huge) ::madvise(p, (rounded + kHugePage - 1) & ~(kHugePage - 1), MADV_HUGEPAGE);
+  if (huge) ::madvise(p, size, MADV_HUGEPAGE);
 #endif
   return p;
 }

@@ -64,10 +64,6 @@ template <typename Q>
 [[gnu::always_inline]] inline void quantize_values_loop(const float* x, float scale, float zero, Q* y, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) y[i] = saturate_round<Q>(std::nearbyint(x[i] / scale) + zero);
 }
-template <typename Q>
-void quantize_values_generic(const float* x, float scale, float zero, Q* y, std::int64_t n) {
-  quantize_values_loop(x, scale, zero, y, n);
-}
 #if defined(__x86_64__) && defined(__GNUC__)
 template <typename Q>
 __attribute__((target("avx2"))) void quantize_values_avx2(const float* x, float scale, float zero, Q* y,
@@ -82,7 +78,7 @@ void quantize_values(const float* x, float scale, float zero, Q* y, std::int64_t
   static const bool avx2 = std::string_view(gemm_isa()) != "generic";
   if (avx2) return quantize_values_avx2(x, scale, zero, y, n);
 #endif
-  quantize_values_generic(x, scale, zero, y, n);
+  quantize_values_loop(x, scale, zero, y, n);
 }
 
 template <typename F>
