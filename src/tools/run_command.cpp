@@ -23,6 +23,9 @@ namespace winml::cli {
 
 namespace {
 
+// How many nodes `--profile` lists by time.
+constexpr std::size_t kSlowestNodes = 60;
+
 struct Options {
   std::string model;
   std::vector<std::string> inputs, dims;
@@ -74,6 +77,7 @@ int run(const Options& o) {
   double first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::vector<double> times;
   std::map<std::string, std::pair<double, int>> op_ms;  // per op type: total over timed runs, node count
+  std::vector<double> step_ms;                            // per step: total over timed runs
   for (int i = 0; i < o.repeat; ++i) {
     runtime::RunProfile profile;
     auto s = std::chrono::steady_clock::now();
@@ -83,6 +87,8 @@ int run(const Options& o) {
       auto& e = op_ms[session.plan().steps[k].op_type];
       e.first += profile.step_ms[k];
       if (i == 0) ++e.second;
+      step_ms.resize(profile.step_ms.size());
+      step_ms[k] += profile.step_ms[k];
     }
   }
   if (!o.output_dir.empty()) {
@@ -124,6 +130,17 @@ int run(const Options& o) {
     nlohmann::json ops = nlohmann::json::object();
     for (const auto& [op, e] : op_ms) ops[op] = {{"ms", e.first / o.repeat}, {"nodes", e.second}};
     report["profile_ms_per_run"] = ops;
+    // The slowest nodes: which layer of an op type costs what.
+    std::vector<std::size_t> order(step_ms.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return step_ms[a] > step_ms[b]; });
+    nlohmann::json slowest = nlohmann::json::array();
+    for (std::size_t k : order) {
+      if (slowest.size() == kSlowestNodes) break;
+      const auto& step = session.plan().steps[k];
+      slowest.push_back({{"node", step.node_name}, {"op_type", step.op_type}, {"ms", step_ms[k] / o.repeat}});
+    }
+    report["profile_slowest_nodes"] = slowest;
   }
 
   if (o.json) {
@@ -149,6 +166,10 @@ int run(const Options& o) {
     for (const auto& [ms, op] : rows)
       std::printf("  %-24s %9.2f ms  (%d nodes)\n", op.c_str(), ms,
                   report["profile_ms_per_run"][op]["nodes"].get<int>());
+    std::printf("slowest nodes:\n");
+    for (const auto& n : report["profile_slowest_nodes"])
+      std::printf("  %-40s %-16s %9.2f ms\n", n["node"].get<std::string>().c_str(),
+                  n["op_type"].get<std::string>().c_str(), n["ms"].get<double>());
   }
   return 0;
 }

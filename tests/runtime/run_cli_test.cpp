@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "model/model_io.h"
@@ -142,4 +143,35 @@ TEST(RunCli, ProfilesTimePerOpType) {
   EXPECT_GE(j["profile_ms_per_run"]["Mul"]["ms"].get<double>(), 0.0);
   EXPECT_EQ(j["repeat"], 2);
   EXPECT_GT(j["median_ms"].get<double>(), 0.0);
+}
+
+TEST(RunCli, ProfileListsTheSlowestNodesByName) {
+  test::TempDir dir;
+  test::GraphBuilder b;
+  b.input("x", {256, 256});
+  b.initializer("w", {256, 256}, std::vector<float>(256 * 256, 0.5f));
+  b.node("Relu", {"x"}, {"r"}, "cheap_relu");
+  b.node("MatMul", {"r", "w"}, {"m"}, "big_matmul");  // 16.7M multiply-adds: far the slowest
+  b.node("Neg", {"m"}, {"y"}, "cheap_neg");
+  b.output("y", {256, 256});
+  auto model = write_model(dir, test::make_model(b.graph()), "three.onnx");
+  auto r = test::run_cli({"run", "-m", model.string(), "--repeat", "3", "--profile", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto nodes = nlohmann::json::parse(r.out)["profile_slowest_nodes"];
+  ASSERT_EQ(nodes.size(), 3u) << r.out;
+  EXPECT_EQ(nodes[0]["node"], "big_matmul");
+  EXPECT_EQ(nodes[0]["op_type"], "MatMul");
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    names.insert(nodes[i]["node"].get<std::string>());
+    if (i > 0) {
+      EXPECT_LE(nodes[i]["ms"].get<double>(), nodes[i - 1]["ms"].get<double>()) << "slowest first";
+    }
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"big_matmul", "cheap_relu", "cheap_neg"}));
+
+  auto text = test::run_cli({"run", "-m", model.string(), "--repeat", "2", "--profile"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("slowest nodes:"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("big_matmul"), std::string::npos) << text.out;
 }
