@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "runtime/kernels/common.h"
+#include "runtime/kernels/winograd_transforms.h"
 #include "runtime/scratch.h"
 #include "runtime/thread_pool.h"
 
@@ -11,75 +12,7 @@ namespace winml::runtime::kernels {
 
 namespace {
 
-// The three one-dimensional transforms of F(m, 3), written out so that the
-// zeros of their matrices cost nothing (x * 0 cannot be dropped in IEEE
-// arithmetic): inputs B^T d, weights G g, outputs A^T v.
-template <int M>
-struct Transforms;
-
-template <>
-struct Transforms<2> {
-  static constexpr int kAlpha = 4;
-  template <typename T>
-  static void input(const T* d, T* o) {
-    o[0] = d[0] - d[2];
-    o[1] = d[1] + d[2];
-    o[2] = d[2] - d[1];
-    o[3] = d[1] - d[3];
-  }
-  static void weights(const double* g, double* o) {
-    o[0] = g[0];
-    o[1] = (g[0] + g[1] + g[2]) / 2;
-    o[2] = (g[0] - g[1] + g[2]) / 2;
-    o[3] = g[2];
-  }
-  static void output(const float* v, float* o) {
-    o[0] = v[0] + v[1] + v[2];
-    o[1] = v[1] - v[2] - v[3];
-  }
-};
-
-template <>
-struct Transforms<4> {
-  static constexpr int kAlpha = 6;
-  template <typename T>
-  static void input(const T* d, T* o) {
-    o[0] = 4 * d[0] - 5 * d[2] + d[4];
-    o[1] = (d[3] + d[4]) - 4 * (d[1] + d[2]);
-    o[2] = (d[4] - d[3]) + 4 * (d[1] - d[2]);
-    o[3] = (d[4] - d[2]) + 2 * (d[3] - d[1]);
-    o[4] = (d[4] - d[2]) - 2 * (d[3] - d[1]);
-    o[5] = 4 * d[1] - 5 * d[3] + d[5];
-  }
-  static void weights(const double* g, double* o) {
-    o[0] = g[0] / 4;
-    o[1] = -(g[0] + g[1] + g[2]) / 6;
-    o[2] = -(g[0] - g[1] + g[2]) / 6;
-    o[3] = g[0] / 24 + g[1] / 12 + g[2] / 6;
-    o[4] = g[0] / 24 - g[1] / 12 + g[2] / 6;
-    o[5] = g[2];
-  }
-  static void output(const float* v, float* o) {
-    o[0] = v[0] + v[1] + v[2] + v[3] + v[4];
-    o[1] = (v[1] - v[2]) + 2 * (v[3] - v[4]);
-    o[2] = (v[1] + v[2]) + 4 * (v[3] + v[4]);
-    o[3] = (v[1] - v[2]) + 8 * (v[3] - v[4]) + v[5];
-  }
-};
-
-// out = T in T^T for a square block `in` (R x R) and a one-dimensional
-// transform `f` from R values to S: columns first, then rows.
-template <int R, int S, typename V, typename F>
-void transform_2d(const V (&in)[R][R], V (&out)[S][S], F f) {
-  V cols[S][R];
-  for (int j = 0; j < R; ++j) {
-    V column[R], t[S];
-    for (int i = 0; i < R; ++i) column[i] = in[i][j];
-    f(column, t);
-    for (int i = 0; i < S; ++i) cols[i][j] = t[i];
-  }
-  for (int i = 0; i < S; ++i) f(cols[i], out[i]);
-}
+using winograd::Transforms;
 
 // One image band: rows [ty0, ty0 + rows) of m x m output blocks.
 struct Band {
@@ -87,58 +20,75 @@ struct Band {
   std::int64_t tiles() const { return rows * tiles_x; }
 };
 
-// V[xi][c][t] = (B^T d B)[xi] for channels [c0, c1) of image x.
+// V[xi][c][t] = (B^T d B)[xi] for channels [c0, c1) of image x, position
+// xi's matrix `stride` floats after the previous one: a row of tiles at a
+// time, from its input rows copied with the padding's zeros.
 template <int M>
 void transform_inputs(const float* x, const Window& w, const Band& band, std::int64_t c0, std::int64_t c1, float* v,
-                      std::int64_t C) {
-  constexpr int A = Transforms<M>::kAlpha;
+                      std::int64_t stride) {
+  constexpr int A = M + 2;
   const std::int64_t H = w.in[0], W = w.in[1], T = band.tiles();
-  const std::int64_t stride = C * T;  // between transform positions
+  const std::int64_t width = winograd::input_row_width(M, band.tiles_x);
+  Scratch buffer(sizeof(float) * static_cast<std::size_t>(2 * A * width));
+  float* rows = buffer.as<float>();
+  float* tmp = rows + A * width;
+  // The image's columns in a row: from `begin`, `count` of them.
+  const std::int64_t begin = std::clamp<std::int64_t>(w.pad_begin[1], 0, width);
+  const std::int64_t first = begin - w.pad_begin[1];
+  const std::int64_t count = std::clamp<std::int64_t>(W - first, 0, width - begin);
   for (std::int64_t c = c0; c < c1; ++c) {
     const float* plane = x + c * H * W;
     for (std::int64_t r = 0; r < band.rows; ++r) {
       const std::int64_t iy0 = (band.ty0 + r) * M - w.pad_begin[0];
-      for (std::int64_t tx = 0; tx < band.tiles_x; ++tx) {
-        const std::int64_t ix0 = tx * M - w.pad_begin[1];
-        float d[A][A];
-        if (iy0 >= 0 && iy0 + A <= H && ix0 >= 0 && ix0 + A <= W) {
-          for (int i = 0; i < A; ++i) std::memcpy(d[i], plane + (iy0 + i) * W + ix0, sizeof(float) * A);
-        } else {
-          for (int i = 0; i < A; ++i)
-            for (int j = 0; j < A; ++j) {
-              std::int64_t iy = iy0 + i, ix = ix0 + j;
-              d[i][j] = iy >= 0 && iy < H && ix >= 0 && ix < W ? plane[iy * W + ix] : 0.0f;
-            }
+      for (int i = 0; i < A; ++i) {
+        float* row = rows + i * width;
+        const std::int64_t iy = iy0 + i;
+        if (iy < 0 || iy >= H || count == 0) {
+          std::fill(row, row + width, 0.0f);
+          continue;
         }
-        float out[A][A];
-        transform_2d(d, out, [](const float* in, float* o) { Transforms<M>::input(in, o); });
-        float* dst = v + c * T + r * band.tiles_x + tx;
-        for (int i = 0; i < A; ++i)
-          for (int j = 0; j < A; ++j) dst[(i * A + j) * stride] = out[i][j];
+        std::fill(row, row + begin, 0.0f);
+        std::memcpy(row + begin, plane + iy * W + first, sizeof(float) * static_cast<std::size_t>(count));
+        std::fill(row + begin + count, row + width, 0.0f);
       }
+      winograd::input_row(M, rows, width, band.tiles_x, tmp, v + c * T + r * band.tiles_x, stride);
     }
   }
 }
 
-// y = A^T P[t][k] A (+ bias) for tiles [t0, t1) of the band, every channel.
+// y = A^T P[t][k] A (+ bias) for tiles [t0, t1) of the band, every channel,
+// position xi's matrix `stride` floats after the previous one: kLanes
+// channels at a time, the rest one by one.
 template <int M>
 void transform_outputs(const float* p, const Window& w, const Band& band, std::int64_t t0, std::int64_t t1,
-                       std::int64_t K, const float* bias, float* y) {
-  constexpr int A = Transforms<M>::kAlpha;
-  const std::int64_t OH = w.out[0], OW = w.out[1], T = band.tiles();
-  const std::int64_t stride = T * K;  // between transform positions
+                       std::int64_t K, std::int64_t stride, const float* bias, float* y) {
+  constexpr int A = M + 2;
+  constexpr std::int64_t kLanes = winograd::kLanes;
+  const std::int64_t OH = w.out[0], OW = w.out[1];
   for (std::int64_t t = t0; t < t1; ++t) {
     const std::int64_t oy0 = (band.ty0 + t / band.tiles_x) * M, ox0 = (t % band.tiles_x) * M;
     const std::int64_t rows = std::min<std::int64_t>(M, OH - oy0), cols = std::min<std::int64_t>(M, OW - ox0);
-    for (std::int64_t k = 0; k < K; ++k) {
+    float* block = y + oy0 * OW + ox0;
+    std::int64_t k = 0;
+    for (; k + kLanes <= K; k += kLanes) {
+      float out[M][M][kLanes];
+      winograd::output_lanes(M, p + t * K + k, stride, &out[0][0][0]);
+      for (std::int64_t l = 0; l < kLanes; ++l) {
+        const float b = bias ? bias[k + l] : 0.0f;
+        float* dst = block + (k + l) * OH * OW;
+        for (std::int64_t i = 0; i < rows; ++i)
+          for (std::int64_t j = 0; j < cols; ++j) dst[i * OW + j] = out[i][j][l] + b;
+      }
+    }
+    for (; k < K; ++k) {
       float q[A][A];
       const float* src = p + t * K + k;
       for (int i = 0; i < A; ++i)
         for (int j = 0; j < A; ++j) q[i][j] = src[(i * A + j) * stride];
       float out[M][M];
-      transform_2d(q, out, [](const float* in, float* o) { Transforms<M>::output(in, o); });
+      winograd::transform_2d(q, out, [](const float* in, float* o) { Transforms<M>::output(in, o); });
       const float b = bias ? bias[k] : 0.0f;
-      float* dst = y + k * OH * OW + oy0 * OW + ox0;
+      float* dst = block + k * OH * OW;
       for (std::int64_t i = 0; i < rows; ++i)
         for (std::int64_t j = 0; j < cols; ++j) dst[i * OW + j] = out[i][j] + b;
     }
@@ -180,19 +130,35 @@ void transform_weights(const float* weights, std::int64_t K, std::int64_t C, flo
     }
 }
 
+// Floats between the transform positions' matrices for `n` floats each: an
+// odd number of cache lines. A tile's transform touches one value of every
+// position; at an even stride (ResNet's 64 x 196 floats is 784 lines) the
+// 36 positions fall into a few L1 sets, more than their ways, and every
+// value is a miss.
+std::int64_t position_stride(std::int64_t n) {
+  constexpr std::int64_t kLine = 16;  // floats per 64-byte line
+  std::int64_t lines = (n + kLine - 1) / kLine;
+  return (lines | 1) * kLine;
+}
+
 template <int M>
 void run_blocks(const std::vector<std::shared_ptr<const PackedWeights>>& u, const float* x, std::int64_t N,
                 const Window& w, std::int64_t C, std::int64_t K, const float* bias, float* y, ThreadPool& pool) {
   constexpr int A = Transforms<M>::kAlpha;
   const std::int64_t OH = w.out[0], OW = w.out[1];
   const std::int64_t tiles_y = (OH + M - 1) / M, tiles_x = (OW + M - 1) / M;
-  // Bands of block rows whose transformed inputs and products take ~4 MiB.
-  constexpr std::int64_t kBandBytes = std::int64_t{4} << 20;
+  // Bands of block rows whose transformed inputs and products take ~1 MiB,
+  // so that the products read them from L2 rather than memory (ResNet-50's
+  // 56x56 layers: 2.1 -> 1.3 ms; 4 MiB bands were one per image); but at
+  // least the size of the transformed weights, which every band reads again
+  // (deep layers with small images stay one band).
+  constexpr std::int64_t kBandBytes = std::int64_t{1} << 20;
+  const std::int64_t weight_bytes = A * A * C * K * std::int64_t{sizeof(float)};
   const std::int64_t row_bytes = tiles_x * A * A * (C + K) * std::int64_t{sizeof(float)};
-  const std::int64_t band_rows = std::clamp<std::int64_t>(kBandBytes / row_bytes, 1, tiles_y);
+  const std::int64_t band_rows = std::clamp<std::int64_t>(std::max(kBandBytes, weight_bytes) / row_bytes, 1, tiles_y);
   const std::int64_t max_tiles = band_rows * tiles_x;
-  Scratch v_buffer(sizeof(float) * static_cast<std::size_t>(A * A * C * max_tiles));
-  Scratch p_buffer(sizeof(float) * static_cast<std::size_t>(A * A * K * max_tiles));
+  Scratch v_buffer(sizeof(float) * static_cast<std::size_t>(A * A * position_stride(C * max_tiles)));
+  Scratch p_buffer(sizeof(float) * static_cast<std::size_t>(A * A * position_stride(K * max_tiles)));
   float* v = v_buffer.as<float>();
   float* p = p_buffer.as<float>();
   for (std::int64_t n = 0; n < N; ++n) {
@@ -200,15 +166,16 @@ void run_blocks(const std::vector<std::shared_ptr<const PackedWeights>>& u, cons
     float* yn = y + n * K * OH * OW;
     for (std::int64_t ty0 = 0; ty0 < tiles_y; ty0 += band_rows) {
       const Band band{ty0, std::min(band_rows, tiles_y - ty0), tiles_x};
-      const std::int64_t T = band.tiles();
+      const std::int64_t T = band.tiles(), vs = position_stride(C * T), ps = position_stride(T * K);
       parallel_ranges(pool, C, 4,
-                      [&](std::int64_t c0, std::int64_t c1) { transform_inputs<M>(xn, w, band, c0, c1, v, C); });
+                      [&](std::int64_t c0, std::int64_t c1) { transform_inputs<M>(xn, w, band, c0, c1, v, vs); });
       // P[xi] [T, K] = V[xi]^T [T, C] x U[xi] [C, K], one product per position.
       pool.parallel_for(A * A, [&](std::int64_t xi) {
-        sgemm_packed(*u[static_cast<std::size_t>(xi)], v + xi * C * T, T, true, T, p + xi * T * K, K, false, pool);
+        sgemm_packed(*u[static_cast<std::size_t>(xi)], v + xi * vs, T, true, T, p + xi * ps, K, false, pool);
       });
-      parallel_ranges(pool, T, 8,
-                      [&](std::int64_t t0, std::int64_t t1) { transform_outputs<M>(p, w, band, t0, t1, K, bias, yn); });
+      parallel_ranges(pool, T, 8, [&](std::int64_t t0, std::int64_t t1) {
+        transform_outputs<M>(p, w, band, t0, t1, K, ps, bias, yn);
+      });
     }
   }
 }

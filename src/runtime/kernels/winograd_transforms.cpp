@@ -1,0 +1,139 @@
+#include "runtime/kernels/winograd_transforms.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace winml::runtime::kernels::winograd {
+
+namespace {
+
+// kLanes floats; the compiler maps it onto the registers of the instruction
+// set it builds for (one AVX register, two SSE ones).
+typedef float Lanes __attribute__((vector_size(kLanes * sizeof(float))));
+typedef int LaneIndex __attribute__((vector_size(kLanes * sizeof(int))));
+
+[[gnu::always_inline]] inline Lanes load(const float* p) {
+  Lanes v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// The first `lanes` values of v (a constant-size copy when all: one store).
+[[gnu::always_inline]] inline void store(float* p, Lanes v, std::int64_t lanes) {
+  if (lanes == kLanes) {
+    std::memcpy(p, &v, sizeof v);
+    return;
+  }
+  for (std::int64_t l = 0; l < lanes; ++l) p[l] = v[l];
+}
+
+template <int M>
+struct OutputTransform {
+  [[gnu::always_inline]] void operator()(const Lanes* v, Lanes* o) const { Transforms<M>::output(v, o); }
+};
+
+// Values j = 0 .. M + 1 of the kLanes tiles whose columns start at `row` +
+// l * M: phase[j][l] = row[l * M + j].
+template <int M>
+[[gnu::always_inline]] inline void tile_phases(const float* row, Lanes (&phase)[M + 2]) {
+  if constexpr (M == 2) {
+    const LaneIndex even{0, 2, 4, 6, 8, 10, 12, 14}, odd{1, 3, 5, 7, 9, 11, 13, 15};
+    const Lanes a0 = load(row), a1 = load(row + 8), b0 = load(row + 2), b1 = load(row + 10);
+    phase[0] = __builtin_shuffle(a0, a1, even);
+    phase[1] = __builtin_shuffle(a0, a1, odd);
+    phase[2] = __builtin_shuffle(b0, b1, even);
+    phase[3] = __builtin_shuffle(b0, b1, odd);
+  } else {
+    // Tiles 0-3 and 4-7 each give phases (0, 2) and (1, 3) in halves.
+    const LaneIndex p02{0, 4, 8, 12, 2, 6, 10, 14}, p13{1, 5, 9, 13, 3, 7, 11, 15};
+    const LaneIndex low{0, 1, 2, 3, 8, 9, 10, 11}, high{4, 5, 6, 7, 12, 13, 14, 15};
+    const Lanes a0 = load(row), a1 = load(row + 8), a2 = load(row + 16), a3 = load(row + 24), next = load(row + 32);
+    const Lanes first02 = __builtin_shuffle(a0, a1, p02), first13 = __builtin_shuffle(a0, a1, p13);
+    const Lanes second02 = __builtin_shuffle(a2, a3, p02), second13 = __builtin_shuffle(a2, a3, p13);
+    phase[0] = __builtin_shuffle(first02, second02, low);
+    phase[2] = __builtin_shuffle(first02, second02, high);
+    phase[1] = __builtin_shuffle(first13, second13, low);
+    phase[3] = __builtin_shuffle(first13, second13, high);
+    // Phases 4 and 5 are phases 0 and 1 of the next tile.
+    phase[4] = __builtin_shuffle(phase[0], next, LaneIndex{1, 2, 3, 4, 5, 6, 7, 8});
+    phase[5] = __builtin_shuffle(phase[1], next, LaneIndex{1, 2, 3, 4, 5, 6, 7, 9});
+  }
+}
+
+// Columns first (down the rows, kLanes columns at a time), then rows (across
+// kLanes tiles at a time): the order transform_2d takes.
+template <int M>
+[[gnu::always_inline]] inline void input_row_loop(const float* rows, std::int64_t width, std::int64_t tiles,
+                                                  float* tmp, float* out, std::int64_t stride) {
+  constexpr int A = M + 2;
+  for (std::int64_t x = 0; x < width; x += kLanes) {
+    Lanes d[A], o[A];
+    for (int i = 0; i < A; ++i) d[i] = load(rows + i * width + x);
+    Transforms<M>::input(d, o);
+    for (int i = 0; i < A; ++i) store(tmp + i * width + x, o[i], kLanes);
+  }
+  for (int i = 0; i < A; ++i)
+    for (std::int64_t t = 0; t < tiles; t += kLanes) {
+      Lanes phase[A], o[A];
+      tile_phases<M>(tmp + i * width + t * M, phase);
+      Transforms<M>::input(phase, o);
+      const std::int64_t lanes = std::min<std::int64_t>(kLanes, tiles - t);
+      for (int j = 0; j < A; ++j) store(out + (i * A + j) * stride + t, o[j], lanes);
+    }
+}
+
+template <int M>
+[[gnu::always_inline]] inline void output_lanes_loop(const float* p, std::int64_t stride, float* out) {
+  constexpr int A = M + 2;
+  Lanes v[A][A], o[M][M];
+  for (int i = 0; i < A; ++i)
+    for (int j = 0; j < A; ++j) v[i][j] = load(p + (i * A + j) * stride);
+  transform_2d(v, o, OutputTransform<M>{});
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < M; ++j) store(out + (i * M + j) * kLanes, o[i][j], kLanes);
+}
+
+// One copy per instruction set (explicit target attributes and a table
+// chosen once, as in vector_math.cpp). Contraction into FMA is off for this
+// file, so every copy computes the scalar transforms' bits.
+#define WINML_WINOGRAD_KERNELS(ATTR, ISA)                                                                    \
+  ATTR void input_row_##ISA(int m, const float* rows, std::int64_t width, std::int64_t tiles, float* tmp,  \
+                            float* out, std::int64_t stride) {                                              \
+    if (m == 4) input_row_loop<4>(rows, width, tiles, tmp, out, stride);                                   \
+    else input_row_loop<2>(rows, width, tiles, tmp, out, stride);                                           \
+  }                                                                                                         \
+  ATTR void output_lanes_##ISA(int m, const float* p, std::int64_t stride, float* out) {                   \
+    if (m == 4) output_lanes_loop<4>(p, stride, out);                                                       \
+    else output_lanes_loop<2>(p, stride, out);                                                              \
+  }                                                                                                         \
+  constexpr TransformKernels kernels_##ISA{#ISA, input_row_##ISA, output_lanes_##ISA};
+
+WINML_WINOGRAD_KERNELS(__attribute__((target("avx2"))), avx2)
+WINML_WINOGRAD_KERNELS(, generic)
+#undef WINML_WINOGRAD_KERNELS
+
+std::vector<const TransformKernels*> supported() {
+  __builtin_cpu_init();
+  std::vector<const TransformKernels*> out;
+  if (__builtin_cpu_supports("avx2")) out.push_back(&kernels_avx2);
+  out.push_back(&kernels_generic);
+  return out;
+}
+
+const TransformKernels& active() {
+  static const TransformKernels& k = *supported().front();
+  return k;
+}
+
+}  // namespace
+
+std::vector<const TransformKernels*> transform_kernels_this_cpu_runs() { return supported(); }
+
+void input_row(int m, const float* rows, std::int64_t width, std::int64_t tiles, float* tmp, float* out,
+               std::int64_t stride) {
+  active().input_row(m, rows, width, tiles, tmp, out, stride);
+}
+
+void output_lanes(int m, const float* p, std::int64_t stride, float* out) { active().output_lanes(m, p, stride, out); }
+
+}  // namespace winml::runtime::kernels::winograd
