@@ -116,7 +116,6 @@ namespace {
 // the same zero): lo > hi when there is no number. In vector types: GCC does
 // not vectorize two reductions in one loop by itself.
 typedef float F8 __attribute__((vector_size(32)));
-typedef std::int32_t I8 __attribute__((vector_size(32)));
 
 [[gnu::always_inline]] inline void min_max_loop(const float* x, std::int64_t n, float* lo, float* hi) {
   const float inf = std::numeric_limits<float>::infinity();
@@ -128,9 +127,10 @@ typedef std::int32_t I8 __attribute__((vector_size(32)));
     for (int h = 0; h < 2; ++h) {
       F8 v;
       std::memcpy(&v, x + i + 8 * h, sizeof v);
-      const I8 below = v < mn[h], above = v > mx[h];  // all ones where true
-      mn[h] = (F8)((below & (I8)v) | (~below & (I8)mn[h]));
-      mx[h] = (F8)((above & (I8)v) | (~above & (I8)mx[h]));
+      // (x86's min/max instructions: the second operand where unordered, so
+      // NaNs are skipped; one instruction instead of a compare and a blend.)
+      mn[h] = v < mn[h] ? v : mn[h];
+      mx[h] = v > mx[h] ? v : mx[h];
     }
   float a[16], b[16];
   std::memcpy(a, mn, sizeof a);
