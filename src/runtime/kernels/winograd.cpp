@@ -51,7 +51,9 @@ void transform_inputs(const float* x, const Window& w, const Band& band, std::in
         std::memcpy(row + begin, plane + iy * W + first, sizeof(float) * static_cast<std::size_t>(count));
         std::fill(row + begin + count, row + width, 0.0f);
       }
-      winograd::input_row(M, rows, width, band.tiles_x, tmp, v + c * T + r * band.tiles_x, stride);
+      // Past a row come this thread's next rows and channels, up to c1's.
+      const std::int64_t at = c * T + r * band.tiles_x;
+      winograd::input_row(M, rows, width, band.tiles_x, tmp, v + at, stride, c1 * T - at);
     }
   }
 }

@@ -64,7 +64,7 @@ template <int M>
 // kLanes tiles at a time): the order transform_2d takes.
 template <int M>
 [[gnu::always_inline]] inline void input_row_loop(const float* rows, std::int64_t width, std::int64_t tiles,
-                                                  float* tmp, float* out, std::int64_t stride) {
+                                                  float* tmp, float* out, std::int64_t stride, std::int64_t writable) {
   constexpr int A = M + 2;
   for (std::int64_t x = 0; x < width; x += kLanes) {
     Lanes d[A], o[A];
@@ -77,7 +77,7 @@ template <int M>
       Lanes phase[A], o[A];
       tile_phases<M>(tmp + i * width + t * M, phase);
       Transforms<M>::input(phase, o);
-      const std::int64_t lanes = std::min<std::int64_t>(kLanes, tiles - t);
+      const std::int64_t lanes = std::min<std::int64_t>(kLanes, std::max(tiles, writable) - t);
       for (int j = 0; j < A; ++j) store(out + (i * A + j) * stride + t, o[j], lanes);
     }
 }
@@ -98,9 +98,9 @@ template <int M>
 // file, so every copy computes the scalar transforms' bits.
 #define WINML_WINOGRAD_KERNELS(ATTR, ISA)                                                                    \
   ATTR void input_row_##ISA(int m, const float* rows, std::int64_t width, std::int64_t tiles, float* tmp,  \
-                            float* out, std::int64_t stride) {                                              \
-    if (m == 4) input_row_loop<4>(rows, width, tiles, tmp, out, stride);                                   \
-    else input_row_loop<2>(rows, width, tiles, tmp, out, stride);                                           \
+                            float* out, std::int64_t stride, std::int64_t writable) {                       \
+    if (m == 4) input_row_loop<4>(rows, width, tiles, tmp, out, stride, writable);                         \
+    else input_row_loop<2>(rows, width, tiles, tmp, out, stride, writable);                                 \
   }                                                                                                         \
   ATTR void output_lanes_##ISA(int m, const float* p, std::int64_t stride, float* out) {                   \
     if (m == 4) output_lanes_loop<4>(p, stride, out);                                                       \
@@ -130,8 +130,8 @@ const TransformKernels& active() {
 std::vector<const TransformKernels*> transform_kernels_this_cpu_runs() { return supported(); }
 
 void input_row(int m, const float* rows, std::int64_t width, std::int64_t tiles, float* tmp, float* out,
-               std::int64_t stride) {
-  active().input_row(m, rows, width, tiles, tmp, out, stride);
+               std::int64_t stride, std::int64_t writable) {
+  active().input_row(m, rows, width, tiles, tmp, out, stride, writable);
 }
 
 void output_lanes(int m, const float* p, std::int64_t stride, float* out) { active().output_lanes(m, p, stride, out); }

@@ -99,9 +99,11 @@ inline std::int64_t input_row_width(int m, std::int64_t tiles) {
 // 4): `rows` holds the m + 2 input rows they cover, `width` floats each
 // (input_row_width), tile t's columns starting at t * m, zeros where the
 // image is padded and past its end. Value (i, j) of tile t goes to
-// out[(i * (m + 2) + j) * stride + t]. `tmp`: (m + 2) * width floats.
+// out[(i * (m + 2) + j) * stride + t]; the floats from `tiles` up to
+// `writable` may be overwritten too (the caller's next rows, written later:
+// whole vectors are stored where they fit). `tmp`: (m + 2) * width floats.
 void input_row(int m, const float* rows, std::int64_t width, std::int64_t tiles, float* tmp, float* out,
-               std::int64_t stride);
+               std::int64_t stride, std::int64_t writable);
 
 // Output transforms (A^T v A) of one tile for kLanes channels: v(i, j) of
 // channel l is p[(i * (m + 2) + j) * stride + l]; out[(i * m + j) * kLanes + l]
@@ -111,7 +113,7 @@ void output_lanes(int m, const float* p, std::int64_t stride, float* out);
 // The two functions above for one instruction set.
 struct TransformKernels {
   const char* isa;  // "avx2" or "generic"
-  void (*input_row)(int, const float*, std::int64_t, std::int64_t, float*, float*, std::int64_t);
+  void (*input_row)(int, const float*, std::int64_t, std::int64_t, float*, float*, std::int64_t, std::int64_t);
   void (*output_lanes)(int, const float*, std::int64_t, float*);
 };
 // Every variant this CPU can run, widest first: the first is the one used.
