@@ -28,12 +28,6 @@ namespace {
 
 constexpr std::uint64_t kMiB = 1024ull * 1024ull;
 
-runtime::Opsets opsets_of(const onnx::ModelProto& m) {
-  Opsets opsets;
-  for (const auto& o : m.opset_import()) opsets[runtime::canonical_domain(o.domain())] = o.version();
-  return opsets;
-}
-
 std::int64_t opset_of(const Opsets& opsets, const std::string& domain) {
   auto it = opsets.find(runtime::canonical_domain(domain));
   if (it != opsets.end()) return it->second;
@@ -169,7 +163,7 @@ class RefCompiler {
   RefCompiler(model::Model in, const fs::path& out, const RefOptions& options)
       : in_(std::move(in)), out_(out), options_(options), source_(in_.path.string()) {
     graph_.Swap(in_.proto.mutable_graph());
-    opsets_ = opsets_of(in_.proto);
+    opsets_ = runtime::model_opsets(in_.proto);
   }
 
   nlohmann::json run() {

@@ -29,6 +29,8 @@ struct Step;
 // Opset version per domain ("" is the default ONNX domain).
 using Opsets = std::map<std::string, std::int64_t>;
 std::string canonical_domain(const std::string& domain);  // "ai.onnx" -> ""
+// The model's opset imports, by canonical domain.
+Opsets model_opsets(const onnx::ModelProto& model);
 
 // What a kernel factory sees: the node, its opset, and any inputs that are
 // constant (initializers, Constant nodes) for validation and pre-packing.

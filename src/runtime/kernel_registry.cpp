@@ -9,6 +9,12 @@ namespace winml::runtime {
 
 std::string canonical_domain(const std::string& domain) { return domain == "ai.onnx" ? std::string() : domain; }
 
+Opsets model_opsets(const onnx::ModelProto& model) {
+  Opsets opsets;
+  for (const auto& o : model.opset_import()) opsets[canonical_domain(o.domain())] = o.version();
+  return opsets;
+}
+
 KernelRegistry& KernelRegistry::global() {
   static KernelRegistry* registry = [] {
     auto* r = new KernelRegistry();

@@ -428,8 +428,7 @@ std::shared_ptr<const Plan> build_graph_plan(const onnx::GraphProto& graph, cons
 }
 
 std::shared_ptr<const Plan> build_plan(const model::Model& model, const PlanOptions& options) {
-  Opsets opsets;
-  for (const auto& o : model.proto.opset_import()) opsets[canonical_domain(o.domain())] = o.version();
+  const Opsets opsets = model_opsets(model.proto);
   std::string source = model.path.empty() ? std::string("<model>") : model.path.string();
   std::shared_ptr<const Plan> plan;
   with_error_prefix(source + ": ", [&] {
