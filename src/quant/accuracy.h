@@ -38,9 +38,11 @@ class AccuracyMeter {
   std::map<std::string, Sums> sums_;
 };
 
-// Runs both models on every sample.
+// Runs both models on every sample; the reference only for samples whose
+// outputs `reference_outputs` (by sample, when not empty) does not hold.
 std::vector<OutputAccuracy> compare_models(const model::Model& reference, const model::Model& candidate,
-                                           const SampleSource& samples, const RunnerFactory& runner);
+                                           const SampleSource& samples, const RunnerFactory& runner,
+                                           const std::vector<std::optional<Feeds>>& reference_outputs = {});
 
 nlohmann::json accuracy_json(const std::vector<OutputAccuracy>& table);
 std::string format_accuracy(const std::vector<OutputAccuracy>& table);

@@ -102,6 +102,9 @@ bool body_ran(const onnx::GraphProto& body, const std::vector<std::string>& cali
 
 // Samples calibrated at once on the project runtime: one per thread. The
 // runners share one plan and its weights; each has its own activations.
+// The float model's outputs calibration keeps for the accuracy pass, at most.
+constexpr std::size_t kKeptOutputsBytes = std::size_t{256} << 20;
+
 int calibration_workers(int threads) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   return threads > 0 ? threads : static_cast<int>(cores);
@@ -183,6 +186,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
   // As configured (relative to the project): reports are cached and shared, so no machine paths.
   report["calibration_data"] = c.calibration_data.empty() ? samples->describe() : c.calibration_data;
   report["samples"] = samples->size();
+  std::vector<std::optional<Feeds>> reference_outputs;  // per sample, as calibration saw them
 
   if (c.mode == "fp16") {
     Fp16Options o;
@@ -232,6 +236,9 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     co.percentile = c.percentile;
     co.threads = ctx.threads;
     co.num_bins = *c.num_bins;
+    // The runners' results do not depend on their thread counts, so the
+    // accuracy pass can compare the float model's outputs calibration saw.
+    if (ctx.accuracy_report) co.keep_outputs_bytes = kKeptOutputsBytes;
     RunnerFactory calibration_runner = ctx.runner;
     if (!given.runner) {
       // Samples spread over runners of one thread each: a batch-1 model
@@ -241,6 +248,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     }
     CalibrationResult cal;
     with_dims_hint([&] { cal = calibrate(reference, tensors, *samples, co, calibration_runner, means); });
+    reference_outputs = std::move(cal.outputs);
 
     std::map<std::string, std::size_t> skipped_ops;
     ApplyResult applied;
@@ -316,7 +324,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
   if (ctx.accuracy_report) {
     log(ctx, "comparing against the float model on " + std::to_string(samples->size()) + " samples");
     std::vector<OutputAccuracy> table;
-    with_dims_hint([&] { table = compare_models(reference, out, *samples, ctx.runner); });
+    with_dims_hint([&] { table = compare_models(reference, out, *samples, ctx.runner, reference_outputs); });
     report["accuracy"] = accuracy_json(table);
   }
   r.report = std::move(report);

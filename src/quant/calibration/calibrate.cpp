@@ -84,16 +84,39 @@ class Collection {
   std::map<std::string, ChannelMean> means_;
 };
 
+// The model's outputs per sample, kept while they fit in a budget. Which
+// samples fit may depend on the order they finish in; what the outputs are
+// does not.
+class KeptOutputs {
+ public:
+  KeptOutputs(std::size_t samples, std::size_t budget) : outputs_(samples), left_(budget) {}
+  void offer(std::size_t sample, Feeds&& outputs) {
+    std::size_t bytes = 0;
+    for (const auto& [name, t] : outputs) bytes += t.data.size() + name.size();
+    std::lock_guard lock(mu_);
+    if (bytes > left_) return;
+    left_ -= bytes;
+    outputs_[sample] = std::move(outputs);
+  }
+  std::vector<std::optional<Feeds>> take() { return std::move(outputs_); }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::optional<Feeds>> outputs_;
+  std::size_t left_;
+};
+
 // One sample at a time on one runner; statistics of large values are split
 // over threads while the runtime waits for the observer.
-void run_in_order(ModelRunner& runner, const SampleSource& samples, Collection& collection, int threads) {
+void run_in_order(ModelRunner& runner, const SampleSource& samples, Collection& collection, KeptOutputs& kept,
+                  int threads) {
   runtime::ThreadPool pool(threads);
   ParallelFor parallel = [&pool](std::int64_t n, const std::function<void(std::int64_t)>& fn) {
     pool.parallel_for(n, fn);
   };
   for (std::size_t i = 0; i < samples.size(); ++i) {
     SampleStats s;
-    runner.run(samples.sample(i), collection.observer(s, parallel));
+    kept.offer(i, runner.run(samples.sample(i), collection.observer(s, parallel)));
     collection.merge(s);
   }
 }
@@ -105,7 +128,7 @@ void run_in_order(ModelRunner& runner, const SampleSource& samples, Collection& 
 // one runs to its end.
 void run_concurrently(std::unique_ptr<ModelRunner> first, const RunnerFactory& factory, const model::Model& model,
                       const std::vector<std::string>& observed, const SampleSource& samples, Collection& collection,
-                      int workers) {
+                      KeptOutputs& kept, int workers) {
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
   std::mutex mu;
@@ -127,7 +150,7 @@ void run_concurrently(std::unique_ptr<ModelRunner> first, const RunnerFactory& f
       if (i >= samples.size() || failed) return;
       SampleStats s;
       try {
-        runner->run(samples.sample(i), collection.observer(s, {}));
+        kept.offer(i, runner->run(samples.sample(i), collection.observer(s, {})));
       } catch (...) {
         std::lock_guard lock(mu);
         if (i < error_sample) error = std::current_exception(), error_sample = i;
@@ -167,8 +190,10 @@ CalibrationResult calibrate(const model::Model& model, const std::vector<std::st
     const int workers = needs_values_in_order(options.method)
                             ? 1
                             : static_cast<int>(std::min<std::size_t>(std::max(options.workers, 1), samples.size()));
-    if (workers > 1) run_concurrently(std::move(first), runner, model, observed, samples, collection, workers);
-    else run_in_order(*first, samples, collection, options.threads);
+    KeptOutputs kept(samples.size(), options.keep_outputs_bytes);
+    if (workers > 1) run_concurrently(std::move(first), runner, model, observed, samples, collection, kept, workers);
+    else run_in_order(*first, samples, collection, kept, options.threads);
+    result.outputs = kept.take();
   }
   result.samples = samples.size();
   collection.finish(result);

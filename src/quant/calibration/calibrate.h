@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ struct CalibrationResult {
   std::size_t samples = 0;
   double seconds = 0;
   double setup_seconds = 0;  // of `seconds`: making the first runner (the plan, its packed weights)
+  // Per sample, the model's outputs when kept (CalibrationOptions::keep_outputs_bytes).
+  std::vector<std::optional<Feeds>> outputs;
 };
 
 // `means`: tensors whose per-channel means are wanted too (name -> channel axis, -1: last).

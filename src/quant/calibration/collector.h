@@ -32,6 +32,10 @@ struct CalibrationOptions {
   // Samples run at once, each on its own runner (minmax only: a histogram
   // depends on the order values arrive in). Results do not depend on it.
   int workers = 1;
+  // The model's outputs of each sample are kept (CalibrationResult::outputs)
+  // while all kept take no more than this: the accuracy pass compares them
+  // instead of running the model again.
+  std::size_t keep_outputs_bytes = 0;
 };
 
 class RangeCollector {
