@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "base/error.h"
+#include "runtime/vector_math.h"
 
 namespace winml::quant {
 
@@ -26,18 +27,22 @@ ChannelLayout channel_layout(const std::vector<std::int64_t>& dims, std::optiona
 
 namespace {
 
-template <typename T>
-void store(std::vector<std::byte>& out, std::size_t index, std::int32_t q) {
-  T v = static_cast<T>(q);
-  std::memcpy(out.data() + index * sizeof(T), &v, sizeof(T));
-}
-
-void store_element(QType t, std::vector<std::byte>& out, std::size_t index, std::int32_t q) {
-  switch (t) {
-    case QType::kUInt8: store<std::uint8_t>(out, index, q); break;
-    case QType::kInt8: store<std::int8_t>(out, index, q); break;
-    case QType::kUInt16: store<std::uint16_t>(out, index, q); break;
-    case QType::kInt16: store<std::int16_t>(out, index, q); break;
+// Quantizes each channel's runs of values (its slices along the layout's
+// outer dimension) with the runtime's quantization loop: vector code where
+// the CPU has it, the same values as quantize_value.
+template <typename Q>
+void quantize_runs(std::span<const float> values, const ChannelLayout& l, const std::vector<QParams>& params,
+                   QRange range, std::byte* out) {
+  Q* y = reinterpret_cast<Q*>(out);
+  for (std::int64_t c = 0; c < l.channels; ++c) {
+    const QParams& p = params[static_cast<std::size_t>(c)];
+    const Q lo = static_cast<Q>(range.qmin), hi = static_cast<Q>(range.qmax);
+    const Q nan = static_cast<Q>(std::clamp(p.zero_point, range.qmin, range.qmax));
+    for (std::int64_t o = 0; o < l.outer; ++o) {
+      const std::size_t base = static_cast<std::size_t>((o * l.channels + c) * l.inner);
+      runtime::vmath::quantize(values.data() + base, l.inner, p.scale, static_cast<float>(p.zero_point), lo, hi, nan,
+                               y + base);
+    }
   }
 }
 
@@ -64,10 +69,12 @@ QuantizedTensor quantize_with(std::span<const float> values, const std::vector<s
   q.axis = options.axis;
   q.params = params;
   q.data.resize(values.size() * qtype_size(options.type));
-  for (std::int64_t c = 0; c < l.channels; ++c)
-    for_channel(l, c, [&](std::size_t i) {
-      store_element(options.type, q.data, i, quantize_value(values[i], params[c], range));
-    });
+  switch (options.type) {
+    case QType::kUInt8: quantize_runs<std::uint8_t>(values, l, params, range, q.data.data()); break;
+    case QType::kInt8: quantize_runs<std::int8_t>(values, l, params, range, q.data.data()); break;
+    case QType::kUInt16: quantize_runs<std::uint16_t>(values, l, params, range, q.data.data()); break;
+    case QType::kInt16: quantize_runs<std::int16_t>(values, l, params, range, q.data.data()); break;
+  }
   return q;
 }
 

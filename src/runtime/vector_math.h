@@ -31,6 +31,21 @@ double sum(const float* x, std::int64_t n);
 // Sum of (x[i] - center)^2 in double, the same way.
 double sum_squared_deviations(const float* x, std::int64_t n, double center);
 
+// y[i] = round_half_even(x[i] / scale) + zero, saturated to [lo, hi], and
+// `nan` where that is NaN: quantization to integers, as QuantizeLinear (the
+// type's limits, NaN to the lowest) and weight quantization (a narrower
+// range, NaN to the zero point) define it. One overload per integer type.
+void quantize(const float* x, std::int64_t n, float scale, float zero, std::int8_t lo, std::int8_t hi,
+              std::int8_t nan, std::int8_t* y);
+void quantize(const float* x, std::int64_t n, float scale, float zero, std::uint8_t lo, std::uint8_t hi,
+              std::uint8_t nan, std::uint8_t* y);
+void quantize(const float* x, std::int64_t n, float scale, float zero, std::int16_t lo, std::int16_t hi,
+              std::int16_t nan, std::int16_t* y);
+void quantize(const float* x, std::int64_t n, float scale, float zero, std::uint16_t lo, std::uint16_t hi,
+              std::uint16_t nan, std::uint16_t* y);
+void quantize(const float* x, std::int64_t n, float scale, float zero, std::int32_t lo, std::int32_t hi,
+              std::int32_t nan, std::int32_t* y);
+
 // The functions above for one instruction set. They give the same bits on
 // every instruction set (the tests compare them).
 struct Kernels {
@@ -43,6 +58,13 @@ struct Kernels {
   void (*min_max)(const float*, std::int64_t, float*, float*);
   double (*sum)(const float*, std::int64_t);
   double (*sum_squared_deviations)(const float*, std::int64_t, double);
+  template <typename Q>
+  using Quantize = void (*)(const float*, std::int64_t, float, float, Q, Q, Q, Q*);
+  Quantize<std::int8_t> quantize_i8;
+  Quantize<std::uint8_t> quantize_u8;
+  Quantize<std::int16_t> quantize_i16;
+  Quantize<std::uint16_t> quantize_u16;
+  Quantize<std::int32_t> quantize_i32;
 };
 // Every variant this CPU can run, widest first: the first is the one used.
 std::vector<const Kernels*> kernels_this_cpu_runs();

@@ -131,3 +131,39 @@ TEST(BiasQuant, WeightScaleRaisedSoBiasFitsInt32) {
 
 }  // namespace
 }  // namespace winml::quant
+
+namespace winml::quant {
+
+TEST(WeightQuant, EveryElementIsQuantizeValueOfItsChannelsParameters) {
+  // quantize_with runs the runtime's vector loop over each channel's runs:
+  // it must give quantize_value's result for every element, ties to even,
+  // NaN to the zero point and the range's saturation included.
+  std::vector<float> w = random_values(4 * 3 * 37, 21, 2.0f);
+  for (std::size_t i = 0; i < 40; ++i) w[i * 7] = static_cast<float>(static_cast<int>(i) - 20) * 0.125f;  // ties
+  w[5] = std::numeric_limits<float>::quiet_NaN();
+  w[50] = std::numeric_limits<float>::infinity();
+  w[51] = -std::numeric_limits<float>::infinity();
+  w[52] = 1e30f;
+  const std::vector<std::int64_t> dims{4, 3, 37};
+  for (QType type : {QType::kUInt8, QType::kInt8, QType::kUInt16, QType::kInt16})
+    for (bool reduce : {false, true})
+      for (std::optional<std::int64_t> axis : {std::optional<std::int64_t>{}, std::optional<std::int64_t>{1}}) {
+        WeightOptions o{type, /*symmetric=*/type == QType::kInt8, reduce, axis};
+        const ChannelLayout l = channel_layout(dims, axis);
+        // Parameters chosen so that some values saturate and ties land on .5.
+        std::vector<QParams> params;
+        for (std::int64_t c = 0; c < l.channels; ++c) params.push_back({0.25f, type == QType::kUInt8 ? 100 : -3});
+        const QRange range = qrange(type, reduce, o.symmetric);
+        const QuantizedTensor q = quantize_with(w, dims, o, params);
+        for (std::int64_t oo = 0; oo < l.outer; ++oo)
+          for (std::int64_t c = 0; c < l.channels; ++c)
+            for (std::int64_t i = 0; i < l.inner; ++i) {
+              const auto idx = static_cast<std::size_t>((oo * l.channels + c) * l.inner + i);
+              ASSERT_EQ(element(q, idx), quantize_value(w[idx], params[static_cast<std::size_t>(c)], range))
+                  << "value " << w[idx] << " at " << idx << ", type " << static_cast<int>(type) << ", reduce "
+                  << reduce;
+            }
+      }
+}
+
+}  // namespace winml::quant

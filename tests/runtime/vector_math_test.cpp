@@ -118,6 +118,19 @@ TEST(VectorMath, EveryInstructionSetGivesTheSameBits) {
     EXPECT_EQ(std::bit_cast<std::uint32_t>(hi[0]), std::bit_cast<std::uint32_t>(hi[1]));
     EXPECT_EQ(k->sum(x.data(), n - 2), base.sum(x.data(), n - 2));
     EXPECT_EQ(k->sum_squared_deviations(x.data(), n - 2, 0.5), base.sum_squared_deviations(x.data(), n - 2, 0.5));
+    std::vector<std::int8_t> q8[2] = {std::vector<std::int8_t>(x.size()), std::vector<std::int8_t>(x.size())};
+    k->quantize_i8(x.data(), n, 0.37f, 3.0f, -127, 127, 3, q8[0].data());
+    base.quantize_i8(x.data(), n, 0.37f, 3.0f, -127, 127, 3, q8[1].data());
+    EXPECT_EQ(q8[0], q8[1]);
+    std::vector<std::uint16_t> q16[2] = {std::vector<std::uint16_t>(x.size()), std::vector<std::uint16_t>(x.size())};
+    k->quantize_u16(x.data(), n, 0.0125f, 30000.0f, 0, 65535, 0, q16[0].data());
+    base.quantize_u16(x.data(), n, 0.0125f, 30000.0f, 0, 65535, 0, q16[1].data());
+    EXPECT_EQ(q16[0], q16[1]);
+    std::vector<std::int32_t> q32[2] = {std::vector<std::int32_t>(x.size()), std::vector<std::int32_t>(x.size())};
+    const std::int32_t low = std::numeric_limits<std::int32_t>::lowest(), high = std::numeric_limits<std::int32_t>::max();
+    k->quantize_i32(x.data(), n, 1e-8f, 0.0f, low, high, low, q32[0].data());  // saturates both ways
+    base.quantize_i32(x.data(), n, 1e-8f, 0.0f, low, high, low, q32[1].data());
+    EXPECT_EQ(q32[0], q32[1]);
   }
 }
 

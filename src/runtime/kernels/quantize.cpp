@@ -5,12 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <string_view>
 #include <type_traits>
 
-#include "runtime/gemm.h"
 #include "runtime/kernels/common.h"
 #include "runtime/kernels/register.h"
+#include "runtime/vector_math.h"
 
 namespace winml::runtime::kernels {
 
@@ -56,31 +55,6 @@ Q saturate_round(float v) {
   return static_cast<Q>(r);
 }
 
-// y[i] = saturate(round_half_even(x[i] / scale) + zero) for values sharing
-// one scale and zero point: QuantizeLinear's loop. Built twice: for the
-// baseline, where nearbyint is a libm call per value, and for AVX2, where it
-// is one vector instruction (ties to even as well, so the same bits).
-template <typename Q>
-[[gnu::always_inline]] inline void quantize_values_loop(const float* x, float scale, float zero, Q* y, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i) y[i] = saturate_round<Q>(std::nearbyint(x[i] / scale) + zero);
-}
-#if defined(__x86_64__) && defined(__GNUC__)
-template <typename Q>
-__attribute__((target("avx2"))) void quantize_values_avx2(const float* x, float scale, float zero, Q* y,
-                                                          std::int64_t n) {
-  quantize_values_loop(x, scale, zero, y, n);
-}
-#endif
-template <typename Q>
-void quantize_values(const float* x, float scale, float zero, Q* y, std::int64_t n) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  // (The GEMM's choice, so WINML_RUNTIME_ISA=generic runs the baseline loop too.)
-  static const bool avx2 = std::string_view(gemm_isa()) != "generic";
-  if (avx2) return quantize_values_avx2(x, scale, zero, y, n);
-#endif
-  quantize_values_loop(x, scale, zero, y, n);
-}
-
 template <typename F>
 decltype(auto) dispatch_quantized(DataType t, F&& f) {
   switch (t) {
@@ -115,7 +89,9 @@ class QuantizeLinear : public Kernel {
       Q* py = y.mutable_data<Q>();
       parallel_ranges(ctx.pool(), x.size(), kElementwiseGrain, [&](std::int64_t b, std::int64_t e) {
         qa.for_each_run(b, e, [&](std::int64_t i, std::int64_t end, std::int64_t p) {
-          quantize_values<Q>(px + i, ps[p], pz ? static_cast<float>(pz[p]) : 0.0f, py + i, end - i);
+          // saturate(round_half_even(x / scale) + zero), NaN to the lowest.
+          constexpr Q lo = std::numeric_limits<Q>::lowest(), hi = std::numeric_limits<Q>::max();
+          vmath::quantize(px + i, end - i, ps[p], pz ? static_cast<float>(pz[p]) : 0.0f, lo, hi, lo, py + i);
         });
       });
     });
