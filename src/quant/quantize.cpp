@@ -100,11 +100,11 @@ bool body_ran(const onnx::GraphProto& body, const std::vector<std::string>& cali
                      [&](const std::string& t) { return own.count(t) && ranges.count(t); });
 }
 
-// Samples calibrated at once on the project runtime: one per thread. The
-// runners share one plan and its weights; each has its own activations.
 // The float model's outputs calibration keeps for the accuracy pass, at most.
 constexpr std::size_t kKeptOutputsBytes = std::size_t{256} << 20;
 
+// Samples calibrated at once on the project runtime: one per thread. The
+// runners share one plan and its weights; each has its own activations.
 int calibration_workers(int threads) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   return threads > 0 ? threads : static_cast<int>(cores);

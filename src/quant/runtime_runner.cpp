@@ -60,8 +60,7 @@ void fold_constant_dequantize(model::Model& m) {
           inputs.push_back(name.empty() ? runtime::Tensor() : runtime::from_proto(*constants.at(name), &m));
         folded.push_back(runtime::to_proto(runtime::evaluate_node(n, opsets, inputs).at(0), n.output(0)));
         continue;
-      } catch (const InputError&) {
-        // Left to run, which reports it naming the node.
+      } catch (const InputError&) {  // (left to run, whose error names the node)
       } catch (const BuildError&) {
       }
     }
