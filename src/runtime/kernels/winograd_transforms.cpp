@@ -10,7 +10,6 @@ namespace {
 // kLanes floats; the compiler maps it onto the registers of the instruction
 // set it builds for (one AVX register, two SSE ones).
 typedef float Lanes __attribute__((vector_size(kLanes * sizeof(float))));
-typedef int LaneIndex __attribute__((vector_size(kLanes * sizeof(int))));
 
 [[gnu::always_inline]] inline Lanes load(const float* p) {
   Lanes v;
@@ -36,27 +35,27 @@ struct OutputTransform {
 // l * M: phase[j][l] = row[l * M + j].
 template <int M>
 [[gnu::always_inline]] inline void tile_phases(const float* row, Lanes (&phase)[M + 2]) {
+  // (__builtin_shufflevector: GCC 12 and clang alike.)
   if constexpr (M == 2) {
-    const LaneIndex even{0, 2, 4, 6, 8, 10, 12, 14}, odd{1, 3, 5, 7, 9, 11, 13, 15};
     const Lanes a0 = load(row), a1 = load(row + 8), b0 = load(row + 2), b1 = load(row + 10);
-    phase[0] = __builtin_shuffle(a0, a1, even);
-    phase[1] = __builtin_shuffle(a0, a1, odd);
-    phase[2] = __builtin_shuffle(b0, b1, even);
-    phase[3] = __builtin_shuffle(b0, b1, odd);
+    phase[0] = __builtin_shufflevector(a0, a1, 0, 2, 4, 6, 8, 10, 12, 14);
+    phase[1] = __builtin_shufflevector(a0, a1, 1, 3, 5, 7, 9, 11, 13, 15);
+    phase[2] = __builtin_shufflevector(b0, b1, 0, 2, 4, 6, 8, 10, 12, 14);
+    phase[3] = __builtin_shufflevector(b0, b1, 1, 3, 5, 7, 9, 11, 13, 15);
   } else {
     // Tiles 0-3 and 4-7 each give phases (0, 2) and (1, 3) in halves.
-    const LaneIndex p02{0, 4, 8, 12, 2, 6, 10, 14}, p13{1, 5, 9, 13, 3, 7, 11, 15};
-    const LaneIndex low{0, 1, 2, 3, 8, 9, 10, 11}, high{4, 5, 6, 7, 12, 13, 14, 15};
     const Lanes a0 = load(row), a1 = load(row + 8), a2 = load(row + 16), a3 = load(row + 24), next = load(row + 32);
-    const Lanes first02 = __builtin_shuffle(a0, a1, p02), first13 = __builtin_shuffle(a0, a1, p13);
-    const Lanes second02 = __builtin_shuffle(a2, a3, p02), second13 = __builtin_shuffle(a2, a3, p13);
-    phase[0] = __builtin_shuffle(first02, second02, low);
-    phase[2] = __builtin_shuffle(first02, second02, high);
-    phase[1] = __builtin_shuffle(first13, second13, low);
-    phase[3] = __builtin_shuffle(first13, second13, high);
+    const Lanes first02 = __builtin_shufflevector(a0, a1, 0, 4, 8, 12, 2, 6, 10, 14);
+    const Lanes first13 = __builtin_shufflevector(a0, a1, 1, 5, 9, 13, 3, 7, 11, 15);
+    const Lanes second02 = __builtin_shufflevector(a2, a3, 0, 4, 8, 12, 2, 6, 10, 14);
+    const Lanes second13 = __builtin_shufflevector(a2, a3, 1, 5, 9, 13, 3, 7, 11, 15);
+    phase[0] = __builtin_shufflevector(first02, second02, 0, 1, 2, 3, 8, 9, 10, 11);
+    phase[2] = __builtin_shufflevector(first02, second02, 4, 5, 6, 7, 12, 13, 14, 15);
+    phase[1] = __builtin_shufflevector(first13, second13, 0, 1, 2, 3, 8, 9, 10, 11);
+    phase[3] = __builtin_shufflevector(first13, second13, 4, 5, 6, 7, 12, 13, 14, 15);
     // Phases 4 and 5 are phases 0 and 1 of the next tile.
-    phase[4] = __builtin_shuffle(phase[0], next, LaneIndex{1, 2, 3, 4, 5, 6, 7, 8});
-    phase[5] = __builtin_shuffle(phase[1], next, LaneIndex{1, 2, 3, 4, 5, 6, 7, 9});
+    phase[4] = __builtin_shufflevector(phase[0], next, 1, 2, 3, 4, 5, 6, 7, 8);
+    phase[5] = __builtin_shufflevector(phase[1], next, 1, 2, 3, 4, 5, 6, 7, 9);
   }
 }
 
