@@ -1,5 +1,6 @@
 #include "quant/accuracy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -7,6 +8,7 @@
 #include "base/error.h"
 #include "base/half.h"
 #include "model/tensor_data.h"
+#include "quant/sample_workers.h"
 
 namespace winml::quant {
 
@@ -77,21 +79,31 @@ std::vector<OutputAccuracy> AccuracyMeter::results() const {
 
 std::vector<OutputAccuracy> compare_models(const model::Model& reference, const model::Model& candidate,
                                            const SampleSource& samples, const RunnerFactory& runner,
-                                           const std::vector<std::optional<Feeds>>& reference_outputs) {
+                                           const std::vector<std::optional<Feeds>>& reference_outputs, int workers) {
   if (!runner) throw BuildError("the accuracy report needs a model runner, and none is available");
   AccuracyMeter meter;
   std::unique_ptr<ModelRunner> ref;  // (made only if a sample's outputs are not known)
-  std::unique_ptr<ModelRunner> cand = runner(candidate, {});
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    Feeds feeds = samples.sample(i);
+  // Each sample's pair, in sample order: the sums do not depend on workers.
+  const auto add = [&](std::size_t i, Feeds& got) {
     const bool known = i < reference_outputs.size() && reference_outputs[i];
     if (!known && !ref) ref = runner(reference, {});
-    auto want = known ? *reference_outputs[i] : ref->run(feeds, {});
-    auto got = cand->run(feeds, {});
+    const Feeds want = known ? *reference_outputs[i] : ref->run(samples.sample(i), {});
     for (const auto& [name, t] : want) {
       auto it = got.find(name);
       if (it == got.end()) throw BuildError("converted model has no output '" + name + "'");
       meter.add(name, t, it->second);
+    }
+  };
+  const auto run = [&](ModelRunner& r, std::size_t i) { return r.run(samples.sample(i), {}); };
+  workers = static_cast<int>(std::min<std::size_t>(std::max(workers, 1), samples.size()));
+  if (workers > 1) {
+    run_samples_concurrently<Feeds>(samples.size(), workers, runner(candidate, {}),
+                                    [&] { return runner(candidate, {}); }, run, add);
+  } else {
+    std::unique_ptr<ModelRunner> cand = runner(candidate, {});
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      Feeds got = run(*cand, i);
+      add(i, got);
     }
   }
   return meter.results();

@@ -39,10 +39,13 @@ class AccuracyMeter {
 };
 
 // Runs both models on every sample; the reference only for samples whose
-// outputs `reference_outputs` (by sample, when not empty) does not hold.
+// outputs `reference_outputs` (by sample, when not empty) does not hold. The
+// candidate's samples run on `workers` runners at once; the results do not
+// depend on it.
 std::vector<OutputAccuracy> compare_models(const model::Model& reference, const model::Model& candidate,
                                            const SampleSource& samples, const RunnerFactory& runner,
-                                           const std::vector<std::optional<Feeds>>& reference_outputs = {});
+                                           const std::vector<std::optional<Feeds>>& reference_outputs = {},
+                                           int workers = 1);
 
 nlohmann::json accuracy_json(const std::vector<OutputAccuracy>& table);
 std::string format_accuracy(const std::vector<OutputAccuracy>& table);

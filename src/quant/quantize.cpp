@@ -103,9 +103,10 @@ bool body_ran(const onnx::GraphProto& body, const std::vector<std::string>& cali
 // The float model's outputs calibration keeps for the accuracy pass, at most.
 constexpr std::size_t kKeptOutputsBytes = std::size_t{256} << 20;
 
-// Samples calibrated at once on the project runtime: one per thread. The
-// runners share one plan and its weights; each has its own activations.
-int calibration_workers(int threads) {
+// Samples run at once on the project runtime (calibration, the accuracy
+// pass): one per thread. The runners share one plan and its weights; each
+// has its own activations.
+int concurrent_samples(int threads) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   return threads > 0 ? threads : static_cast<int>(cores);
 }
@@ -187,6 +188,15 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
   report["calibration_data"] = c.calibration_data.empty() ? samples->describe() : c.calibration_data;
   report["samples"] = samples->size();
   std::vector<std::optional<Feeds>> reference_outputs;  // per sample, as calibration saw them
+  // Samples spread over runners of one thread each: a batch-1 model rarely
+  // keeps several threads busy, separate samples do. A runner the caller
+  // gives runs one sample at a time.
+  int sample_workers = 1;
+  RunnerFactory sample_runner = ctx.runner;
+  if (!given.runner) {
+    sample_workers = concurrent_samples(ctx.threads);
+    sample_runner = runtime_runner_factory({.threads = sample_workers > 1 ? 1 : ctx.threads, .dims = ctx.dims});
+  }
 
   if (c.mode == "fp16") {
     Fp16Options o;
@@ -239,15 +249,9 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     // The runners' results do not depend on their thread counts, so the
     // accuracy pass can compare the float model's outputs calibration saw.
     if (ctx.accuracy_report) co.keep_outputs_bytes = kKeptOutputsBytes;
-    RunnerFactory calibration_runner = ctx.runner;
-    if (!given.runner) {
-      // Samples spread over runners of one thread each: a batch-1 model
-      // rarely keeps several threads busy, separate samples do.
-      co.workers = calibration_workers(ctx.threads);
-      calibration_runner = runtime_runner_factory({.threads = co.workers > 1 ? 1 : ctx.threads, .dims = ctx.dims});
-    }
+    co.workers = sample_workers;
     CalibrationResult cal;
-    with_dims_hint([&] { cal = calibrate(reference, tensors, *samples, co, calibration_runner, means); });
+    with_dims_hint([&] { cal = calibrate(reference, tensors, *samples, co, sample_runner, means); });
     reference_outputs = std::move(cal.outputs);
 
     std::map<std::string, std::size_t> skipped_ops;
@@ -324,7 +328,9 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
   if (ctx.accuracy_report) {
     log(ctx, "comparing against the float model on " + std::to_string(samples->size()) + " samples");
     std::vector<OutputAccuracy> table;
-    with_dims_hint([&] { table = compare_models(reference, out, *samples, ctx.runner, reference_outputs); });
+    with_dims_hint([&] {
+      table = compare_models(reference, out, *samples, sample_runner, reference_outputs, sample_workers);
+    });
     report["accuracy"] = accuracy_json(table);
   }
   r.report = std::move(report);

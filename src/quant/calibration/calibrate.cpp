@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "base/error.h"
+#include "quant/sample_workers.h"
 #include "runtime/thread_pool.h"
 
 namespace winml::quant {
@@ -123,54 +124,18 @@ void run_in_order(ModelRunner& runner, const SampleSource& samples, Collection& 
 
 // Samples spread over `workers` runners, each with its own threads; each
 // sample's statistics are computed by the worker that ran it and merged in
-// sample order. On failure, the error of the first failing sample is thrown,
-// as a run in order would: samples are claimed in order and every claimed
-// one runs to its end.
+// sample order.
 void run_concurrently(std::unique_ptr<ModelRunner> first, const RunnerFactory& factory, const model::Model& model,
                       const std::vector<std::string>& observed, const SampleSource& samples, Collection& collection,
                       KeptOutputs& kept, int workers) {
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::mutex mu;
-  std::map<std::size_t, SampleStats> finished;  // waiting for an earlier sample
-  std::size_t merged = 0;
-  std::exception_ptr error;
-  std::size_t error_sample = samples.size();
-
-  auto work = [&](std::unique_ptr<ModelRunner> runner) {
-    if (!runner) {
-      try {
-        runner = factory(model, observed);
-      } catch (const std::exception&) {
-        return;  // (out of memory, say) the other workers take its samples
-      }
-    }
-    for (;;) {
-      const std::size_t i = next++;
-      if (i >= samples.size() || failed) return;
-      SampleStats s;
-      try {
-        kept.offer(i, runner->run(samples.sample(i), collection.observer(s, {})));
-      } catch (...) {
-        std::lock_guard lock(mu);
-        if (i < error_sample) error = std::current_exception(), error_sample = i;
-        failed = true;
-        return;
-      }
-      std::lock_guard lock(mu);
-      finished.emplace(i, std::move(s));
-      for (auto it = finished.find(merged); it != finished.end(); it = finished.find(++merged)) {
-        collection.merge(it->second);
-        finished.erase(it);
-      }
-    }
-  };
-
-  std::vector<std::thread> others;
-  for (int w = 1; w < workers; ++w) others.emplace_back(work, nullptr);
-  work(std::move(first));
-  for (auto& t : others) t.join();
-  if (error) std::rethrow_exception(error);
+  run_samples_concurrently<SampleStats>(
+      samples.size(), workers, std::move(first), [&] { return factory(model, observed); },
+      [&](ModelRunner& runner, std::size_t i) {
+        SampleStats s;
+        kept.offer(i, runner.run(samples.sample(i), collection.observer(s, {})));
+        return s;
+      },
+      [&](std::size_t, SampleStats& s) { collection.merge(s); });
 }
 
 }  // namespace

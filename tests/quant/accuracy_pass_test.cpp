@@ -1,10 +1,15 @@
-// Calibration keeps the float model's outputs of each sample (within a
-// budget), and the accuracy pass compares them instead of running the float
-// model again: the outputs are the ones a fresh run gives, bit for bit, so
-// the accuracy report is the same.
+// The quantize stage's accuracy pass. Calibration keeps the float model's
+// outputs of each sample (within a budget) and the pass compares them instead
+// of running the float model again: the outputs are the ones a fresh run
+// gives, bit for bit, so the report is the same. The quantized model's
+// samples run several at once, added up in sample order: the same table.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "base/error.h"
 
 #include "quant/accuracy.h"
 #include "quant/calibration/calibrate.h"
@@ -89,6 +94,57 @@ TEST(KeptOutputs, TheAccuracyPassRunsOnlyTheQuantizedModelAndReportsTheSame) {
   const auto reused = quant::compare_models(f, r.model, *used, counting, known);
   EXPECT_EQ(runners, 1) << "the float model ran although every sample's outputs were known";
   EXPECT_EQ(quant::accuracy_json(reused), quant::accuracy_json(fresh));
+}
+
+}  // namespace winml::test
+
+namespace winml::test {
+
+TEST(AccuracyPass, SamplesAtOnceGiveTheSameTableAndTheFirstFailingSamplesError) {
+  const model::Model f = in_memory(small_cnn());
+  quant::QuantizeContext ctx;
+  ctx.accuracy_report = false;
+  const model::Model q = quant::quantize_model(f, quant_config(), ctx).model;
+  auto samples = samples_for(f, 7);
+  const auto one_thread = quant::runtime_runner_factory({.threads = 1});
+  const auto alone = quant::accuracy_json(quant::compare_models(f, q, *samples, one_thread));
+  for (int workers : {2, 3, 7}) {
+    EXPECT_EQ(quant::accuracy_json(quant::compare_models(f, q, *samples, one_thread, {}, workers)), alone)
+        << workers << " workers";
+  }
+
+  // Samples 2 and 5 fail in the quantized model (one slow, so later ones
+  // finish first): sample 2's error is the one reported.
+  quant::RunnerFactory failing = [&](const model::Model& m, const std::vector<std::string>& observe) {
+    struct Failing : quant::ModelRunner {
+      std::unique_ptr<quant::ModelRunner> inner;
+      const model::Model* candidate;
+      const model::Model* model;
+      quant::SampleSource* samples;
+      quant::Feeds run(const quant::Feeds& feeds, const quant::ValueObserver& o) override {
+        for (std::size_t bad : {std::size_t{2}, std::size_t{5}})
+          if (model == candidate && feeds.begin()->second.data == samples->sample(bad).begin()->second.data) {
+            if (bad == 2) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            throw InputError("sample " + std::to_string(bad) + " failed");
+          }
+        return inner->run(feeds, o);
+      }
+    };
+    auto r = std::make_unique<Failing>();
+    r->inner = one_thread(m, observe);
+    r->candidate = &q;
+    r->model = &m;
+    r->samples = samples.get();
+    return r;
+  };
+  for (int workers : {1, 3}) {
+    try {
+      quant::compare_models(f, q, *samples, failing, {}, workers);
+      ADD_FAILURE() << "no error with " << workers << " workers";
+    } catch (const InputError& e) {
+      EXPECT_STREQ(e.what(), "sample 2 failed") << workers << " workers";
+    }
+  }
 }
 
 }  // namespace winml::test
