@@ -1,12 +1,9 @@
 #include "quant/calibration/calibrate.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstring>
-#include <exception>
 #include <mutex>
-#include <thread>
 
 #include "base/error.h"
 #include "quant/sample_workers.h"
