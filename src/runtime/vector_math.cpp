@@ -5,7 +5,10 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
+
+#include "runtime/isa_variants.h"
 
 namespace winml::runtime::vmath {
 
@@ -231,14 +234,7 @@ WINML_VMATH_KERNELS(__attribute__((target("avx2"))), avx2)
 WINML_VMATH_KERNELS(, generic)
 #undef WINML_VMATH_KERNELS
 
-std::vector<const Kernels*> supported() {
-  __builtin_cpu_init();
-  std::vector<const Kernels*> out;
-  if (__builtin_cpu_supports("avx512f")) out.push_back(&kernels_avx512);
-  if (__builtin_cpu_supports("avx2")) out.push_back(&kernels_avx2);
-  out.push_back(&kernels_generic);
-  return out;
-}
+std::vector<const Kernels*> supported() { return runnable_variants(&kernels_avx512, &kernels_avx2, &kernels_generic); }
 
 const Kernels& active() {
   static const Kernels& k = *supported().front();
@@ -259,25 +255,32 @@ double sum(const float* x, std::int64_t n) { return active().sum(x, n); }
 double sum_squared_deviations(const float* x, std::int64_t n, double center) {
   return active().sum_squared_deviations(x, n, center);
 }
-void quantize(const float* x, std::int64_t n, float scale, float zero, std::int8_t lo, std::int8_t hi,
-              std::int8_t nan, std::int8_t* y) {
-  active().quantize_i8(x, n, scale, zero, lo, hi, nan, y);
+namespace {
+
+// The active table's entry for Q.
+template <typename Q>
+Kernels::Quantize<Q> quantize_entry(const Kernels& k) {
+  if constexpr (std::is_same_v<Q, std::int8_t>) return k.quantize_i8;
+  else if constexpr (std::is_same_v<Q, std::uint8_t>) return k.quantize_u8;
+  else if constexpr (std::is_same_v<Q, std::int16_t>) return k.quantize_i16;
+  else if constexpr (std::is_same_v<Q, std::uint16_t>) return k.quantize_u16;
+  else return k.quantize_i32;
 }
-void quantize(const float* x, std::int64_t n, float scale, float zero, std::uint8_t lo, std::uint8_t hi,
-              std::uint8_t nan, std::uint8_t* y) {
-  active().quantize_u8(x, n, scale, zero, lo, hi, nan, y);
+
+}  // namespace
+
+template <typename Q>
+void quantize(const float* x, std::int64_t n, float scale, float zero, Q lo, Q hi, Q nan, Q* y) {
+  quantize_entry<Q>(active())(x, n, scale, zero, lo, hi, nan, y);
 }
-void quantize(const float* x, std::int64_t n, float scale, float zero, std::int16_t lo, std::int16_t hi,
-              std::int16_t nan, std::int16_t* y) {
-  active().quantize_i16(x, n, scale, zero, lo, hi, nan, y);
-}
-void quantize(const float* x, std::int64_t n, float scale, float zero, std::uint16_t lo, std::uint16_t hi,
-              std::uint16_t nan, std::uint16_t* y) {
-  active().quantize_u16(x, n, scale, zero, lo, hi, nan, y);
-}
-void quantize(const float* x, std::int64_t n, float scale, float zero, std::int32_t lo, std::int32_t hi,
-              std::int32_t nan, std::int32_t* y) {
-  active().quantize_i32(x, n, scale, zero, lo, hi, nan, y);
-}
+template void quantize(const float*, std::int64_t, float, float, std::int8_t, std::int8_t, std::int8_t, std::int8_t*);
+template void quantize(const float*, std::int64_t, float, float, std::uint8_t, std::uint8_t, std::uint8_t,
+                       std::uint8_t*);
+template void quantize(const float*, std::int64_t, float, float, std::int16_t, std::int16_t, std::int16_t,
+                       std::int16_t*);
+template void quantize(const float*, std::int64_t, float, float, std::uint16_t, std::uint16_t, std::uint16_t,
+                       std::uint16_t*);
+template void quantize(const float*, std::int64_t, float, float, std::int32_t, std::int32_t, std::int32_t,
+                       std::int32_t*);
 
 }  // namespace winml::runtime::vmath

@@ -34,17 +34,10 @@ double sum_squared_deviations(const float* x, std::int64_t n, double center);
 // y[i] = round_half_even(x[i] / scale) + zero, saturated to [lo, hi], and
 // `nan` where that is NaN: quantization to integers, as QuantizeLinear (the
 // type's limits, NaN to the lowest) and weight quantization (a narrower
-// range, NaN to the zero point) define it. One overload per integer type.
-void quantize(const float* x, std::int64_t n, float scale, float zero, std::int8_t lo, std::int8_t hi,
-              std::int8_t nan, std::int8_t* y);
-void quantize(const float* x, std::int64_t n, float scale, float zero, std::uint8_t lo, std::uint8_t hi,
-              std::uint8_t nan, std::uint8_t* y);
-void quantize(const float* x, std::int64_t n, float scale, float zero, std::int16_t lo, std::int16_t hi,
-              std::int16_t nan, std::int16_t* y);
-void quantize(const float* x, std::int64_t n, float scale, float zero, std::uint16_t lo, std::uint16_t hi,
-              std::uint16_t nan, std::uint16_t* y);
-void quantize(const float* x, std::int64_t n, float scale, float zero, std::int32_t lo, std::int32_t hi,
-              std::int32_t nan, std::int32_t* y);
+// range, NaN to the zero point) define it.
+// Q: int8, uint8, int16, uint16 or int32 (instantiated in vector_math.cpp).
+template <typename Q>
+void quantize(const float* x, std::int64_t n, float scale, float zero, Q lo, Q hi, Q nan, Q* y);
 
 // The functions above for one instruction set. They give the same bits on
 // every instruction set (the tests compare them).

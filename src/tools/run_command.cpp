@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <numeric>
 
 #include "base/error.h"
 #include "cli/context.h"
@@ -83,11 +84,11 @@ int run(const Options& o) {
     auto s = std::chrono::steady_clock::now();
     outputs = session.run(feeds, {}, o.profile ? &profile : nullptr);
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count());
+    step_ms.resize(profile.step_ms.size());
     for (std::size_t k = 0; k < profile.step_ms.size(); ++k) {
       auto& e = op_ms[session.plan().steps[k].op_type];
       e.first += profile.step_ms[k];
       if (i == 0) ++e.second;
-      step_ms.resize(profile.step_ms.size());
       step_ms[k] += profile.step_ms[k];
     }
   }
@@ -132,7 +133,7 @@ int run(const Options& o) {
     report["profile_ms_per_run"] = ops;
     // The slowest nodes: which layer of an op type costs what.
     std::vector<std::size_t> order(step_ms.size());
-    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return step_ms[a] > step_ms[b]; });
     nlohmann::json slowest = nlohmann::json::array();
     for (std::size_t k : order) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/isa_variants.h"
+
 namespace winml::runtime::kernels::winograd {
 
 namespace {
@@ -112,11 +114,7 @@ WINML_WINOGRAD_KERNELS(, generic)
 #undef WINML_WINOGRAD_KERNELS
 
 std::vector<const TransformKernels*> supported() {
-  __builtin_cpu_init();
-  std::vector<const TransformKernels*> out;
-  if (__builtin_cpu_supports("avx2")) out.push_back(&kernels_avx2);
-  out.push_back(&kernels_generic);
-  return out;
+  return runnable_variants<TransformKernels>(nullptr, &kernels_avx2, &kernels_generic);
 }
 
 const TransformKernels& active() {
