@@ -15,6 +15,54 @@ namespace {
 template <typename T>
 constexpr bool kIsFloat = std::is_floating_point_v<T>;
 
+// Integers narrower than 32 bits, and uint32, are rare in models: their ops
+// run on inputs widened to int32 or uint64 and narrow the results back.
+// Wraparound, division (MIN / -1 included), remainders, Min/Max and
+// comparisons give the same values that way, and this file compiles every
+// loop for five numeric types instead of ten (it was the slowest file to
+// build). Signed widen to int32 (int16 products fit), unsigned to uint64
+// (uint16 products do not fit int32).
+DataType computed_type(DataType t) {
+  using T = onnx::TensorProto;
+  switch (t) {
+    case T::INT8:
+    case T::INT16: return T::INT32;
+    case T::UINT8:
+    case T::UINT16:
+    case T::UINT32: return T::UINT64;
+    default: return t;
+  }
+}
+
+// The numeric types computed_type() leaves as they are.
+template <typename F>
+decltype(auto) dispatch_computed(DataType t, F&& f) {
+  using T = onnx::TensorProto;
+  switch (t) {
+    case T::FLOAT: return f.template operator()<float>();
+    case T::DOUBLE: return f.template operator()<double>();
+    case T::INT32: return f.template operator()<std::int32_t>();
+    case T::INT64: return f.template operator()<std::int64_t>();
+    case T::UINT64: return f.template operator()<std::uint64_t>();
+    default: unsupported_type(t, "numeric");
+  }
+}
+
+// Output 0 = body<T>(a, b, y) with a, b and y of `a`'s numeric type, run in
+// its computed type.
+template <typename Body>
+void run_numeric(KernelContext& ctx, const Tensor& a, const Tensor& b, const Shape& shape, Body&& body) {
+  const DataType t = a.dtype(), w = computed_type(t);
+  if (w == t) {
+    dispatch_computed(t, [&]<typename T>() { body.template operator()<T>(a, b, ctx.allocate_output(0, t, shape)); });
+    return;
+  }
+  const Tensor wa = convert(a, w), wb = convert(b, w);
+  Tensor wy = Tensor::allocate(w, shape);
+  dispatch_computed(w, [&]<typename T>() { body.template operator()<T>(wa, wb, wy); });
+  ctx.set_output(0, convert(wy, t));
+}
+
 struct AddOp {
   template <typename T>
   T operator()(T a, T b) const {
@@ -78,12 +126,16 @@ class SameTypeBinary : public Kernel {
     if (a.dtype() != b.dtype())
       throw InputError("input types differ: " + dtype_name(a.dtype()) + " and " + dtype_name(b.dtype()));
     Shape shape = broadcast_shapes(a.shape(), b.shape());
-    auto body = [&]<typename T>() {
-      Tensor& y = ctx.allocate_output(0, dtype_of<T>, shape);
-      binary_loop<T, T, T>(a, b, y, ctx.pool(), Op{});
+    auto body = [&]<typename T>(const Tensor& x, const Tensor& z, Tensor& y) {
+      binary_loop<T, T, T>(x, z, y, ctx.pool(), Op{});
     };
-    if constexpr (Family == 0) dispatch_numeric(a.dtype(), body);
-    else dispatch_float(a.dtype(), body);
+    if constexpr (Family == 0) {
+      run_numeric(ctx, a, b, shape, body);
+    } else {
+      dispatch_float(a.dtype(), [&]<typename T>() {
+        body.template operator()<T>(a, b, ctx.allocate_output(0, dtype_of<T>, shape));
+      });
+    }
   }
 };
 
@@ -95,19 +147,19 @@ class Variadic : public Kernel {
   void run(KernelContext& ctx) const override {
     int n = ctx.input_count();
     const Tensor& first = ctx.input(0);
+    const DataType t = first.dtype(), w = kMean ? t : computed_type(t);
     auto body = [&]<typename T>() {
       if (n == 1) {
         Tensor y = first.clone();
         ctx.set_output(0, std::move(y));
         return;
       }
-      Tensor acc = first;
+      Tensor acc = convert(first, w);
       for (int i = 1; i < n; ++i) {
-        const Tensor& b = ctx.input(i);
-        if (b.dtype() != first.dtype()) throw InputError("input types differ");
+        if (ctx.input(i).dtype() != t) throw InputError("input types differ");
+        const Tensor b = convert(ctx.input(i), w);
         Shape shape = broadcast_shapes(acc.shape(), b.shape());
-        Tensor next =
-            i + 1 == n && !kMean ? ctx.allocate_output(0, dtype_of<T>, shape) : Tensor::allocate(dtype_of<T>, shape);
+        Tensor next = i + 1 == n && !kMean && w == t ? ctx.allocate_output(0, w, shape) : Tensor::allocate(w, shape);
         binary_loop<T, T, T>(acc, b, next, ctx.pool(), Op{});
         acc = std::move(next);
       }
@@ -115,10 +167,12 @@ class Variadic : public Kernel {
         Tensor& y = ctx.allocate_output(0, dtype_of<T>, acc.shape());
         const T count = static_cast<T>(n);
         unary_loop<T, T>(acc, y, ctx.pool(), [count](T v) { return static_cast<T>(v / count); });
+      } else if (w != t) {
+        ctx.set_output(0, convert(acc, t));
       }
     };
-    if constexpr (kMean) dispatch_float(first.dtype(), body);
-    else dispatch_numeric(first.dtype(), body);
+    if constexpr (kMean) dispatch_float(t, body);
+    else dispatch_computed(w, body);
   }
 };
 
@@ -134,9 +188,13 @@ class Compare : public Kernel {
     const Tensor& b = ctx.input(kSwapInputs ? 0 : 1);
     if (a.dtype() != b.dtype()) throw InputError("input types differ");
     Tensor& y = ctx.allocate_output(0, onnx::TensorProto::BOOL, broadcast_shapes(a.shape(), b.shape()));
-    auto body = [&]<typename T>() { binary_loop<T, T, bool>(a, b, y, ctx.pool(), Op{}); };
-    if (kAllowBool) dispatch_all(a.dtype(), body);
-    else dispatch_numeric(a.dtype(), body);
+    if (kAllowBool && a.dtype() == onnx::TensorProto::BOOL) {
+      binary_loop<bool, bool, bool>(a, b, y, ctx.pool(), Op{});
+      return;
+    }
+    const DataType w = computed_type(a.dtype());
+    const Tensor wa = convert(a, w), wb = convert(b, w);
+    dispatch_computed(w, [&]<typename T>() { binary_loop<T, T, bool>(wa, wb, y, ctx.pool(), Op{}); });
   }
 };
 struct EqualOp {
@@ -211,6 +269,14 @@ class Pow : public Kernel {
   }
 };
 
+// Divisors every remainder by is 0 (by 0: undefined in ONNX, 0 here). Not
+// computed: MIN % -1 traps on x86, as MIN / -1 does.
+template <typename T>
+bool remainder_is_zero(T d) {
+  if constexpr (std::is_signed_v<T>) return d == 0 || d == T(-1);
+  else return d == 0;
+}
+
 class Mod : public Kernel {
  public:
   explicit Mod(const NodeContext& n) : fmod_(n.attr_int("fmod", 0) != 0) {}
@@ -219,17 +285,17 @@ class Mod : public Kernel {
     const Tensor& b = ctx.input(1);
     if (a.dtype() != b.dtype()) throw InputError("input types differ");
     Shape shape = broadcast_shapes(a.shape(), b.shape());
-    dispatch_numeric(a.dtype(), [&]<typename T>() {
-      Tensor& y = ctx.allocate_output(0, a.dtype(), shape);
+    run_numeric(ctx, a, b, shape, [&]<typename T>(const Tensor& dividends, const Tensor& divisors, Tensor& y) {
       if constexpr (kIsFloat<T>) {
         if (!fmod_) throw InputError("Mod on floating point inputs requires fmod=1");
-        binary_loop<T, T, T>(a, b, y, ctx.pool(), [](T x, T d) { return std::fmod(x, d); });
+        binary_loop<T, T, T>(dividends, divisors, y, ctx.pool(), [](T x, T d) { return std::fmod(x, d); });
       } else if (fmod_) {
-        binary_loop<T, T, T>(a, b, y, ctx.pool(), [](T x, T d) { return d == 0 ? T(0) : static_cast<T>(x % d); });
+        binary_loop<T, T, T>(dividends, divisors, y, ctx.pool(),
+                             [](T x, T d) { return remainder_is_zero(d) ? T(0) : static_cast<T>(x % d); });
       } else {
         // Python semantics: the result takes the divisor's sign.
-        binary_loop<T, T, T>(a, b, y, ctx.pool(), [](T x, T d) {
-          if (d == 0) return T(0);
+        binary_loop<T, T, T>(dividends, divisors, y, ctx.pool(), [](T x, T d) {
+          if (remainder_is_zero(d)) return T(0);
           T r = static_cast<T>(x % d);
           if constexpr (std::is_signed_v<T>)
             if (r != 0 && ((r < 0) != (d < 0))) r = static_cast<T>(r + d);
@@ -281,9 +347,8 @@ class PRelu : public Kernel {
     const Tensor& slope = ctx.input(1);
     if (x.dtype() != slope.dtype()) throw InputError("input types differ");
     Shape shape = broadcast_shapes(x.shape(), slope.shape());
-    dispatch_numeric(x.dtype(), [&]<typename T>() {
-      Tensor& y = ctx.allocate_output(0, x.dtype(), shape);
-      binary_loop<T, T, T>(x, slope, y, ctx.pool(), [](T v, T s) {
+    run_numeric(ctx, x, slope, shape, [&]<typename T>(const Tensor& values, const Tensor& slopes, Tensor& y) {
+      binary_loop<T, T, T>(values, slopes, y, ctx.pool(), [](T v, T s) {
         if constexpr (std::is_unsigned_v<T>) return v;
         else return v < T(0) ? static_cast<T>(s * v) : v;
       });
