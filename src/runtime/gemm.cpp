@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -142,7 +143,15 @@ std::shared_ptr<PackedWeights> empty_packed_weights(PackedWeights::Side side, st
 }
 
 void fill_packed_weights(PackedWeights& p, const float* w, std::int64_t ld, bool trans) {
-  if (p.k > 0 && p.extent > 0) variant().pack(p, w, ld, trans);
+  fill_packed_range(p, w, ld, trans, 0, p.extent);
+}
+
+void fill_packed_range(PackedWeights& p, const float* w, std::int64_t ld, bool trans, std::int64_t e0, std::int64_t e1) {
+  if (e0 % gemm_detail::kRowPanel != 0 || e0 < 0 || e1 > p.extent || e0 > e1 ||
+      (e1 != p.extent && (e1 - e0) % gemm_detail::kRowPanel != 0))
+    throw std::logic_error("packed weight range [" + std::to_string(e0) + ", " + std::to_string(e1) +
+                           ") does not start and end at panel boundaries");
+  if (p.k > 0 && e1 > e0) variant().pack(p, w, ld, trans, e0, e1);
 }
 
 namespace {

@@ -112,6 +112,11 @@ std::shared_ptr<const PackedWeights> replay_packed_weights(PackedWeights::Side s
 std::shared_ptr<PackedWeights> empty_packed_weights(PackedWeights::Side side, std::int64_t k, std::int64_t extent);
 // Fills `p` from `w`, given as pack_weights takes it.
 void fill_packed_weights(PackedWeights& p, const float* w, std::int64_t ld, bool trans);
+// Fills the extent range [e0, e1) of `p` from `w`, which holds that range
+// only (as pack_weights takes the whole). Ranges start at multiples of
+// gemm_detail::kRowPanel and end at one or at the extent: weights computed
+// in blocks are packed while they are in cache.
+void fill_packed_range(PackedWeights& p, const float* w, std::int64_t ld, bool trans, std::int64_t e0, std::int64_t e1);
 
 // `w` as A [extent, k] (Side::kLeft) or B [k, extent] (Side::kRight),
 // row-major with leading dimension `ld`, or its transpose when `trans`.
@@ -138,7 +143,8 @@ struct Variant {
   // One tile of sgemm: rows [r0, r0+rows) and columns [c0, c0+cols) of C.
   void (*tile)(const GemmArgs& args, std::int64_t r0, std::int64_t rows, std::int64_t c0, std::int64_t cols);
   std::int64_t (*slab_depth)(std::int64_t k, std::int64_t extent);
-  void (*pack)(PackedWeights& w, const float* src, std::int64_t ld, bool trans);
+  // The extent range [e0, e1) of the weights, `src` pointing at its first element.
+  void (*pack)(PackedWeights& w, const float* src, std::int64_t ld, bool trans, std::int64_t e0, std::int64_t e1);
   // One tile of sgemm_packed: weights range [w0, w1) and x range [x0, x1).
   void (*packed_tile)(const PackedWeights& w, const float* x, std::int64_t ldx, bool trans_x, float* c,
                       std::int64_t ldc, std::int64_t w0, std::int64_t w1, std::int64_t x0, std::int64_t x1);

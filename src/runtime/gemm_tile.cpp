@@ -101,21 +101,25 @@ std::int64_t slab_depth(std::int64_t k, std::int64_t extent) {
 }
 
 // Packs weights as Eigen's right operand (our A, in slabs of kc x m) or left
-// operand (our B, in slabs of n x kc).
-void pack(PackedWeights& w, const float* src, std::int64_t ld, bool trans) {
+// operand (our B, in slabs of n x kc): the extent range [e0, e1), whose
+// first element `src` points at. Within a slab, panels follow each other
+// along the extent, each `depth` deep: a range starting at a panel boundary
+// packs to where the whole would.
+void pack(PackedWeights& w, const float* src, std::int64_t ld, bool trans, std::int64_t e0, std::int64_t e1) {
+  const Index count = e1 - e0;
   for (Index k2 = 0; k2 < w.k; k2 += w.kc) {
     Index depth = std::min<Index>(w.kc, w.k - k2);
-    float* out = w.data.get() + k2 * w.extent;
+    float* out = w.data.get() + k2 * w.extent + e0 * depth;
     if (w.side == PackedWeights::Side::kLeft) {
       // A [m,k]: Eigen rhs R(k, j) = A[j*ld + k] (column-major); transposed A [k,m] is row-major.
       if (!trans)
-        PackRhs<Eigen::ColMajor>()(out, Mapper<Eigen::ColMajor>(src, ld).getSubMapper(k2, 0), depth, w.extent);
-      else PackRhs<Eigen::RowMajor>()(out, Mapper<Eigen::RowMajor>(src, ld).getSubMapper(k2, 0), depth, w.extent);
+        PackRhs<Eigen::ColMajor>()(out, Mapper<Eigen::ColMajor>(src, ld).getSubMapper(k2, 0), depth, count);
+      else PackRhs<Eigen::RowMajor>()(out, Mapper<Eigen::RowMajor>(src, ld).getSubMapper(k2, 0), depth, count);
     } else {
       // B [k,n]: Eigen lhs L(i, k) = B[k*ld + i] (column-major); transposed B [n,k] is row-major.
       if (!trans)
-        PackLhs<Eigen::ColMajor>()(out, Mapper<Eigen::ColMajor>(src, ld).getSubMapper(0, k2), depth, w.extent);
-      else PackLhs<Eigen::RowMajor>()(out, Mapper<Eigen::RowMajor>(src, ld).getSubMapper(0, k2), depth, w.extent);
+        PackLhs<Eigen::ColMajor>()(out, Mapper<Eigen::ColMajor>(src, ld).getSubMapper(0, k2), depth, count);
+      else PackLhs<Eigen::RowMajor>()(out, Mapper<Eigen::RowMajor>(src, ld).getSubMapper(0, k2), depth, count);
     }
   }
 }

@@ -147,3 +147,38 @@ TEST(Gemm, DeferredPackingFillsTheSamePanelsBeforeWhatComesAfter) {
   EXPECT_EQ(trace.packed.size(), weights.size());  // recorded in creation order
   for (std::size_t i = 0; i < weights.size(); ++i) EXPECT_EQ(trace.packed[i], deferred[i]);
 }
+
+// Weights computed in blocks (Winograd's transforms) are packed block by
+// block: ranges of the extent packed alone must fill exactly the bytes the
+// whole packs, on either side, plain or transposed, with a last range that
+// ends off a panel boundary and depths over several slabs.
+TEST(Gemm, PackingRangesFillsTheBytesOfPackingTheWhole) {
+  using Side = runtime::PackedWeights::Side;
+  constexpr std::int64_t kPanel = runtime::gemm_detail::kRowPanel;
+  for (Side side : {Side::kLeft, Side::kRight})
+    for (bool trans : {false, true})
+      for (auto [k, extent] : {std::pair<std::int64_t, std::int64_t>{77, 130}, {1500, 100}, {9, kPanel}}) {
+        SCOPED_TRACE(std::to_string(k) + "x" + std::to_string(extent) + (trans ? " transposed" : "") +
+                     (side == Side::kLeft ? " left" : " right"));
+        // Stored with the extent as rows ([extent, k]) when the side's plain
+        // (left) or transposed (right) layout says so, else as columns.
+        const bool extent_rows = (side == Side::kLeft) != trans;
+        const std::vector<float> w = test::random_floats(static_cast<std::size_t>(k * extent), 5);
+        const std::int64_t ld = extent_rows ? k : extent;
+        auto whole = runtime::empty_packed_weights(side, k, extent);
+        runtime::fill_packed_weights(*whole, w.data(), ld, trans);
+        for (std::int64_t block : {kPanel, 2 * kPanel}) {
+          auto ranges = runtime::empty_packed_weights(side, k, extent);
+          for (std::int64_t e0 = 0; e0 < extent; e0 += block) {
+            const std::int64_t e1 = std::min(extent, e0 + block);
+            runtime::fill_packed_range(*ranges, w.data() + (extent_rows ? e0 * ld : e0), ld, trans, e0, e1);
+          }
+          EXPECT_EQ(std::memcmp(ranges->data.get(), whole->data.get(), whole->bytes()), 0) << block;
+        }
+        if (extent > kPanel) {  // a range off the panels is refused
+          auto bad = runtime::empty_packed_weights(side, k, extent);
+          EXPECT_THROW(runtime::fill_packed_range(*bad, w.data(), ld, trans, 1, extent), std::logic_error);
+          EXPECT_THROW(runtime::fill_packed_range(*bad, w.data(), ld, trans, 0, kPanel + 1), std::logic_error);
+        }
+      }
+}

@@ -211,13 +211,19 @@ Winograd3x3::Winograd3x3(const float* weights, std::int64_t K, std::int64_t C, i
     u_.push_back(std::move(packed));
   }
   if (to_fill.empty()) return;
-  defer_packing([to_fill = std::move(to_fill), weights, K, C, m] {
-    // (Scratch: the packing thread's buffer serves its next layer too, instead
-    // of tens of MiB page-faulted afresh per layer.)
-    Scratch u(sizeof(float) * static_cast<std::size_t>((m + 2) * (m + 2) * K * C));
-    if (m == 4) transform_weights<4>(weights, K, C, u.as<float>());
-    else transform_weights<2>(weights, K, C, u.as<float>());
-    for (const auto& [xi, panels] : to_fill) fill_packed_weights(*panels, u.as<float>() + xi * K * C, C, true);
+  defer_packing([to_fill = std::move(to_fill), weights, K, C, m, positions] {
+    // A block of output channels at a time, all positions, packed while in
+    // cache: the whole transform (ResNet-50's deepest: 16 MiB) went through
+    // memory, and its pages were faulted in for every packing thread.
+    constexpr std::int64_t kBlock = gemm_detail::kRowPanel;
+    Scratch u(sizeof(float) * static_cast<std::size_t>(positions * std::min(kBlock, K) * C));
+    for (std::int64_t k0 = 0; k0 < K; k0 += kBlock) {
+      const std::int64_t rows = std::min(kBlock, K - k0);
+      if (m == 4) transform_weights<4>(weights + k0 * C * 9, rows, C, u.as<float>());
+      else transform_weights<2>(weights + k0 * C * 9, rows, C, u.as<float>());
+      for (const auto& [xi, panels] : to_fill)
+        fill_packed_range(*panels, u.as<float>() + xi * rows * C, C, true, k0, k0 + rows);
+    }
   });
 }
 
