@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 
 namespace winml::quant {
 
@@ -42,6 +43,25 @@ void Rng::polar_point(double& u, double& v, double& s) {
   } while (s >= 1.0 || s == 0.0);
 }
 
+// Tries draw their two values in polar_point's order, and each try keeps at
+// most one point: asking for the points still missing never draws past the
+// last one a loop of polar_point() calls would (the same points, the same
+// state after). Without its branch, a rejected try costs no misprediction.
+void Rng::polar_points(double* u, double* v, double* s, std::size_t count) {
+  constexpr std::size_t kTries = 256;
+  double du[kTries], dv[kTries];
+  std::size_t have = 0;
+  while (have < count) {
+    const std::size_t tries = std::min(kTries, count - have);
+    for (std::size_t t = 0; t < tries; ++t) du[t] = uniform(), dv[t] = uniform();
+    for (std::size_t t = 0; t < tries; ++t) {
+      const double a = 2.0 * du[t] - 1.0, b = 2.0 * dv[t] - 1.0, r = a * a + b * b;
+      u[have] = a, v[have] = b, s[have] = r;  // (kept only if counted)
+      have += r < 1.0 && r != 0.0;
+    }
+  }
+}
+
 double Rng::normal() {
   if (has_spare_) {
     has_spare_ = false;
@@ -61,58 +81,64 @@ namespace {
 // z = (m - 1) / (m + 1), |z| < 0.172 after m moves to [sqrt(1/2), sqrt(2)).
 // The terms shrink and share the sum's sign, and from the 11th on none
 // changes the sum: 12 terms give the same bits as any longer series. No
-// branch, so a loop over many values compiles to vector code. L values at
-// a time: each runs its own operations in its own order (the same bits as
-// one at a time), and their divisions overlap instead of waiting on one
-// another's.
-template <std::size_t L>
-inline void logs_of_parts(const double* m_in, const double* e_in, double* out) {
-  double e[L], z2[L], term[L], sum[L];
-  for (std::size_t i = 0; i < L; ++i) {
-    const bool low = m_in[i] < 0.70710678118654752;
-    const double m = low ? m_in[i] * 2.0 : m_in[i];
-    e[i] = low ? e_in[i] - 1.0 : e_in[i];
-    const double z = (m - 1.0) / (m + 1.0);
-    z2[i] = z * z, term[i] = z, sum[i] = 0.0;
-  }
+// branch: V is double or a vector of doubles, each lane running the same
+// operations in the same order (the same bits as one at a time). (By
+// reference: a vector passed by value would change the ABI between the
+// copies compiled for different instruction sets.)
+template <typename V>
+inline void log_of_parts(const V& mantissa, const V& exponent, V& out) {
+  const auto low = mantissa < 0.70710678118654752;
+  const V m = low ? mantissa * 2.0 : mantissa;
+  const V e = low ? exponent - 1.0 : exponent;
+  const V z = (m - 1.0) / (m + 1.0);
+  const V z2 = z * z;
+  V term = z, sum = z - z;  // (zero, as V)
   for (int k = 0; k < 12; ++k) {
-    const double divisor = static_cast<double>(2 * k + 1);
-    for (std::size_t i = 0; i < L; ++i) {
-      sum[i] += term[i] / divisor;
-      term[i] *= z2[i];
-    }
+    sum += term / static_cast<double>(2 * k + 1);
+    term *= z2;
   }
   constexpr double kLn2 = 0.69314718055994530942;
-  for (std::size_t i = 0; i < L; ++i) out[i] = 2.0 * sum[i] + e[i] * kLn2;
-}
-
-inline double log_of_parts(double m, double e) {
-  double result;
-  logs_of_parts<1>(&m, &e, &result);
-  return result;
+  out = 2.0 * sum + e * kLn2;
 }
 
 // f = sqrt(-2 ln(s) / s) for each s, as normal() computes it, with frexp
 // taken from the bits: every s here is a normal number (u and v are
-// multiples of 2^-52, so s >= 2^-104). Also compiled for AVX2, whose
-// four-wide divisions take half the time (AVX2 without FMA, so every
-// operation rounds as the baseline's does: the same bits).
+// multiples of 2^-52, so s >= 2^-104). Four values per vector, each running
+// normal()'s operations in its order (the same bits); also compiled for
+// AVX2, whose four-wide divisions take half the time (AVX2 without FMA, so
+// every operation rounds as the baseline's does).
+typedef double D4 __attribute__((vector_size(32)));
+typedef std::int64_t I4 __attribute__((vector_size(32)));
+
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target_clones("avx2", "default")))
 #endif
 void polar_factors(const double* s, double* f, std::size_t n) {
-  constexpr std::uint64_t kExponent = std::uint64_t{0x7ff} << 52;
-  constexpr std::size_t kLanes = 16;
-  for (std::size_t i0 = 0; i0 < n; i0 += kLanes) {
-    const std::size_t lanes = std::min(kLanes, n - i0);
-    double m[kLanes] = {}, e[kLanes] = {}, logs[kLanes];
-    for (std::size_t i = 0; i < kLanes; ++i) {
-      const auto bits = std::bit_cast<std::uint64_t>(i < lanes ? s[i0 + i] : 0.5);
-      e[i] = static_cast<double>(static_cast<std::int64_t>((bits & kExponent) >> 52) - 1022);
-      m[i] = std::bit_cast<double>((bits & ~kExponent) | (std::uint64_t{1022} << 52));  // in [0.5, 1)
+  constexpr std::int64_t kExponent = std::int64_t{0x7ff} << 52;
+  constexpr double kTwo52 = 0x1p52;  // (its bits or'ed with a small integer give 2^52 plus it)
+  constexpr std::size_t kVectors = 4;  // independent chains of divisions in flight
+  for (std::size_t i0 = 0; i0 < n; i0 += 4 * kVectors) {
+    const std::size_t lanes = std::min<std::size_t>(4 * kVectors, n - i0);
+    D4 sv[kVectors], logs[kVectors];
+    for (std::size_t g = 0; g < kVectors; ++g) sv[g] = D4{0.5, 0.5, 0.5, 0.5};
+    for (std::size_t i = 0; i < lanes; ++i) sv[i / 4][i % 4] = s[i0 + i];
+    for (std::size_t g = 0; g < kVectors; ++g) {
+      // (memcpy, not bit_cast: no vector passes through a call, whose ABI
+      // would differ between the two copies of this function.)
+      I4 bits;
+      std::memcpy(&bits, &sv[g], sizeof bits);
+      const I4 exponent = ((bits & kExponent) >> 52) | std::bit_cast<std::int64_t>(kTwo52);
+      const I4 mantissa = (bits & ~kExponent) | (std::int64_t{1022} << 52);
+      D4 e, m;
+      std::memcpy(&e, &exponent, sizeof exponent);
+      std::memcpy(&m, &mantissa, sizeof mantissa);  // in [0.5, 1)
+      e = (e - kTwo52) - 1022.0;
+      log_of_parts(m, e, logs[g]);
     }
-    logs_of_parts<kLanes>(m, e, logs);
-    for (std::size_t i = 0; i < lanes; ++i) f[i0 + i] = std::sqrt(-2.0 * logs[i] / s[i0 + i]);
+    for (std::size_t g = 0; g < kVectors; ++g) {
+      const D4 q = -2.0 * logs[g] / sv[g];
+      for (std::size_t i = 0; i < 4 && 4 * g + i < lanes; ++i) f[i0 + 4 * g + i] = std::sqrt(q[i]);
+    }
   }
 }
 
@@ -128,7 +154,7 @@ void Rng::normals(double* out, std::size_t n) {
   double u[kBatch], v[kBatch], s[kBatch], f[kBatch];
   while (i < n) {
     const std::size_t pairs = std::min(kBatch, (n - i + 1) / 2);
-    for (std::size_t p = 0; p < pairs; ++p) polar_point(u[p], v[p], s[p]);
+    polar_points(u, v, s, pairs);
     polar_factors(s, f, pairs);
     for (std::size_t p = 0; p < pairs; ++p) {
       out[i++] = u[p] * f[p];
@@ -145,7 +171,9 @@ void Rng::normals(double* out, std::size_t n) {
 double portable_log(double x) {
   int e = 0;
   const double m = std::frexp(x, &e);  // exact: x = m * 2^e, m in [0.5, 1)
-  return log_of_parts(m, static_cast<double>(e));
+  double result;
+  log_of_parts(m, static_cast<double>(e), result);
+  return result;
 }
 
 }  // namespace winml::quant

@@ -22,6 +22,8 @@ class Rng {
  private:
   // The polar method's next accepted point: u, v in (-1, 1), s = u² + v² in (0, 1).
   void polar_point(double& u, double& v, double& s);
+  // The next `count` accepted points, as that many polar_point() calls.
+  void polar_points(double* u, double* v, double* s, std::size_t count);
 
   std::uint64_t s_[4];
   bool has_spare_ = false;
