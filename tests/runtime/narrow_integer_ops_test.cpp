@@ -73,7 +73,9 @@ std::vector<R> expected(const std::vector<T>& a, const std::vector<T>& b, const 
 template <typename T>
 void check_type() {
   SCOPED_TRACE(runtime::dtype_name(runtime::dtype_of<T>));
-  const auto [a, b] = all_pairs<T>();
+  const auto pairs = all_pairs<T>();  // (not a structured binding: clang 14's lambdas cannot capture one)
+  const std::vector<T>& a = pairs.first;
+  const std::vector<T>& b = pairs.second;
   using W = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
   const auto same = [&](const std::string& op, const std::function<T(T, T)>& f, std::int64_t fmod = -1) {
     EXPECT_EQ((run<T, T>(op, {a, b}, fmod)), (expected<T, T>(a, b, f))) << op;
