@@ -12,6 +12,7 @@
 #include "runtime/plan.h"
 #include "runtime/session.h"
 #include "runtime/tensor.h"
+#include "runtime/thread_pool.h"
 
 namespace winml::quant {
 
@@ -45,29 +46,44 @@ bool reads_only(const onnx::NodeProto& n, const std::map<std::string, const onnx
 // dequantizes them again (ResNet-50: ~100 MB written) and the Convs reading
 // them neither prepack them nor use Winograd. The runner's copy holds them
 // dequantized instead, computed once by the runtime's own kernel: the floats
-// every run would compute.
+// every run would compute. (The weights are independent: folded on every
+// core, each into its own slot, so the result does not depend on which
+// thread folded what.)
 void fold_constant_dequantize(model::Model& m) {
   onnx::GraphProto& g = *m.proto.mutable_graph();
   const auto constants = constant_initializers(g);
   const runtime::Opsets opsets = runtime::model_opsets(m.proto);
-  std::vector<onnx::TensorProto> folded;
-  onnx::GraphProto kept;
-  for (auto& n : *g.mutable_node()) {
-    if (is_dequantize(n) && n.output_size() == 1 && reads_only(n, constants)) {
-      try {
-        std::vector<runtime::Tensor> inputs;
-        for (const auto& name : n.input())
-          inputs.push_back(name.empty() ? runtime::Tensor() : runtime::from_proto(*constants.at(name), &m));
-        folded.push_back(runtime::to_proto(runtime::evaluate_node(n, opsets, inputs).at(0), n.output(0)));
-        continue;
-      } catch (const InputError&) {  // (left to run, whose error names the node)
-      } catch (const BuildError&) {
-      }
+  std::vector<int> foldable;
+  for (int i = 0; i < g.node_size(); ++i) {
+    const auto& n = g.node(i);
+    if (is_dequantize(n) && n.output_size() == 1 && reads_only(n, constants)) foldable.push_back(i);
+  }
+  if (foldable.empty()) return;
+  std::vector<std::optional<onnx::TensorProto>> folded(foldable.size());
+  runtime::ThreadPool pool(static_cast<int>(
+      std::min<std::size_t>(static_cast<std::size_t>(runtime::ThreadPool::default_threads()), foldable.size())));
+  pool.parallel_for(static_cast<std::int64_t>(foldable.size()), [&](std::int64_t f) {
+    const auto& n = g.node(foldable[static_cast<std::size_t>(f)]);
+    try {
+      std::vector<runtime::Tensor> inputs;
+      for (const auto& name : n.input())
+        inputs.push_back(name.empty() ? runtime::Tensor() : runtime::from_proto(*constants.at(name), &m));
+      folded[static_cast<std::size_t>(f)] =
+          runtime::to_proto(runtime::evaluate_node(n, opsets, inputs).at(0), n.output(0));
+    } catch (const InputError&) {  // (left to run, whose error names the node)
+    } catch (const BuildError&) {
     }
-    kept.add_node()->Swap(&n);
+  });
+  onnx::GraphProto kept;
+  std::size_t next = 0;
+  for (int i = 0; i < g.node_size(); ++i) {
+    const bool candidate = next < foldable.size() && foldable[next] == i;
+    if (candidate && folded[next++]) continue;
+    kept.add_node()->Swap(g.mutable_node(i));
   }
   g.mutable_node()->Swap(kept.mutable_node());
-  for (auto& t : folded) g.add_initializer()->Swap(&t);
+  for (auto& t : folded)
+    if (t) g.add_initializer()->Swap(&*t);
 }
 
 // The model as the runtime runs it, when that differs: Q/DQ of the
