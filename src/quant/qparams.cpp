@@ -37,6 +37,4 @@ std::int32_t quantize_value(float x, const QParams& p, QRange range) {
   return static_cast<std::int32_t>(q);
 }
 
-float dequantize_value(std::int32_t q, const QParams& p) { return static_cast<float>(q - p.zero_point) * p.scale; }
-
 }  // namespace winml::quant

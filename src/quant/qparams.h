@@ -27,6 +27,6 @@ QParams compute_qparams(float rmin, float rmax, QRange range, bool symmetric);
 // saturate(round_half_even(x / scale) + zero_point) into `range`: what
 // QuantizeLinear computes, in float32 like ONNX Runtime.
 std::int32_t quantize_value(float x, const QParams& p, QRange range);
-float dequantize_value(std::int32_t q, const QParams& p);
+inline float dequantize_value(std::int32_t q, const QParams& p) { return static_cast<float>(q - p.zero_point) * p.scale; }
 
 }  // namespace winml::quant

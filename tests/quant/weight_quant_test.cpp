@@ -134,10 +134,11 @@ TEST(BiasQuant, WeightScaleRaisedSoBiasFitsInt32) {
 
 namespace winml::quant {
 
-TEST(WeightQuant, EveryElementIsQuantizeValueOfItsChannelsParameters) {
+TEST(WeightQuant, EveryElementQuantizesAndDequantizesAsTheOneValueFormulas) {
   // quantize_with runs the runtime's vector loop over each channel's runs:
   // it must give quantize_value's result for every element, ties to even,
-  // NaN to the zero point and the range's saturation included.
+  // NaN to the zero point and the range's saturation included. dequantize,
+  // a loop per element type, must give dequantize_value's.
   std::vector<float> w = random_values(4 * 3 * 37, 21, 2.0f);
   for (std::size_t i = 0; i < 40; ++i) w[i * 7] = static_cast<float>(static_cast<int>(i) - 20) * 0.125f;  // ties
   w[5] = std::numeric_limits<float>::quiet_NaN();
@@ -155,6 +156,8 @@ TEST(WeightQuant, EveryElementIsQuantizeValueOfItsChannelsParameters) {
         for (std::int64_t c = 0; c < l.channels; ++c) params.push_back({0.25f, type == QType::kUInt8 ? 100 : -3});
         const QRange range = qrange(type, reduce, o.symmetric);
         const QuantizedTensor q = quantize_with(w, dims, o, params);
+        const std::vector<float> back = dequantize(q);  // (a loop per element type: each element's value back)
+        ASSERT_EQ(back.size(), w.size());
         for (std::int64_t oo = 0; oo < l.outer; ++oo)
           for (std::int64_t c = 0; c < l.channels; ++c)
             for (std::int64_t i = 0; i < l.inner; ++i) {
@@ -162,6 +165,7 @@ TEST(WeightQuant, EveryElementIsQuantizeValueOfItsChannelsParameters) {
               ASSERT_EQ(element(q, idx), quantize_value(w[idx], params[static_cast<std::size_t>(c)], range))
                   << "value " << w[idx] << " at " << idx << ", type " << static_cast<int>(type) << ", reduce "
                   << reduce;
+              ASSERT_EQ(back[idx], dequantize_value(element(q, idx), params[static_cast<std::size_t>(c)])) << idx;
             }
       }
 }
