@@ -56,8 +56,11 @@ void run_step(const Step& step, std::vector<Tensor>& values, ExecutionState& sta
     if (!outputs[k].defined()) throw BuildError("produced no value for output '" + state.plan.values[id].name + "'");
     // An output passed through from an input (Cast to the same type, say)
     // would outlive the input's buffer in the memory plan unless the op is
-    // declared as aliasing: copy it instead.
-    if (!step.output_aliases_input && outputs[k].bytes() > 0)
+    // declared as aliasing: copy it instead. (Output 0 written over input 0,
+    // as the memory plan placed it, is a value of its own.)
+    const bool over_input0 =
+        k == 0 && step.writes_over_input0 && !inputs.empty() && inputs[0] && inputs[0]->raw() == outputs[k].raw();
+    if (!step.output_aliases_input && !over_input0 && outputs[k].bytes() > 0)
       for (const Tensor* in : inputs)
         if (in && in->raw() == outputs[k].raw()) {
           outputs[k] = outputs[k].clone();

@@ -22,6 +22,11 @@ struct KernelTraits {
   // The kernel computes in float32; float16/bfloat16 inputs are widened
   // before it runs and its float32 outputs narrowed back afterwards.
   bool widen_half = false;
+  // Element-wise: output element i is written after input elements i are
+  // read, and from nothing else of input 0. When nothing reads input 0 after
+  // this step, the memory plan may place output 0 over it (same shape and
+  // type): one buffer instead of two, and the writes hit lines just read.
+  bool may_write_over_input0 = false;
 };
 
 using KernelFactory = std::function<std::unique_ptr<Kernel>(const NodeContext&)>;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "runtime/convert.h"
+
 namespace winml::runtime {
 
 namespace {
@@ -19,6 +21,44 @@ int find_root(std::vector<int>& parent, int x) {
   while (parent[static_cast<std::size_t>(x)] != x)
     x = parent[static_cast<std::size_t>(x)] = parent[parent[static_cast<std::size_t>(x)]];
   return x;
+}
+
+// Steps whose kernels may write output 0 over input 0 do so when nothing
+// reads input 0 afterwards and both have the same static shape and type:
+// the output joins the input's group (one buffer, whose life then spans
+// both). Not over graph inputs, constants or other values kept out of the
+// arena, nor into groups of aliases (a Reshape's output reads the same
+// bytes later), nor for outputs kept out. Returns the outputs placed so.
+std::vector<bool> write_over_dead_inputs(Plan& plan, std::vector<int>& parent, const std::vector<bool>& excluded,
+                                         const std::vector<bool>& aliased) {
+  const std::size_t n = plan.values.size();
+  std::vector<int> last_read(n, -1);
+  std::vector<bool> alias_group(n, false);
+  for (std::size_t si = 0; si < plan.steps.size(); ++si)
+    for (int id : plan.steps[si].inputs)
+      if (id >= 0) last_read[static_cast<std::size_t>(id)] = static_cast<int>(si);
+  for (std::size_t id = 0; id < n; ++id)
+    if (aliased[id]) alias_group[static_cast<std::size_t>(find_root(parent, static_cast<int>(id)))] = true;
+  std::vector<bool> in_place(n, false);
+  for (std::size_t si = 0; si < plan.steps.size(); ++si) {
+    Step& s = plan.steps[si];
+    if (!s.may_write_over_input0 || s.inputs.empty() || s.outputs.empty()) continue;
+    const int in = s.inputs[0], out = s.outputs[0];
+    if (in < 0 || out < 0 || in == out || last_read[static_cast<std::size_t>(in)] != static_cast<int>(si)) continue;
+    const ValueInfo &vi = plan.values[static_cast<std::size_t>(in)], &vo = plan.values[static_cast<std::size_t>(out)];
+    if (!vi.shape || !vo.shape || *vi.shape != *vo.shape || vi.dtype != vo.dtype || dtype_size(vi.dtype) == 0 ||
+        is_half(vi.dtype))
+      continue;
+    const int root = find_root(parent, in), out_root = find_root(parent, out);
+    if (excluded[static_cast<std::size_t>(root)] || excluded[static_cast<std::size_t>(out_root)] ||
+        alias_group[static_cast<std::size_t>(root)] || alias_group[static_cast<std::size_t>(out_root)] ||
+        aliased[static_cast<std::size_t>(out)])
+      continue;
+    parent[static_cast<std::size_t>(out_root)] = root;
+    in_place[static_cast<std::size_t>(out)] = true;
+    s.writes_over_input0 = true;
+  }
+  return in_place;
 }
 
 }  // namespace
@@ -47,6 +87,7 @@ void assign_arena(Plan& plan) {
   for (const Step& s : plan.steps)
     if (!s.implicit_names.empty() || s.op_type == "If" || s.op_type == "Loop" || s.op_type == "Scan")
       for (int id : s.inputs) exclude(id);
+  const std::vector<bool> in_place = write_over_dead_inputs(plan, parent, excluded, aliased_output);
 
   std::vector<Interval> group(n);
   std::vector<int> produced_by(n, -1);
@@ -74,7 +115,7 @@ void assign_arena(Plan& plan) {
   std::vector<Candidate> candidates;
   for (std::size_t id = 0; id < n; ++id) {
     const ValueInfo& v = plan.values[id];
-    if (produced_by[id] < 0 || aliased_output[id] || !v.shape || dtype_size(v.dtype) == 0) continue;
+    if (produced_by[id] < 0 || aliased_output[id] || in_place[id] || !v.shape || dtype_size(v.dtype) == 0) continue;
     int root = find_root(parent, static_cast<int>(id));
     if (excluded[static_cast<std::size_t>(root)]) continue;
     std::int64_t bytes = shape_size(*v.shape) * static_cast<std::int64_t>(dtype_size(v.dtype));
@@ -107,6 +148,14 @@ void assign_arena(Plan& plan) {
     plan.buffers.push_back({best, c.bytes});
     plan.arena_bytes = std::max(plan.arena_bytes, best + c.bytes);
   }
+  // Outputs written over their input take the buffer of the value that
+  // starts their chain (the group's one placed value).
+  std::vector<int> group_buffer(n, -1);
+  for (const auto& [c, offset] : placed)
+    group_buffer[static_cast<std::size_t>(find_root(parent, c.id))] = plan.values[static_cast<std::size_t>(c.id)].buffer;
+  for (std::size_t id = 0; id < n; ++id)
+    if (in_place[id])
+      plan.values[id].buffer = group_buffer[static_cast<std::size_t>(find_root(parent, static_cast<int>(id)))];
 }
 
 }  // namespace winml::runtime

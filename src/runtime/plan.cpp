@@ -262,6 +262,7 @@ class PlanBuilder {
         step.kernel = entry->factory(ctx);
       });
       step.output_aliases_input = entry->traits.alias_input0;
+      step.may_write_over_input0 = entry->traits.may_write_over_input0;
       note_consumer(step);
 
       if (n.op_type() == "Constant" && step.domain.empty()) {

@@ -54,7 +54,9 @@ struct Step {
   bool widen_half = false;            // float16/bfloat16 inputs are computed in float32
   DataType half_storage = 0;          // float outputs are stored as this half type (its half constants were widened)
   bool output_aliases_input = false;  // output 0 may share input 0's storage
-  std::string describe() const;       // "node 'name' (Op)"
+  bool may_write_over_input0 = false;  // KernelTraits::may_write_over_input0
+  bool writes_over_input0 = false;     // the memory plan placed output 0 over input 0
+  std::string describe() const;        // "node 'name' (Op)"
 };
 
 struct ArenaBuffer {

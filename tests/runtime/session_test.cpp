@@ -206,6 +206,56 @@ TEST(Session, ReshapeChainsShareOneBufferWithTheirSource) {
   EXPECT_EQ(values_of(out.at("y")), std::vector<float>(16, 0.0f));
 }
 
+// Element-wise steps write their output over an input nothing reads later
+// (one buffer for both), and never over a value read afterwards, a graph
+// input, or an input of another shape; results stay those of separate
+// buffers.
+TEST(Session, ElementwiseStepsWriteOverAnInputNothingReadsLater) {
+  test::GraphBuilder b;
+  b.input("x", {2, 32});
+  b.initializer("row", {32}, std::vector<float>(32, 0.5f));
+  b.node("Neg", {"x"}, {"n"});             // n: read by the Add only
+  b.node("Add", {"n", "row"}, {"s"});      // over n (row broadcasts: it is input 1)
+  b.node("Relu", {"s"}, {"r"});            // over s
+  b.node("Neg", {"x"}, {"v"});             // v: read by the Relu and the Sub
+  b.node("Relu", {"v"}, {"k"});            // not over v, read below
+  b.node("Sub", {"k", "v"}, {"m"});        // over k (v is input 1)
+  b.node("Add", {"r", "m"}, {"t"});        // over r
+  b.node("Add", {"row", "t"}, {"small"});  // not over input 0: a constant of another shape
+  b.node("Sub", {"small", "x"}, {"y"});    // y is a graph output, kept out of the arena
+  b.output("y", {2, 32});
+  model::Model m = in_memory(test::make_model(b.graph()));
+  runtime::Session s(m);
+  const auto& plan = s.plan();
+  auto buffer = [&](const char* name) { return plan.values[plan.find(name)].buffer; };
+  auto over = [&](const char* out) {
+    for (const auto& step : plan.steps)
+      if (!step.outputs.empty() && step.outputs[0] == plan.find(out)) return step.writes_over_input0;
+    return false;
+  };
+  ASSERT_GE(buffer("n"), 0);
+  EXPECT_TRUE(over("s") && over("r") && over("m") && over("t"));
+  EXPECT_EQ(buffer("s"), buffer("n"));
+  EXPECT_EQ(buffer("r"), buffer("n"));
+  EXPECT_EQ(buffer("t"), buffer("n"));
+  EXPECT_EQ(buffer("m"), buffer("k"));
+  EXPECT_FALSE(over("k")) << "v is read after the Relu";
+  EXPECT_NE(buffer("k"), buffer("v"));
+  EXPECT_FALSE(over("small")) << "input 0 is a constant";
+  EXPECT_FALSE(over("y"));
+  EXPECT_FALSE(over("n")) << "Neg does not declare itself element-wise in place";
+  std::vector<float> in(64);
+  for (int i = 0; i < 64; ++i) in[i] = static_cast<float>(i - 40) * 0.25f;
+  auto relu = [](float v) { return v < 0.0f ? 0.0f : v; };
+  for (int run = 0; run < 2; ++run) {
+    auto out = s.run({{"x", floats({2, 32}, in)}});
+    for (int i = 0; i < 64; ++i) {
+      const float r = relu(-in[i] + 0.5f), v = -in[i], t = r + (relu(v) - v);
+      ASSERT_EQ(out.at("y").data<float>()[i], (0.5f + t) - in[i]) << i;
+    }
+  }
+}
+
 TEST(Session, ExternalInitializersAreUsedInPlace) {
   test::TempDir dir;
   model::Model m = in_memory(test::linear_model(256, 64));

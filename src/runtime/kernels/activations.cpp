@@ -204,7 +204,7 @@ class Clip : public Kernel {
 
 void register_activations(KernelRegistry& r) {
   const auto top = kMaxOnnxOpset;
-  add(r, "Relu", 6, top, make<Unary<ReluOp, Family::kNumeric>>(), kFloatCompute);
+  add(r, "Relu", 6, top, make<Unary<ReluOp, Family::kNumeric>>(), kFloatComputeInPlace);
   add(r, "LeakyRelu", 6, top, make<Unary<LeakyReluOp, Family::kFloat>>(), kFloatCompute);
   add(r, "Sigmoid", 6, top, make<VectorUnary<SigmoidOp, vmath::sigmoid>>(), kFloatCompute);
   add(r, "Tanh", 6, top, make<Unary<TanhOp, Family::kFloat>>(), kFloatCompute);

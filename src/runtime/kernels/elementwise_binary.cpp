@@ -389,10 +389,10 @@ class Where : public Kernel {
 
 void register_elementwise_binary(KernelRegistry& r) {
   const auto top = kMaxOnnxOpset;
-  add(r, "Add", 7, top, make<SameTypeBinary<AddOp, 0>>(), kFloatCompute);
-  add(r, "Sub", 7, top, make<SameTypeBinary<SubOp, 0>>(), kFloatCompute);
-  add(r, "Mul", 7, top, make<SameTypeBinary<MulOp, 0>>(), kFloatCompute);
-  add(r, "Div", 7, top, make<SameTypeBinary<DivOp, 0>>(), kFloatCompute);
+  add(r, "Add", 7, top, make<SameTypeBinary<AddOp, 0>>(), kFloatComputeInPlace);
+  add(r, "Sub", 7, top, make<SameTypeBinary<SubOp, 0>>(), kFloatComputeInPlace);
+  add(r, "Mul", 7, top, make<SameTypeBinary<MulOp, 0>>(), kFloatComputeInPlace);
+  add(r, "Div", 7, top, make<SameTypeBinary<DivOp, 0>>(), kFloatComputeInPlace);
   add(r, "Pow", 7, top, make<Pow>(), kFloatCompute);
   add(r, "Mod", 10, top, make<Mod>(), kFloatCompute);
   add(r, "BitShift", 11, top, make<BitShift>());

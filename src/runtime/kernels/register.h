@@ -50,6 +50,7 @@ inline void add(KernelRegistry& r, const std::string& op, std::int64_t since, st
 }
 
 inline constexpr KernelTraits kFloatCompute{false, true};
+inline constexpr KernelTraits kFloatComputeInPlace{false, true, true};
 inline constexpr KernelTraits kAlias{true, false};
 
 }  // namespace winml::runtime::kernels

@@ -364,9 +364,16 @@ std::shared_ptr<const Plan> load_plan(std::string_view blob, std::shared_ptr<con
     }
     s.widen_half = entry->traits.widen_half;
     s.output_aliases_input = entry->traits.alias_input0;
+    s.may_write_over_input0 = entry->traits.may_write_over_input0;
     s.explicit_inputs = ms.explicit_inputs;
     s.inputs = std::move(ms.inputs);
     s.outputs = std::move(ms.outputs);
+    // The stored memory plan placed output 0 over input 0 where they share a buffer.
+    s.writes_over_input0 = s.may_write_over_input0 && !s.inputs.empty() && !s.outputs.empty() &&
+                           s.inputs[0] >= 0 && s.outputs[0] >= 0 &&
+                           plan->values[static_cast<std::size_t>(s.inputs[0])].buffer >= 0 &&
+                           plan->values[static_cast<std::size_t>(s.inputs[0])].buffer ==
+                               plan->values[static_cast<std::size_t>(s.outputs[0])].buffer;
     s.release = std::move(ms.release);
     s.implicit_names = std::move(ms.implicit_names);
     plan->steps.push_back(std::move(s));
