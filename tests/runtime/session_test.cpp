@@ -256,6 +256,52 @@ TEST(Session, ElementwiseStepsWriteOverAnInputNothingReadsLater) {
   }
 }
 
+// Every op declaring that it may write over input 0 gives, written over an
+// intermediate value, the bits it gives on separate buffers (evaluate_node
+// runs it outside any arena).
+TEST(Session, EveryOpWritingOverInput0GivesItsSeparateBufferBits) {
+  int checked = 0;
+  for (const auto& op : runtime::supported_ops()) {
+    if (!op.domain.empty() || op.since > 17) continue;  // (shapes come from libonnx 1.12: opsets to 17)
+    const std::int64_t opset = std::min<std::int64_t>(op.until, 17);
+    auto entry = runtime::KernelRegistry::global().find("", op.op, opset);
+    if (!entry || !entry->traits.may_write_over_input0) continue;
+    SCOPED_TRACE(op.op);
+    const bool binary = op.op == "Add" || op.op == "Sub" || op.op == "Mul" || op.op == "Div";
+    test::GraphBuilder b;
+    b.input("x", {3, 40});
+    b.initializer("c", {40}, std::vector<float>(40, 1.75f));
+    b.node("Neg", {"x"}, {"t"});
+    if (binary) b.node(op.op, {"t", "c"}, {"u"}, "op");
+    else b.node(op.op, {"t"}, {"u"}, "op");
+    b.node("Neg", {"u"}, {"y"});
+    b.output("y", {3, 40});
+    model::Model m = in_memory(test::make_model(b.graph(), opset));
+    runtime::Session s(m);
+    const auto& plan = s.plan();
+    bool over = false;
+    for (const auto& step : plan.steps) over |= step.node_name == "op" && step.writes_over_input0;
+    EXPECT_TRUE(over) << "not placed over its input";
+    std::vector<float> in(120);
+    for (int i = 0; i < 120; ++i) in[i] = static_cast<float>(i - 60) * 0.05f;
+    const Tensor x = floats({3, 40}, in);
+    const auto out = s.run({{"x", x}});
+    onnx::NodeProto neg, node = b.graph().node(1);
+    neg.set_op_type("Neg");
+    neg.add_input("a");
+    neg.add_output("b");
+    const Tensor t = runtime::evaluate_node(neg, opset, {x}).at(0);
+    std::vector<Tensor> args = {t};
+    if (binary) args.push_back(floats({40}, std::vector<float>(40, 1.75f)));
+    const Tensor u = runtime::evaluate_node(node, opset, args).at(0);
+    const Tensor y = runtime::evaluate_node(neg, opset, {u}).at(0);
+    ASSERT_EQ(out.at("y").bytes(), y.bytes());
+    EXPECT_EQ(std::memcmp(out.at("y").raw(), y.raw(), y.bytes()), 0);
+    ++checked;
+  }
+  EXPECT_GE(checked, 15);  // Relu, the other activations, Add, Sub, Mul, Div
+}
+
 TEST(Session, ExternalInitializersAreUsedInPlace) {
   test::TempDir dir;
   model::Model m = in_memory(test::linear_model(256, 64));

@@ -205,21 +205,21 @@ class Clip : public Kernel {
 void register_activations(KernelRegistry& r) {
   const auto top = kMaxOnnxOpset;
   add(r, "Relu", 6, top, make<Unary<ReluOp, Family::kNumeric>>(), kFloatComputeInPlace);
-  add(r, "LeakyRelu", 6, top, make<Unary<LeakyReluOp, Family::kFloat>>(), kFloatCompute);
-  add(r, "Sigmoid", 6, top, make<VectorUnary<SigmoidOp, vmath::sigmoid>>(), kFloatCompute);
-  add(r, "Tanh", 6, top, make<Unary<TanhOp, Family::kFloat>>(), kFloatCompute);
-  add(r, "HardSigmoid", 6, top, make<Unary<HardSigmoidOp, Family::kFloat>>(), kFloatCompute);
-  add(r, "HardSwish", 14, top, make<Unary<HardSwishOp, Family::kFloat>>(), kFloatCompute);
-  add(r, "Elu", 6, top, make<Unary<EluOp, Family::kFloat>>(), kFloatCompute);
-  add(r, "Selu", 6, top, make<Unary<SeluOp, Family::kFloat>>(), kFloatCompute);
-  add(r, "Celu", 12, top, make<Unary<CeluOp, Family::kFloat>>(), kFloatCompute);
-  add(r, "Softplus", 1, top, make<Unary<SoftplusOp, Family::kFloat>>(), kFloatCompute);
-  add(r, "Softsign", 1, top, make<Unary<SoftsignOp, Family::kFloat>>(), kFloatCompute);
-  add(r, "ThresholdedRelu", 10, top, make<Unary<ThresholdedReluOp, Family::kFloat>>(), kFloatCompute);
-  add(r, "Mish", 18, top, make<Unary<MishOp, Family::kFloat>>(), kFloatCompute);
+  add(r, "LeakyRelu", 6, top, make<Unary<LeakyReluOp, Family::kFloat>>(), kFloatComputeInPlace);
+  add(r, "Sigmoid", 6, top, make<VectorUnary<SigmoidOp, vmath::sigmoid>>(), kFloatComputeInPlace);
+  add(r, "Tanh", 6, top, make<Unary<TanhOp, Family::kFloat>>(), kFloatComputeInPlace);
+  add(r, "HardSigmoid", 6, top, make<Unary<HardSigmoidOp, Family::kFloat>>(), kFloatComputeInPlace);
+  add(r, "HardSwish", 14, top, make<Unary<HardSwishOp, Family::kFloat>>(), kFloatComputeInPlace);
+  add(r, "Elu", 6, top, make<Unary<EluOp, Family::kFloat>>(), kFloatComputeInPlace);
+  add(r, "Selu", 6, top, make<Unary<SeluOp, Family::kFloat>>(), kFloatComputeInPlace);
+  add(r, "Celu", 12, top, make<Unary<CeluOp, Family::kFloat>>(), kFloatComputeInPlace);
+  add(r, "Softplus", 1, top, make<Unary<SoftplusOp, Family::kFloat>>(), kFloatComputeInPlace);
+  add(r, "Softsign", 1, top, make<Unary<SoftsignOp, Family::kFloat>>(), kFloatComputeInPlace);
+  add(r, "ThresholdedRelu", 10, top, make<Unary<ThresholdedReluOp, Family::kFloat>>(), kFloatComputeInPlace);
+  add(r, "Mish", 18, top, make<Unary<MishOp, Family::kFloat>>(), kFloatComputeInPlace);
   add(r, "Gelu", 20, top, make<Gelu>(), kFloatCompute);
   add(r, "Gelu", 1, 1, make<Gelu>(), kFloatCompute, "com.microsoft");
-  add(r, "Shrink", 9, top, make<Unary<ShrinkOp, Family::kNumeric>>(), kFloatCompute);
+  add(r, "Shrink", 9, top, make<Unary<ShrinkOp, Family::kNumeric>>(), kFloatComputeInPlace);
   add(r, "Clip", 6, top, make<Clip>(), kFloatCompute);
 }
 
