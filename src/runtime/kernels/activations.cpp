@@ -220,7 +220,7 @@ void register_activations(KernelRegistry& r) {
   add(r, "Gelu", 20, top, make<Gelu>(), kFloatCompute);
   add(r, "Gelu", 1, 1, make<Gelu>(), kFloatCompute, "com.microsoft");
   add(r, "Shrink", 9, top, make<Unary<ShrinkOp, Family::kNumeric>>(), kFloatComputeInPlace);
-  add(r, "Clip", 6, top, make<Clip>(), kFloatCompute);
+  add(r, "Clip", 6, top, make<Clip>(), kFloatComputeInPlace);  // (its bounds are read before output 0 is written)
 }
 
 }  // namespace winml::runtime::kernels

@@ -63,23 +63,30 @@ void run_numeric(KernelContext& ctx, const Tensor& a, const Tensor& b, const Sha
   ctx.set_output(0, convert(wy, t));
 }
 
+// Integers wrap around (as ONNX Runtime's do): computed in the unsigned type
+// of at least 32 bits, where overflow is defined, and narrowed back; signed
+// overflow would be undefined behaviour.
+template <typename T>
+using Wrapping = std::conditional_t<(sizeof(T) > 4), std::uint64_t, std::uint32_t>;
+
 struct AddOp {
   template <typename T>
   T operator()(T a, T b) const {
-    return static_cast<T>(a + b);
+    if constexpr (std::is_integral_v<T>) return static_cast<T>(Wrapping<T>(a) + Wrapping<T>(b));
+    else return static_cast<T>(a + b);
   }
 };
 struct SubOp {
   template <typename T>
   T operator()(T a, T b) const {
-    return static_cast<T>(a - b);
+    if constexpr (std::is_integral_v<T>) return static_cast<T>(Wrapping<T>(a) - Wrapping<T>(b));
+    else return static_cast<T>(a - b);
   }
 };
 struct MulOp {
   template <typename T>
   T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T>)
-      return static_cast<T>(std::uint64_t(a) * std::uint64_t(b));
+    if constexpr (std::is_integral_v<T>) return static_cast<T>(Wrapping<T>(a) * Wrapping<T>(b));
     else return static_cast<T>(a * b);
   }
 };
@@ -350,7 +357,7 @@ class PRelu : public Kernel {
     run_numeric(ctx, x, slope, shape, [&]<typename T>(const Tensor& values, const Tensor& slopes, Tensor& y) {
       binary_loop<T, T, T>(values, slopes, y, ctx.pool(), [](T v, T s) {
         if constexpr (std::is_unsigned_v<T>) return v;
-        else return v < T(0) ? static_cast<T>(s * v) : v;
+        else return v < T(0) ? MulOp{}(s, v) : v;
       });
     });
   }
