@@ -133,3 +133,18 @@ TEST(NarrowIntegerOps, BroadcastAndMismatchedTypesBehaveAsForWideTypes) {
   auto c = Tensor::from_vector<std::int8_t>(onnx::TensorProto::INT8, {1}, {2});
   EXPECT_THROW(runtime::evaluate_node(n, 17, {a, c}), winml::InputError);
 }
+
+// Neg and Abs of the minimum wrap around to the minimum (as in ONNX
+// Runtime), without a signed overflow (the sanitizer build checks).
+TEST(NarrowIntegerOps, NegAndAbsOfTheMinimumWrapAround) {
+  auto check = [](auto min) {
+    using T = decltype(min);
+    const T max = std::numeric_limits<T>::max();
+    const std::vector<T> in = {min, static_cast<T>(min + 1), static_cast<T>(-1), 0, 5};
+    EXPECT_EQ((run<T, T>("Neg", {in})), (std::vector<T>{min, max, 1, 0, static_cast<T>(-5)}));
+    EXPECT_EQ((run<T, T>("Abs", {in})), (std::vector<T>{min, max, 1, 0, 5}));
+  };
+  check(std::numeric_limits<std::int8_t>::min());
+  check(std::numeric_limits<std::int32_t>::min());
+  check(std::numeric_limits<std::int64_t>::min());
+}

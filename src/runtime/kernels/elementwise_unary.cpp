@@ -40,20 +40,28 @@ WINML_FLOAT_FN(AcoshOp, std::acosh(x))
 WINML_FLOAT_FN(AtanhOp, std::atanh(x))
 #undef WINML_FLOAT_FN
 
+// -x of an integer, wrapping around (the minimum stays the minimum, as in
+// ONNX Runtime): negated as unsigned, where that is defined.
+template <typename T>
+T negate(T x) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(0u - static_cast<std::make_unsigned_t<T>>(x));
+  else return -x;
+}
+
 struct AbsOp {
   explicit AbsOp(const NodeContext&) {}
   template <typename T>
   T operator()(T x) const {
     if constexpr (std::is_unsigned_v<T>) return x;
     else if constexpr (std::is_floating_point_v<T>) return std::fabs(x);
-    else return static_cast<T>(x < 0 ? -x : x);
+    else return x < 0 ? negate(x) : x;
   }
 };
 struct NegOp {
   explicit NegOp(const NodeContext&) {}
   template <typename T>
   T operator()(T x) const {
-    return static_cast<T>(-x);
+    return negate(x);
   }
 };
 struct SignOp {
