@@ -44,15 +44,14 @@ std::vector<bool> write_over_dead_inputs(Plan& plan, std::vector<int>& parent, c
     Step& s = plan.steps[si];
     if (!s.may_write_over_input0 || s.inputs.empty() || s.outputs.empty()) continue;
     const int in = s.inputs[0], out = s.outputs[0];
-    if (in < 0 || out < 0 || in == out || last_read[static_cast<std::size_t>(in)] != static_cast<int>(si)) continue;
+    if (in < 0 || out < 0 || last_read[static_cast<std::size_t>(in)] != static_cast<int>(si)) continue;
     const ValueInfo &vi = plan.values[static_cast<std::size_t>(in)], &vo = plan.values[static_cast<std::size_t>(out)];
     if (!vi.shape || !vo.shape || *vi.shape != *vo.shape || vi.dtype != vo.dtype || dtype_size(vi.dtype) == 0 ||
         is_half(vi.dtype))
       continue;
     const int root = find_root(parent, in), out_root = find_root(parent, out);
     if (excluded[static_cast<std::size_t>(root)] || excluded[static_cast<std::size_t>(out_root)] ||
-        alias_group[static_cast<std::size_t>(root)] || alias_group[static_cast<std::size_t>(out_root)] ||
-        aliased[static_cast<std::size_t>(out)])
+        alias_group[static_cast<std::size_t>(root)] || alias_group[static_cast<std::size_t>(out_root)])
       continue;
     parent[static_cast<std::size_t>(out_root)] = root;
     in_place[static_cast<std::size_t>(out)] = true;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "base/error.h"
@@ -34,5 +35,12 @@ void parallel_ranges(ThreadPool& pool, std::int64_t n, std::int64_t grain,
 
 // Elements per tile for cheap element-wise work.
 inline constexpr std::int64_t kElementwiseGrain = 32768;
+
+// The unsigned type of at least 32 bits integer T computes in when it wraps
+// around (as ONNX Runtime's integers do): overflow there is defined, where
+// T's own signed overflow would be undefined behaviour; the result is
+// narrowed back to T.
+template <typename T>
+using Wrapping = std::conditional_t<(sizeof(T) > 4), std::uint64_t, std::uint32_t>;
 
 }  // namespace winml::runtime::kernels

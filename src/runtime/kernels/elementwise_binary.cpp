@@ -63,12 +63,7 @@ void run_numeric(KernelContext& ctx, const Tensor& a, const Tensor& b, const Sha
   ctx.set_output(0, convert(wy, t));
 }
 
-// Integers wrap around (as ONNX Runtime's do): computed in the unsigned type
-// of at least 32 bits, where overflow is defined, and narrowed back; signed
-// overflow would be undefined behaviour.
-template <typename T>
-using Wrapping = std::conditional_t<(sizeof(T) > 4), std::uint64_t, std::uint32_t>;
-
+// Integers wrap around, computed in Wrapping<T>.
 struct AddOp {
   template <typename T>
   T operator()(T a, T b) const {

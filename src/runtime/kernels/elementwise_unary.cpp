@@ -40,11 +40,10 @@ WINML_FLOAT_FN(AcoshOp, std::acosh(x))
 WINML_FLOAT_FN(AtanhOp, std::atanh(x))
 #undef WINML_FLOAT_FN
 
-// -x of an integer, wrapping around (the minimum stays the minimum, as in
-// ONNX Runtime): negated as unsigned, where that is defined.
+// -x, wrapping around for integers (the minimum stays the minimum).
 template <typename T>
 T negate(T x) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(0u - static_cast<std::make_unsigned_t<T>>(x));
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(Wrapping<T>(0) - Wrapping<T>(x));
   else return -x;
 }
 
