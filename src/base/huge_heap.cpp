@@ -6,13 +6,31 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
+#include <map>
+#include <mutex>
 #include <new>
+#include <unordered_map>
 
 namespace winml {
 
 namespace {
 constexpr std::uintptr_t kHugePage = 2u << 20;
-}
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+}  // namespace
+
+std::size_t kept_huge_bytes_limit() { return kAddressSanitizer ? 0 : std::size_t{1} << 30; }
 
 void use_huge_pages_for_heap(std::size_t reserve, std::size_t largest_block) {
 #if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
@@ -45,16 +63,92 @@ void use_huge_pages_for_heap(std::size_t reserve, std::size_t largest_block) {
 #endif
 }
 
+namespace {
+
+// Huge blocks handed out (by address) and freed ones kept (by size).
+struct HugeBlocks {
+  std::mutex mu;
+  std::unordered_map<void*, std::size_t> live;
+  std::multimap<std::size_t, void*> kept;
+  std::size_t kept_bytes = 0;
+
+  // (under mu) Frees kept blocks, largest first, until `bytes` are freed.
+  void drop(std::size_t bytes) {
+    std::size_t dropped = 0;
+    while (dropped < bytes && !kept.empty()) {
+      auto last = std::prev(kept.end());
+      dropped += last->first;
+      kept_bytes -= last->first;
+      std::free(last->second);
+      kept.erase(last);
+    }
+  }
+};
+
+HugeBlocks& huge_blocks() {
+  static auto* blocks = new HugeBlocks;  // (never destroyed: frees may come from static destructors)
+  return *blocks;
+}
+
+}  // namespace
+
 void* allocate_on_huge_pages(std::size_t bytes) {
   const std::size_t rounded = bytes ? (bytes + 63) / 64 * 64 : 64;
-  const bool huge = rounded >= kHugePage;
-  const std::size_t size = huge ? (rounded + kHugePage - 1) & ~(kHugePage - 1) : rounded;
-  void* p = std::aligned_alloc(huge ? kHugePage : 64, size);
+  if (rounded < kHugePage) {
+    void* p = std::aligned_alloc(64, rounded);
+    if (!p) throw std::bad_alloc();
+    return p;
+  }
+  const std::size_t size = (rounded + kHugePage - 1) & ~(kHugePage - 1);
+  HugeBlocks& b = huge_blocks();
+  {
+    std::lock_guard lock(b.mu);
+    // A kept block of this size, or up to a quarter larger.
+    auto fit = b.kept.lower_bound(size);
+    if (fit != b.kept.end() && fit->first <= size + size / 4) {
+      void* p = fit->second;
+      b.live.emplace(p, fit->first);
+      b.kept_bytes -= fit->first;
+      b.kept.erase(fit);
+      return p;
+    }
+    b.drop(size);
+  }
+  void* p = std::aligned_alloc(kHugePage, size);
   if (!p) throw std::bad_alloc();
 #if defined(MADV_HUGEPAGE)
-  if (huge) ::madvise(p, size, MADV_HUGEPAGE);
+  ::madvise(p, size, MADV_HUGEPAGE);
 #endif
+  std::lock_guard lock(b.mu);
+  b.live.emplace(p, size);
   return p;
+}
+
+void free_on_huge_pages(void* p) {
+  if (!p) return;
+  HugeBlocks& b = huge_blocks();
+  {
+    std::lock_guard lock(b.mu);
+    auto it = b.live.find(p);
+    if (it != b.live.end()) {
+      const std::size_t size = it->second;
+      b.live.erase(it);
+      if (b.kept_bytes + size <= kept_huge_bytes_limit()) {
+        b.kept.emplace(size, p);
+        b.kept_bytes += size;
+        return;
+      }
+    }
+  }
+  std::free(p);
+}
+
+std::size_t release_kept_huge_blocks() {
+  HugeBlocks& b = huge_blocks();
+  std::lock_guard lock(b.mu);
+  const std::size_t bytes = b.kept_bytes;
+  b.drop(bytes);
+  return bytes;
 }
 
 }  // namespace winml

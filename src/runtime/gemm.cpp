@@ -137,7 +137,7 @@ std::shared_ptr<PackedWeights> empty_packed_weights(PackedWeights::Side side, st
     trace->packed.push_back(p);
   } else {
     auto* data = static_cast<float*>(allocate_on_huge_pages(p->bytes()));
-    p->data = std::shared_ptr<float>(data, [](float* q) { std::free(q); });
+    p->data = std::shared_ptr<float>(data, [](float* q) { free_on_huge_pages(q); });
   }
   return p;
 }

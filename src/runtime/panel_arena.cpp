@@ -11,7 +11,7 @@ constexpr std::size_t kBlock = std::size_t{32} << 20;
 
 std::shared_ptr<std::byte> huge_block(std::size_t bytes) {
   return std::shared_ptr<std::byte>(static_cast<std::byte*>(allocate_on_huge_pages(bytes)),
-                                    [](std::byte* p) { std::free(p); });
+                                    [](std::byte* p) { free_on_huge_pages(p); });
 }
 }  // namespace
 

@@ -21,7 +21,7 @@ constexpr int kSlots = 4;
 struct ThreadCache {
   Slot slots[kSlots];
   ~ThreadCache() {
-    for (auto& s : slots) std::free(s.data);
+    for (auto& s : slots) free_on_huge_pages(s.data);
   }
 };
 
@@ -36,7 +36,7 @@ Scratch::Scratch(std::size_t bytes) {
     Slot& s = t_cache.slots[i];
     if (s.busy) continue;
     if (s.bytes < bytes) {
-      std::free(s.data);
+      free_on_huge_pages(s.data);
       s.data = nullptr;
       s.bytes = 0;
       s.data = aligned(bytes);
@@ -52,7 +52,7 @@ Scratch::Scratch(std::size_t bytes) {
 
 Scratch::~Scratch() {
   if (slot_ >= 0) t_cache.slots[slot_].busy = false;
-  else std::free(data_);
+  else free_on_huge_pages(data_);
 }
 
 }  // namespace winml::runtime

@@ -74,7 +74,7 @@ std::shared_ptr<void> Session::take_arena() const {
     }
   }
   void* p = allocate_on_huge_pages(static_cast<std::size_t>(plan_->arena_bytes));
-  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  return std::shared_ptr<void>(p, [](void* q) { free_on_huge_pages(q); });
 }
 
 void Session::return_arena(std::shared_ptr<void> arena) const {
