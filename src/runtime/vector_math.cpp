@@ -210,6 +210,12 @@ template <typename Q>
   ATTR void min_max_##ISA(const float* x, std::int64_t n, float* lo, float* hi) { min_max_loop(x, n, lo, hi); } \
   ATTR double sum_##ISA(const float* x, std::int64_t n) { return sum_loop(x, n); }                          \
   ATTR double ssd_##ISA(const float* x, std::int64_t n, double c) { return sum_squared_deviations_loop(x, n, c); } \
+  ATTR void rows_##ISA(const float* x, std::int64_t rows, std::int64_t inner, double* sums, float* lo, float* hi) { \
+    for (std::int64_t r = 0; r < rows; ++r) {                                                               \
+      sums[r] = sum_loop(x + r * inner, inner);                                                             \
+      if (lo) min_max_loop(x + r * inner, inner, lo + r, hi + r);                                           \
+    }                                                                                                       \
+  }                                                                                                         \
   template <typename Q>                                                                                     \
   ATTR void quantize_##ISA(const float* x, std::int64_t n, float scale, float zero, Q lo, Q hi, Q nan, Q* y) { \
     quantize_loop(x, n, scale, zero, lo, hi, nan, y);                                                       \
@@ -223,6 +229,7 @@ template <typename Q>
                                   min_max_##ISA,                                                            \
                                   sum_##ISA,                                                                \
                                   ssd_##ISA,                                                                \
+                                  rows_##ISA,                                                               \
                                   quantize_##ISA<std::int8_t>,                                              \
                                   quantize_##ISA<std::uint8_t>,                                             \
                                   quantize_##ISA<std::int16_t>,                                             \
@@ -254,6 +261,9 @@ void min_max(const float* x, std::int64_t n, float* lo, float* hi) { active().mi
 double sum(const float* x, std::int64_t n) { return active().sum(x, n); }
 double sum_squared_deviations(const float* x, std::int64_t n, double center) {
   return active().sum_squared_deviations(x, n, center);
+}
+void row_sums_and_ranges(const float* x, std::int64_t rows, std::int64_t inner, double* sums, float* lo, float* hi) {
+  active().row_sums_and_ranges(x, rows, inner, sums, lo, hi);
 }
 namespace {
 

@@ -31,6 +31,12 @@ double sum(const float* x, std::int64_t n);
 // Sum of (x[i] - center)^2 in double, the same way.
 double sum_squared_deviations(const float* x, std::int64_t n, double center);
 
+// For each of `rows` rows of `inner` values (row r at x + r * inner):
+// sums[r] = sum(row), and when `lo` is given, min_max(row, &lo[r], &hi[r]),
+// the same bits as those calls, without a call per row (calibration's
+// channel means take them of every row of ResNet-50's 7x7 maps, 49 values).
+void row_sums_and_ranges(const float* x, std::int64_t rows, std::int64_t inner, double* sums, float* lo, float* hi);
+
 // y[i] = round_half_even(x[i] / scale) + zero, saturated to [lo, hi], and
 // `nan` where that is NaN: quantization to integers, as QuantizeLinear (the
 // type's limits, NaN to the lowest) and weight quantization (a narrower
@@ -51,6 +57,7 @@ struct Kernels {
   void (*min_max)(const float*, std::int64_t, float*, float*);
   double (*sum)(const float*, std::int64_t);
   double (*sum_squared_deviations)(const float*, std::int64_t, double);
+  void (*row_sums_and_ranges)(const float*, std::int64_t, std::int64_t, double*, float*, float*);
   template <typename Q>
   using Quantize = void (*)(const float*, std::int64_t, float, float, Q, Q, Q, Q*);
   Quantize<std::int8_t> quantize_i8;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "runtime/vector_math.h"
@@ -118,6 +119,14 @@ TEST(VectorMath, EveryInstructionSetGivesTheSameBits) {
     EXPECT_EQ(std::bit_cast<std::uint32_t>(hi[0]), std::bit_cast<std::uint32_t>(hi[1]));
     EXPECT_EQ(k->sum(x.data(), n - 2), base.sum(x.data(), n - 2));
     EXPECT_EQ(k->sum_squared_deviations(x.data(), n - 2, 0.5), base.sum_squared_deviations(x.data(), n - 2, 0.5));
+    std::vector<double> sums[2] = {std::vector<double>(101), std::vector<double>(101)};
+    std::vector<float> row_lo[2] = {std::vector<float>(101), std::vector<float>(101)};
+    std::vector<float> row_hi[2] = {std::vector<float>(101), std::vector<float>(101)};
+    k->row_sums_and_ranges(x.data(), 101, 99, sums[0].data(), row_lo[0].data(), row_hi[0].data());
+    base.row_sums_and_ranges(x.data(), 101, 99, sums[1].data(), row_lo[1].data(), row_hi[1].data());
+    EXPECT_EQ(std::memcmp(sums[0].data(), sums[1].data(), 101 * sizeof(double)), 0);
+    EXPECT_EQ(row_lo[0], row_lo[1]);
+    EXPECT_EQ(row_hi[0], row_hi[1]);
     std::vector<std::int8_t> q8[2] = {std::vector<std::int8_t>(x.size()), std::vector<std::int8_t>(x.size())};
     k->quantize_i8(x.data(), n, 0.37f, 3.0f, -127, 127, 3, q8[0].data());
     base.quantize_i8(x.data(), n, 0.37f, 3.0f, -127, 127, 3, q8[1].data());
@@ -131,6 +140,32 @@ TEST(VectorMath, EveryInstructionSetGivesTheSameBits) {
     k->quantize_i32(x.data(), n, 1e-8f, 0.0f, low, high, low, q32[0].data());  // saturates both ways
     base.quantize_i32(x.data(), n, 1e-8f, 0.0f, low, high, low, q32[1].data());
     EXPECT_EQ(q32[0], q32[1]);
+  }
+}
+
+TEST(VectorMath, RowSumsAndRangesAreThoseOfEachRowAlone) {
+  auto x = sweep(-50.0f, 70.0f, 4099);
+  x[5] = NAN;
+  x[40] = -0.0f;
+  x[41] = 0.0f;
+  for (std::int64_t inner : {1, 7, 16, 17, 64, 100}) {
+    const std::int64_t rows = static_cast<std::int64_t>(x.size()) / inner;
+    std::vector<double> sums(static_cast<std::size_t>(rows)), alone(sums.size());
+    std::vector<float> lo(sums.size()), hi(sums.size());
+    vmath::row_sums_and_ranges(x.data(), rows, inner, sums.data(), lo.data(), hi.data());
+    for (std::int64_t r = 0; r < rows; ++r) {
+      SCOPED_TRACE("inner " + std::to_string(inner) + " row " + std::to_string(r));
+      const float* row = x.data() + r * inner;
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(sums[static_cast<std::size_t>(r)]),
+                std::bit_cast<std::uint64_t>(vmath::sum(row, inner)));
+      float l = 0, h = 0;
+      vmath::min_max(row, inner, &l, &h);
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(lo[static_cast<std::size_t>(r)]), std::bit_cast<std::uint32_t>(l));
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(hi[static_cast<std::size_t>(r)]), std::bit_cast<std::uint32_t>(h));
+    }
+    // Sums alone, without ranges (a row with a NaN sums to NaN: compared as bits).
+    vmath::row_sums_and_ranges(x.data(), rows, inner, alone.data(), nullptr, nullptr);
+    EXPECT_EQ(std::memcmp(alone.data(), sums.data(), sums.size() * sizeof(double)), 0);
   }
 }
 

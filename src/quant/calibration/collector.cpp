@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "quant/calibration/reduce.h"
+#include "runtime/vector_math.h"
 
 namespace winml::quant {
 
@@ -73,23 +74,25 @@ std::optional<ChannelSums> channel_sums(std::span<const float> values, std::span
     if (range) *range = min_max(values, parallel);
     return out;
   }
-  // One partial sum per (outer, channel) row, added up in row order.
+  // One partial sum (and range) per (outer, channel) row, in blocks of rows
+  // of about kChunk values, added up in row order.
   std::int64_t rows = outer * channels;
   std::vector<double> row_sums(static_cast<std::size_t>(rows));
-  std::vector<MinMax> row_ranges(range ? static_cast<std::size_t>(rows) : 0);
-  auto row = [&](std::int64_t r) {
-    const std::span<const float> part(values.data() + r * inner, static_cast<std::size_t>(inner));
-    row_sums[static_cast<std::size_t>(r)] = sum(part);
-    if (range) row_ranges[static_cast<std::size_t>(r)] = min_max(part);
+  std::vector<float> row_lo(range ? static_cast<std::size_t>(rows) : 0), row_hi(row_lo.size());
+  const std::int64_t block = std::max<std::int64_t>(1, kChunk / inner), blocks = (rows + block - 1) / block;
+  auto rows_of = [&](std::int64_t b) {
+    const std::int64_t r0 = b * block, n = std::min(block, rows - r0);
+    runtime::vmath::row_sums_and_ranges(values.data() + r0 * inner, n, inner, row_sums.data() + r0,
+                                        range ? row_lo.data() + r0 : nullptr, range ? row_hi.data() + r0 : nullptr);
   };
-  if (parallel && rows > 1 && values.size() >= static_cast<std::size_t>(kChunk)) parallel(rows, row);
+  if (parallel && blocks > 1) parallel(blocks, rows_of);
   else
-    for (std::int64_t r = 0; r < rows; ++r) row(r);
+    for (std::int64_t b = 0; b < blocks; ++b) rows_of(b);
   for (std::int64_t r = 0; r < rows; ++r)
     out.sums[static_cast<std::size_t>(r % channels)] += row_sums[static_cast<std::size_t>(r)];
   if (range) {
     *range = {};
-    for (const auto& part : row_ranges) *range = combine(*range, part);  // (exact, in any order)
+    for (std::size_t r = 0; r < row_lo.size(); ++r) *range = combine(*range, min_max_of(row_lo[r], row_hi[r]));
   }
   return out;
 }

@@ -11,24 +11,22 @@ namespace winml::quant {
 
 // Every observed tensor of every sample passes here and through sum() (the
 // channel means): one pass each, vectorized for this CPU.
-MinMax min_max(std::span<const float> values) {
+MinMax min_max_of(float lo, float hi) {
   MinMax r;
-  if (values.empty()) return r;
-  float lo = 0, hi = 0;
-  runtime::vmath::min_max(values.data(), static_cast<std::int64_t>(values.size()), &lo, &hi);
   r.any = lo <= hi;
   r.min = r.any ? lo : std::numeric_limits<float>::quiet_NaN();
   r.max = r.any ? hi : std::numeric_limits<float>::quiet_NaN();
   return r;
 }
 
-std::int64_t chunk_count(std::size_t values) { return (static_cast<std::int64_t>(values) + kChunk - 1) / kChunk; }
-
-MinMax combine(const MinMax& a, const MinMax& b) {
-  if (!a.any) return b;
-  if (!b.any) return a;
-  return {std::min(a.min, b.min), std::max(a.max, b.max), true};
+MinMax min_max(std::span<const float> values) {
+  if (values.empty()) return {};
+  float lo = 0, hi = 0;
+  runtime::vmath::min_max(values.data(), static_cast<std::int64_t>(values.size()), &lo, &hi);
+  return min_max_of(lo, hi);
 }
+
+std::int64_t chunk_count(std::size_t values) { return (static_cast<std::int64_t>(values) + kChunk - 1) / kChunk; }
 
 MinMax min_max(std::span<const float> values, const ParallelFor& parallel) {
   std::int64_t chunks = chunk_count(values.size());

@@ -3,6 +3,7 @@
 // the same on every run of the same binary (a fixed evaluation order).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -24,7 +25,14 @@ struct MinMax {
 
 MinMax min_max(std::span<const float> values);
 MinMax min_max(std::span<const float> values, const ParallelFor& parallel);  // chunked
-MinMax combine(const MinMax& a, const MinMax& b);
+// What vmath::min_max's lo and hi say: none when lo > hi (no number).
+MinMax min_max_of(float lo, float hi);
+// Both ranges (ties keep a's value). Inline: channel sums combine one per row.
+inline MinMax combine(const MinMax& a, const MinMax& b) {
+  if (!a.any) return b;
+  if (!b.any) return a;
+  return {std::min(a.min, b.min), std::max(a.max, b.max), true};
+}
 double sum(std::span<const float> values);
 
 }  // namespace winml::quant
