@@ -201,18 +201,17 @@ std::shared_ptr<const PackedWeights> pack_weights(PackedWeights::Side side, cons
 // is fixed by the packed slabs, whatever the tiling (which, like everything
 // here, depends on the shapes alone).
 void sgemm_packed(const PackedWeights& w, const float* x, std::int64_t ldx, bool trans_x, std::int64_t x_extent,
-                  float* c, std::int64_t ldc, bool accumulate, ThreadPool& pool) {
+                  float* c, std::int64_t ldc, bool accumulate, ThreadPool& pool, const float* bias) {
   if (w.extent <= 0 || x_extent <= 0) return;
   bool left = w.side == PackedWeights::Side::kLeft;
   std::int64_t m = left ? w.extent : x_extent, n = left ? x_extent : w.extent;
-  if (!accumulate) {
-    // The kernels accumulate into C.
-    pool.parallel_for((m + 255) / 256, [&](std::int64_t t) {
-      std::int64_t r0 = t * 256;
-      zero_rows(c, ldc, r0, std::min<std::int64_t>(256, m - r0), 0, n);
-    });
+  const gemm_detail::TileStart start{bias};
+  if (w.k == 0) {  // an empty sum: C is its start
+    if (!accumulate)
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) c[i * ldc + j] = !bias ? 0.0f : left ? bias[i] : bias[j];
+    return;
   }
-  if (w.k == 0) return;
   constexpr std::int64_t kMinWork = std::int64_t(1) << 24;
   std::int64_t tiles = std::clamp<std::int64_t>(m * n * w.k / kMinWork, 1, 64);
   // x ranges of >= 96, in multiples of 4 (the kernels' column panel).
@@ -228,7 +227,8 @@ void sgemm_packed(const PackedWeights& w, const float* x, std::int64_t ldx, bool
     std::int64_t xi = t % x_tiles, wi = t / x_tiles;
     std::int64_t x0 = xi * x_step, w0 = wi * w_step;
     if (x0 >= x_extent) return;
-    v.packed_tile(w, x, ldx, trans_x, c, ldc, w0, std::min(w.extent, w0 + w_step), x0, std::min(x_extent, x0 + x_step));
+    v.packed_tile(w, x, ldx, trans_x, c, ldc, w0, std::min(w.extent, w0 + w_step), x0, std::min(x_extent, x0 + x_step),
+                  accumulate ? nullptr : &start);
   });
 }
 

@@ -125,9 +125,13 @@ std::shared_ptr<const PackedWeights> pack_weights(PackedWeights::Side side, cons
 
 // C (= or +=) A x B with the weights' side packed and the other operand `x`
 // given like GemmArgs' (B [k, x_extent] for packed A, A [x_extent, k] for
-// packed B; transposed storage when trans_x).
+// packed B; transposed storage when trans_x). Without `accumulate`, each
+// element of C starts from `bias` at its weights index (A's row, B's
+// column), or from zero without one: the same bits as filling C first and
+// accumulating, without the pass over C (the kernels' first slab takes the
+// start where it would load C).
 void sgemm_packed(const PackedWeights& w, const float* x, std::int64_t ldx, bool trans_x, std::int64_t x_extent,
-                  float* c, std::int64_t ldc, bool accumulate, ThreadPool& pool);
+                  float* c, std::int64_t ldc, bool accumulate, ThreadPool& pool, const float* bias = nullptr);
 // Single-threaded, same tiling (hence same bits) as sgemm.
 void sgemm_serial(const GemmArgs& args);
 
@@ -137,6 +141,12 @@ void sgemm_serial(const GemmArgs& args);
 const char* gemm_isa();
 
 namespace gemm_detail {
+// What C starts from in a product that does not accumulate: bias[j] at
+// weights index j, or zero when `bias` is null.
+struct TileStart {
+  const float* bias = nullptr;
+};
+
 // The entry points one instruction set variant provides (gemm_tile.cpp).
 struct Variant {
   const char* name;
@@ -145,9 +155,11 @@ struct Variant {
   std::int64_t (*slab_depth)(std::int64_t k, std::int64_t extent);
   // The extent range [e0, e1) of the weights, `src` pointing at its first element.
   void (*pack)(PackedWeights& w, const float* src, std::int64_t ld, bool trans, std::int64_t e0, std::int64_t e1);
-  // One tile of sgemm_packed: weights range [w0, w1) and x range [x0, x1).
+  // One tile of sgemm_packed: weights range [w0, w1) and x range [x0, x1),
+  // onto C as it is (`start` null) or from `start` (the weights have depth).
   void (*packed_tile)(const PackedWeights& w, const float* x, std::int64_t ldx, bool trans_x, float* c,
-                      std::int64_t ldc, std::int64_t w0, std::int64_t w1, std::int64_t x0, std::int64_t x1);
+                      std::int64_t ldc, std::int64_t w0, std::int64_t w1, std::int64_t x0, std::int64_t x1,
+                      const TileStart* start);
 };
 extern const Variant kGeneric, kAvx2, kAvx512;
 // Panel heights of the variants (mr) all divide this; packed-weight ranges

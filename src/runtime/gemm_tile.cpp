@@ -50,6 +50,69 @@ template <int Order>
 using PackRhs = Eigen::internal::gemm_pack_rhs<float, Index, Mapper<Order>, Traits::nr, Order>;
 using Gebp = Eigen::internal::gebp_kernel<float, float, Index, ResMapper, Traits::mr, Traits::nr, false, false>;
 
+// C for the first slab of a product that does not accumulate: Eigen's
+// kernels load C, add the product to it and store it. This mapper's loads
+// give what C starts from instead (bias[j] per column, or bias[i] per row
+// with `kPerRow`, or zero without a bias), so C needs no pass filling it
+// first: the same sums, the same bits. Stores go to C (column-major,
+// `stride` apart).
+template <bool kPerRow>
+class StartMapper {
+ public:
+  class LinearMapper {  // column j from row i on
+   public:
+    LinearMapper(float* data, const float* row_bias, float value) : data_(data), row_bias_(row_bias), value_(value) {}
+    void prefetch(Index k) const { Eigen::internal::prefetch(data_ + k); }
+    template <typename Packet>
+    Packet loadPacket(Index k) const {
+      if (kPerRow && row_bias_) return Eigen::internal::ploadu<Packet>(row_bias_ + k);
+      return Eigen::internal::pset1<Packet>(value_);
+    }
+    template <typename Packet>
+    void storePacket(Index k, const Packet& p) const {
+      Eigen::internal::pstoreu<float, Packet>(data_ + k, p);
+    }
+
+   private:
+    float* data_;
+    const float* row_bias_;  // (kPerRow) the rows' starts from this row on, or null for zeros
+    float value_;            // (!kPerRow) the column's start
+  };
+
+  StartMapper(float* data, Index stride, const float* bias) : data_(data), stride_(stride), bias_(bias) {}
+
+  LinearMapper getLinearMapper(Index i, Index j) const {
+    return LinearMapper(data_ + i + j * stride_, kPerRow && bias_ ? bias_ + i : nullptr, start(i, j));
+  }
+  // (the kernels' scalar edges: C(i, j) += ...) C(i, j), set to its start.
+  float& operator()(Index i, Index j) const {
+    float& c = data_[i + j * stride_];
+    c = start(i, j);
+    return c;
+  }
+  // Row i, columns j on.
+  template <typename Packet>
+  Packet gatherPacket(Index i, Index j) const {
+    if (!kPerRow && bias_) return Eigen::internal::ploadu<Packet>(bias_ + j);
+    return Eigen::internal::pset1<Packet>(start(i, j));
+  }
+  template <typename Packet>
+  void scatterPacket(Index i, Index j, const Packet& p) const {
+    Eigen::internal::pscatter<float, Packet>(data_ + i + j * stride_, p, stride_);
+  }
+
+ private:
+  float start(Index i, Index j) const { return !bias_ ? 0.0f : kPerRow ? bias_[i] : bias_[j]; }
+
+  float* data_;
+  Index stride_;
+  const float* bias_;
+};
+
+template <bool kPerRow>
+using GebpStart =
+    Eigen::internal::gebp_kernel<float, float, Index, StartMapper<kPerRow>, Traits::mr, Traits::nr, false, false>;
+
 static_assert(kRowPanel % Traits::mr == 0, "row panels must split at multiples of mr");
 
 // Eigen derives its blocking from the CPU's cache sizes; fixed sizes make
@@ -132,10 +195,11 @@ constexpr Index kNc = 512;  // a multiple of nr
 // Packed A (Eigen rhs, weights range = its columns), x = B (Eigen lhs rows).
 template <int Order>
 void packed_left(const PackedWeights& w, const float* x, Index ldx, float* c, Index ldc, Index w0, Index w1, Index x0,
-                 Index x1) {
+                 Index x1, const TileStart* start) {
   Mapper<Order> lhs(x, ldx);
   Scratch block(sizeof(float) * static_cast<std::size_t>(kMc * w.kc));
   Gebp gebp;
+  GebpStart<false> gebp_start;
   for (Index i2 = x0; i2 < x1; i2 += kMc) {
     Index mc = std::min(kMc, x1 - i2);
     for (Index k2 = 0; k2 < w.k; k2 += w.kc) {
@@ -144,7 +208,11 @@ void packed_left(const PackedWeights& w, const float* x, Index ldx, float* c, In
       const float* slab = w.data.get() + k2 * w.extent;
       for (Index j2 = w0; j2 < w1; j2 += kNc) {
         Index nc = std::min(kNc, w1 - j2);
-        gebp(ResMapper(c + i2 + j2 * ldc, ldc), block.as<float>(), slab + j2 * depth, mc, depth, nc, 1.0f);
+        // (C's columns are the weights': the bias is per column)
+        if (k2 == 0 && start)
+          gebp_start(StartMapper<false>(c + i2 + j2 * ldc, ldc, start->bias ? start->bias + j2 : nullptr),
+                     block.as<float>(), slab + j2 * depth, mc, depth, nc, 1.0f);
+        else gebp(ResMapper(c + i2 + j2 * ldc, ldc), block.as<float>(), slab + j2 * depth, mc, depth, nc, 1.0f);
       }
     }
   }
@@ -153,10 +221,11 @@ void packed_left(const PackedWeights& w, const float* x, Index ldx, float* c, In
 // Packed B (Eigen lhs, weights range = its rows), x = A (Eigen rhs columns).
 template <int Order>
 void packed_right(const PackedWeights& w, const float* x, Index ldx, float* c, Index ldc, Index w0, Index w1, Index x0,
-                  Index x1) {
+                  Index x1, const TileStart* start) {
   Mapper<Order> rhs(x, ldx);
   Scratch block(sizeof(float) * static_cast<std::size_t>(kNc * w.kc));
   Gebp gebp;
+  GebpStart<true> gebp_start;
   for (Index j2 = x0; j2 < x1; j2 += kNc) {
     Index nc = std::min(kNc, x1 - j2);
     for (Index k2 = 0; k2 < w.k; k2 += w.kc) {
@@ -165,22 +234,26 @@ void packed_right(const PackedWeights& w, const float* x, Index ldx, float* c, I
       const float* slab = w.data.get() + k2 * w.extent;
       for (Index i2 = w0; i2 < w1; i2 += kMc) {
         Index mc = std::min(kMc, w1 - i2);
-        gebp(ResMapper(c + i2 + j2 * ldc, ldc), slab + i2 * depth, block.as<float>(), mc, depth, nc, 1.0f);
+        // (C's rows are the weights': the bias is per row)
+        if (k2 == 0 && start)
+          gebp_start(StartMapper<true>(c + i2 + j2 * ldc, ldc, start->bias ? start->bias + i2 : nullptr),
+                     slab + i2 * depth, block.as<float>(), mc, depth, nc, 1.0f);
+        else gebp(ResMapper(c + i2 + j2 * ldc, ldc), slab + i2 * depth, block.as<float>(), mc, depth, nc, 1.0f);
       }
     }
   }
 }
 
 void packed_tile(const PackedWeights& w, const float* x, std::int64_t ldx, bool trans_x, float* c, std::int64_t ldc,
-                 std::int64_t w0, std::int64_t w1, std::int64_t x0, std::int64_t x1) {
+                 std::int64_t w0, std::int64_t w1, std::int64_t x0, std::int64_t x1, const TileStart* start) {
   if (w.side == PackedWeights::Side::kLeft) {
     // x = B [k, n]: Eigen lhs L(i, k) = B[k*ldx + i], column-major (row-major when B is stored [n, k]).
-    if (!trans_x) packed_left<Eigen::ColMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1);
-    else packed_left<Eigen::RowMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1);
+    if (!trans_x) packed_left<Eigen::ColMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1, start);
+    else packed_left<Eigen::RowMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1, start);
   } else {
     // x = A [m, k]: Eigen rhs R(k, j) = A[j*ldx + k], column-major (row-major when A is stored [k, m]).
-    if (!trans_x) packed_right<Eigen::ColMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1);
-    else packed_right<Eigen::RowMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1);
+    if (!trans_x) packed_right<Eigen::ColMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1, start);
+    else packed_right<Eigen::RowMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1, start);
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "runtime/gemm.h"
 #include "runtime/thread_pool.h"
@@ -181,4 +182,38 @@ TEST(Gemm, PackingRangesFillsTheBytesOfPackingTheWhole) {
           EXPECT_THROW(runtime::fill_packed_range(*bad, w.data(), ld, trans, 0, kPanel + 1), std::logic_error);
         }
       }
+}
+
+TEST(Gemm, PackedProductsStartFromTheBiasWithTheBitsOfFillingCFirst) {
+  runtime::ThreadPool pool(3);
+  for (auto side : {runtime::PackedWeights::Side::kLeft, runtime::PackedWeights::Side::kRight}) {
+    const bool left = side == runtime::PackedWeights::Side::kLeft;
+    // Ragged edges of every kernel path, several slabs, tiles, and no depth.
+    for (Problem p : {Problem{197, 700, 300, false, false}, Problem{1001, 5, 1333, true, false},
+                      Problem{33, 17, 9, true, true}, Problem{600, 49, 700, false, true}, Problem{3, 1, 2, false, false},
+                      Problem{26, 31, 0, false, false}}) {
+      auto a = test::random_floats(static_cast<std::size_t>(p.m * p.k), 7);
+      auto b = test::random_floats(static_cast<std::size_t>(p.k * p.n), 8);
+      const std::int64_t lda = p.ta ? p.m : p.k, ldb = p.tb ? p.k : p.n;
+      auto w = left ? runtime::pack_weights(side, a.data(), lda, p.ta, p.k, p.m)
+                    : runtime::pack_weights(side, b.data(), ldb, p.tb, p.k, p.n);
+      const auto bias = test::random_floats(static_cast<std::size_t>(left ? p.m : p.n), 9);
+      for (const float* start : {bias.data(), static_cast<const float*>(nullptr)}) {
+        SCOPED_TRACE(std::string(left ? "left " : "right ") + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+                     std::to_string(p.k) + (start ? " bias" : " zero"));
+        // C filled with its start, the product accumulated onto it...
+        std::vector<float> filled(static_cast<std::size_t>(p.m * p.n));
+        for (std::int64_t i = 0; i < p.m; ++i)
+          for (std::int64_t j = 0; j < p.n; ++j)
+            filled[static_cast<std::size_t>(i * p.n + j)] = !start ? 0.0f : left ? start[i] : start[j];
+        if (left) runtime::sgemm_packed(*w, b.data(), ldb, p.tb, p.n, filled.data(), p.n, true, pool);
+        else runtime::sgemm_packed(*w, a.data(), lda, p.ta, p.m, filled.data(), p.n, true, pool);
+        // ...and C started from it: what C held before (NaN) never shows.
+        std::vector<float> started(filled.size(), std::nanf(""));
+        if (left) runtime::sgemm_packed(*w, b.data(), ldb, p.tb, p.n, started.data(), p.n, false, pool, start);
+        else runtime::sgemm_packed(*w, a.data(), lda, p.ta, p.m, started.data(), p.n, false, pool, start);
+        EXPECT_EQ(std::memcmp(started.data(), filled.data(), filled.size() * sizeof(float)), 0);
+      }
+    }
+  }
 }

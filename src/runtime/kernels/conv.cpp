@@ -229,9 +229,8 @@ class Conv : public Kernel {
             std::int64_t p0 = t * block, p1 = std::min(osize, p0 + block), cols = p1 - p0;
             Scratch tile(sizeof(float) * static_cast<std::size_t>(rows * cols));
             im2col(xg, w, 0, rows, p0, p1, tile.as<float>(), cols);
-            if (pb)
-              for (std::int64_t m = 0; m < Mg; ++m) std::fill(yg + m * osize + p0, yg + m * osize + p1, pb[g * Mg + m]);
-            sgemm_packed(*packed_[g], tile.as<float>(), cols, false, cols, yg + p0, osize, pb != nullptr, ctx.pool());
+            sgemm_packed(*packed_[g], tile.as<float>(), cols, false, cols, yg + p0, osize, false, ctx.pool(),
+                         pb ? pb + g * Mg : nullptr);
           });
           continue;
         }
@@ -243,10 +242,8 @@ class Conv : public Kernel {
           B = col.as<float>();
         }
         if (!packed_.empty()) {
-          // Start from the bias and accumulate the product onto it.
-          if (pb)
-            for (std::int64_t m = 0; m < Mg; ++m) std::fill(yg + m * osize, yg + (m + 1) * osize, pb[g * Mg + m]);
-          sgemm_packed(*packed_[g], B, osize, false, osize, yg, osize, pb != nullptr, ctx.pool());
+          // (each output starts from its channel's bias, the product added to it)
+          sgemm_packed(*packed_[g], B, osize, false, osize, yg, osize, false, ctx.pool(), pb ? pb + g * Mg : nullptr);
           continue;
         }
         GemmArgs args;
