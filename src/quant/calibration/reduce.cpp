@@ -9,8 +9,6 @@
 
 namespace winml::quant {
 
-// Every observed tensor of every sample passes here and through sum() (the
-// channel means): one pass each, vectorized for this CPU.
 MinMax min_max_of(float lo, float hi) {
   MinMax r;
   r.any = lo <= hi;
@@ -19,6 +17,8 @@ MinMax min_max_of(float lo, float hi) {
   return r;
 }
 
+// Every observed tensor of every sample passes here and through sum() (the
+// channel means): one pass each, vectorized for this CPU.
 MinMax min_max(std::span<const float> values) {
   if (values.empty()) return {};
   float lo = 0, hi = 0;
