@@ -157,6 +157,7 @@ void tile(const GemmArgs& g, std::int64_t r0, std::int64_t rows, std::int64_t c0
 }
 
 std::int64_t slab_depth(std::int64_t k, std::int64_t extent) {
+  if (k <= 0) return 1;  // (no slabs; Eigen's heuristic divides by the depth)
   pin_cache_sizes();
   Index kc = k, mc = 1024, nc = std::max<Index>(extent, 1);
   Eigen::internal::computeProductBlockingSizes<float, float, 1, Index>(kc, mc, nc, 1);
