@@ -10,19 +10,19 @@ namespace winml::runtime::kernels {
 
 namespace {
 
-enum class Reduction { kNone, kSum, kMean };
+enum class LossReduction { kNone, kSum, kMean };
 
-Reduction parse(const NodeContext& n) {
+LossReduction parse(const NodeContext& n) {
   std::string r = n.attr_string("reduction", "mean");
-  if (r == "none") return Reduction::kNone;
-  if (r == "sum") return Reduction::kSum;
-  if (r == "mean") return Reduction::kMean;
+  if (r == "none") return LossReduction::kNone;
+  if (r == "sum") return LossReduction::kSum;
+  if (r == "mean") return LossReduction::kMean;
   n.fail("unknown reduction '" + r + "'");
 }
 
 // loss[n, d...] = -weight[t] * logp[n, t, d...] with t = target[n, d...].
 template <typename T>
-Tensor nll(const Tensor& logp, const Tensor& target, const Tensor* weight, Reduction reduction, bool has_ignore,
+Tensor nll(const Tensor& logp, const Tensor& target, const Tensor* weight, LossReduction reduction, bool has_ignore,
            std::int64_t ignore) {
   std::int64_t N = logp.dim(0), C = logp.dim(1), D = dims_product(logp.shape(), 2, logp.rank());
   auto t = to_int64s(target);
@@ -40,7 +40,7 @@ Tensor nll(const Tensor& logp, const Tensor& target, const Tensor* weight, Reduc
       loss[n * D + d] = -static_cast<double>(p[(n * C + cls) * D + d]) * wt;
       w[n * D + d] = wt;
     }
-  if (reduction == Reduction::kNone) {
+  if (reduction == LossReduction::kNone) {
     Tensor out = Tensor::allocate(logp.dtype(), loss_shape);
     for (std::size_t i = 0; i < loss.size(); ++i) out.mutable_data<T>()[i] = static_cast<T>(loss[i]);
     return out;
@@ -51,7 +51,7 @@ Tensor nll(const Tensor& logp, const Tensor& target, const Tensor* weight, Reduc
     wsum += w[i];
   }
   Tensor out = Tensor::allocate(logp.dtype(), {});
-  out.mutable_data<T>()[0] = static_cast<T>(reduction == Reduction::kSum ? sum : (wsum == 0 ? 0.0 : sum / wsum));
+  out.mutable_data<T>()[0] = static_cast<T>(reduction == LossReduction::kSum ? sum : (wsum == 0 ? 0.0 : sum / wsum));
   return out;
 }
 
@@ -68,7 +68,7 @@ class NegativeLogLikelihoodLoss : public Kernel {
   }
 
  private:
-  Reduction reduction_;
+  LossReduction reduction_;
   bool has_ignore_;
   std::int64_t ignore_;
 };
@@ -100,7 +100,7 @@ class SoftmaxCrossEntropyLoss : public Kernel {
   }
 
  private:
-  Reduction reduction_;
+  LossReduction reduction_;
   bool has_ignore_;
   std::int64_t ignore_;
 };
