@@ -115,12 +115,19 @@ std::optional<model::Model> runnable_copy(const model::Model& m) {
 struct SharedPlan {
   std::optional<model::Model> copy;  // declared first: the plan uses its weights
   std::shared_ptr<const runtime::Plan> plan;
+  std::set<std::string> observed;  // the values its runs produce for an observer
 };
 
-std::shared_ptr<const SharedPlan> build_shared_plan(const model::Model& m, const RuntimeRunnerOptions& o) {
+// Relus are folded into the Convs and Adds before them where the observer
+// does not need the values in between (calibration observes what QDQ
+// quantizes: after a Conv's Relu, not before).
+std::shared_ptr<const SharedPlan> build_shared_plan(const model::Model& m, const RuntimeRunnerOptions& o,
+                                                    const std::set<std::string>& observed) {
   auto shared = std::make_shared<SharedPlan>();
   shared->copy = runnable_copy(m);
-  shared->plan = runtime::build_plan(shared->copy ? *shared->copy : m, runtime::PlanOptions{.dims = o.dims});
+  shared->plan =
+      runtime::build_plan(shared->copy ? *shared->copy : m, runtime::PlanOptions{.dims = o.dims, .observed = observed});
+  shared->observed = observed;
   return shared;
 }
 
@@ -152,7 +159,8 @@ class RuntimeRunner : public ModelRunner {
 }  // namespace
 
 // Runners made for the same model while another one of them is alive
-// share its plan; the first builds it while the others wait for it.
+// share its plan (when it produces every value they observe); the first
+// builds it while the others wait for it.
 RunnerFactory runtime_runner_factory(const RuntimeRunnerOptions& options) {
   struct Cache {
     std::mutex mu;
@@ -160,13 +168,17 @@ RunnerFactory runtime_runner_factory(const RuntimeRunnerOptions& options) {
     std::weak_ptr<const SharedPlan> plan;
   };
   auto cache = std::make_shared<Cache>();
-  return [options, cache](const model::Model& m, const std::vector<std::string>&) -> std::unique_ptr<ModelRunner> {
+  return [options, cache](const model::Model& m,
+                          const std::vector<std::string>& observed_names) -> std::unique_ptr<ModelRunner> {
+    const std::set<std::string> observed(observed_names.begin(), observed_names.end());
     std::shared_ptr<const SharedPlan> shared;
     {
       std::lock_guard lock(cache->mu);
       if (cache->model == &m) shared = cache->plan.lock();
+      if (shared && !std::includes(shared->observed.begin(), shared->observed.end(), observed.begin(), observed.end()))
+        shared.reset();
       if (!shared) {
-        shared = build_shared_plan(m, options);
+        shared = build_shared_plan(m, options, observed);
         cache->model = &m;
         cache->plan = shared;
       }

@@ -201,15 +201,18 @@ std::shared_ptr<const PackedWeights> pack_weights(PackedWeights::Side side, cons
 // is fixed by the packed slabs, whatever the tiling (which, like everything
 // here, depends on the shapes alone).
 void sgemm_packed(const PackedWeights& w, const float* x, std::int64_t ldx, bool trans_x, std::int64_t x_extent,
-                  float* c, std::int64_t ldc, bool accumulate, ThreadPool& pool, const float* bias) {
+                  float* c, std::int64_t ldc, bool accumulate, ThreadPool& pool, const float* bias, bool relu) {
   if (w.extent <= 0 || x_extent <= 0) return;
   bool left = w.side == PackedWeights::Side::kLeft;
   std::int64_t m = left ? w.extent : x_extent, n = left ? x_extent : w.extent;
-  const gemm_detail::TileStart start{bias};
+  const gemm_detail::TileEdges edges{!accumulate, accumulate ? nullptr : bias, relu};
   if (w.k == 0) {  // an empty sum: C is its start
-    if (!accumulate)
-      for (std::int64_t i = 0; i < m; ++i)
-        for (std::int64_t j = 0; j < n; ++j) c[i * ldc + j] = !bias ? 0.0f : left ? bias[i] : bias[j];
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        float& v = c[i * ldc + j];
+        if (!accumulate) v = !bias ? 0.0f : left ? bias[i] : bias[j];
+        if (relu) v = v < 0.0f ? 0.0f : v;
+      }
     return;
   }
   constexpr std::int64_t kMinWork = std::int64_t(1) << 24;
@@ -228,7 +231,7 @@ void sgemm_packed(const PackedWeights& w, const float* x, std::int64_t ldx, bool
     std::int64_t x0 = xi * x_step, w0 = wi * w_step;
     if (x0 >= x_extent) return;
     v.packed_tile(w, x, ldx, trans_x, c, ldc, w0, std::min(w.extent, w0 + w_step), x0, std::min(x_extent, x0 + x_step),
-                  accumulate ? nullptr : &start);
+                  edges);
   });
 }
 

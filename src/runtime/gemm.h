@@ -129,9 +129,11 @@ std::shared_ptr<const PackedWeights> pack_weights(PackedWeights::Side side, cons
 // element of C starts from `bias` at its weights index (A's row, B's
 // column), or from zero without one: the same bits as filling C first and
 // accumulating, without the pass over C (the kernels' first slab takes the
-// start where it would load C).
+// start where it would load C). With `relu`, C is then clamped at zero
+// (x < 0 ? 0 : x: a folded Relu's bits) as the last slab stores it.
 void sgemm_packed(const PackedWeights& w, const float* x, std::int64_t ldx, bool trans_x, std::int64_t x_extent,
-                  float* c, std::int64_t ldc, bool accumulate, ThreadPool& pool, const float* bias = nullptr);
+                  float* c, std::int64_t ldc, bool accumulate, ThreadPool& pool, const float* bias = nullptr,
+                  bool relu = false);
 // Single-threaded, same tiling (hence same bits) as sgemm.
 void sgemm_serial(const GemmArgs& args);
 
@@ -141,10 +143,13 @@ void sgemm_serial(const GemmArgs& args);
 const char* gemm_isa();
 
 namespace gemm_detail {
-// What C starts from in a product that does not accumulate: bias[j] at
-// weights index j, or zero when `bias` is null.
-struct TileStart {
+// A tile's ends: without `from_start` the product adds to C as it is; with
+// it, C starts from bias[j] at weights index j, or from zero when `bias` is
+// null. With `relu`, the sums are clamped at zero as they are stored.
+struct TileEdges {
+  bool from_start = false;
   const float* bias = nullptr;
+  bool relu = false;
 };
 
 // The entry points one instruction set variant provides (gemm_tile.cpp).
@@ -156,10 +161,10 @@ struct Variant {
   // The extent range [e0, e1) of the weights, `src` pointing at its first element.
   void (*pack)(PackedWeights& w, const float* src, std::int64_t ld, bool trans, std::int64_t e0, std::int64_t e1);
   // One tile of sgemm_packed: weights range [w0, w1) and x range [x0, x1),
-  // onto C as it is (`start` null) or from `start` (the weights have depth).
+  // with `edges` (the weights have depth).
   void (*packed_tile)(const PackedWeights& w, const float* x, std::int64_t ldx, bool trans_x, float* c,
                       std::int64_t ldc, std::int64_t w0, std::int64_t w1, std::int64_t x0, std::int64_t x1,
-                      const TileStart* start);
+                      const TileEdges& edges);
 };
 extern const Variant kGeneric, kAvx2, kAvx512;
 // Panel heights of the variants (mr) all divide this; packed-weight ranges

@@ -50,68 +50,98 @@ template <int Order>
 using PackRhs = Eigen::internal::gemm_pack_rhs<float, Index, Mapper<Order>, Traits::nr, Order>;
 using Gebp = Eigen::internal::gebp_kernel<float, float, Index, ResMapper, Traits::mr, Traits::nr, false, false>;
 
-// C for the first slab of a product that does not accumulate: Eigen's
-// kernels load C, add the product to it and store it. This mapper's loads
-// give what C starts from instead (bias[j] per column, or bias[i] per row
-// with `kPerRow`, or zero without a bias), so C needs no pass filling it
-// first: the same sums, the same bits. Stores go to C (column-major,
-// `stride` apart).
+// C for the first and the last slab of a product. Eigen's kernels load C,
+// add the slab's product to it and store it. In the first slab of a product
+// that does not accumulate (`from_start`), this mapper's loads give what C
+// starts from instead (bias[j] per column, or bias[i] per row with
+// `kPerRow`, or zero without a bias), so C needs no pass filling it first:
+// the same sums, the same bits. In the last slab with `relu`, its stores
+// clamp at zero (x < 0 ? 0 : x, NaN and -0 kept), so a folded Relu needs no
+// pass either. C is column-major, `stride` apart.
 template <bool kPerRow>
-class StartMapper {
+class EdgeMapper {
  public:
+  struct Edges {
+    bool from_start = false;
+    const float* bias = nullptr;  // (from_start) at this mapper's first row (kPerRow) or column
+    bool relu = false;
+  };
+
   class LinearMapper {  // column j from row i on
    public:
-    LinearMapper(float* data, const float* row_bias, float value) : data_(data), row_bias_(row_bias), value_(value) {}
+    LinearMapper(float* data, const float* row_bias, float value, const Edges& e)
+        : data_(data), row_bias_(row_bias), value_(value), from_start_(e.from_start), relu_(e.relu) {}
     void prefetch(Index k) const { Eigen::internal::prefetch(data_ + k); }
     template <typename Packet>
     Packet loadPacket(Index k) const {
+      if (!from_start_) return Eigen::internal::ploadu<Packet>(data_ + k);
       if (kPerRow && row_bias_) return Eigen::internal::ploadu<Packet>(row_bias_ + k);
       return Eigen::internal::pset1<Packet>(value_);
     }
     template <typename Packet>
     void storePacket(Index k, const Packet& p) const {
-      Eigen::internal::pstoreu<float, Packet>(data_ + k, p);
+      Eigen::internal::pstoreu<float, Packet>(data_ + k, relu_ ? clamp(p) : p);
     }
 
    private:
     float* data_;
     const float* row_bias_;  // (kPerRow) the rows' starts from this row on, or null for zeros
     float value_;            // (!kPerRow) the column's start
+    bool from_start_, relu_;
   };
 
-  StartMapper(float* data, Index stride, const float* bias) : data_(data), stride_(stride), bias_(bias) {}
+  // What the kernels' scalar edges do to C(i, j): `+= v`.
+  class Element {
+   public:
+    Element(float& c, float start, const Edges& e) : c_(c), start_(start), from_start_(e.from_start), relu_(e.relu) {}
+    void operator+=(float v) const {
+      const float sum = (from_start_ ? start_ : c_) + v;
+      c_ = relu_ && sum < 0.0f ? 0.0f : sum;
+    }
+
+   private:
+    float& c_;
+    float start_;
+    bool from_start_, relu_;
+  };
+
+  EdgeMapper(float* data, Index stride, const Edges& edges) : data_(data), stride_(stride), edges_(edges) {}
 
   LinearMapper getLinearMapper(Index i, Index j) const {
-    return LinearMapper(data_ + i + j * stride_, kPerRow && bias_ ? bias_ + i : nullptr, start(i, j));
+    return LinearMapper(data_ + i + j * stride_, kPerRow && edges_.bias ? edges_.bias + i : nullptr, start(i, j),
+                        edges_);
   }
-  // (the kernels' scalar edges: C(i, j) += ...) C(i, j), set to its start.
-  float& operator()(Index i, Index j) const {
-    float& c = data_[i + j * stride_];
-    c = start(i, j);
-    return c;
-  }
+  Element operator()(Index i, Index j) const { return Element(data_[i + j * stride_], start(i, j), edges_); }
   // Row i, columns j on.
   template <typename Packet>
   Packet gatherPacket(Index i, Index j) const {
-    if (!kPerRow && bias_) return Eigen::internal::ploadu<Packet>(bias_ + j);
+    if (!edges_.from_start) return Eigen::internal::pgather<float, Packet>(data_ + i + j * stride_, stride_);
+    if (!kPerRow && edges_.bias) return Eigen::internal::ploadu<Packet>(edges_.bias + j);
     return Eigen::internal::pset1<Packet>(start(i, j));
   }
   template <typename Packet>
   void scatterPacket(Index i, Index j, const Packet& p) const {
-    Eigen::internal::pscatter<float, Packet>(data_ + i + j * stride_, p, stride_);
+    Eigen::internal::pscatter<float, Packet>(data_ + i + j * stride_, edges_.relu ? clamp(p) : p, stride_);
   }
 
  private:
-  float start(Index i, Index j) const { return !bias_ ? 0.0f : kPerRow ? bias_[i] : bias_[j]; }
+  template <typename Packet>
+  static Packet clamp(const Packet& p) {
+    const Packet zero = Eigen::internal::pzero(p);
+    return Eigen::internal::pselect(Eigen::internal::pcmp_lt(p, zero), zero, p);
+  }
+  float start(Index i, Index j) const {
+    return !edges_.from_start || !edges_.bias ? 0.0f : kPerRow ? edges_.bias[i] : edges_.bias[j];
+  }
 
   float* data_;
   Index stride_;
-  const float* bias_;
+  Edges edges_;
 };
 
 template <bool kPerRow>
-using GebpStart =
-    Eigen::internal::gebp_kernel<float, float, Index, StartMapper<kPerRow>, Traits::mr, Traits::nr, false, false>;
+using GebpEdge =
+    Eigen::internal::gebp_kernel<float, float, Index, EdgeMapper<kPerRow>, Traits::mr, Traits::nr, false, false>;
 
 static_assert(kRowPanel % Traits::mr == 0, "row panels must split at multiples of mr");
 
@@ -193,14 +223,23 @@ void pack(PackedWeights& w, const float* src, std::int64_t ld, bool trans, std::
 constexpr Index kMc = 192;  // a multiple of kRowPanel
 constexpr Index kNc = 512;  // a multiple of nr
 
+// What the slab [k2, k2 + depth) of a product of depth k does at its edges:
+// the first starts from the start, the last clamps. `at` is the weights
+// index the mapper's C begins at, where its bias begins.
+template <bool kPerRow>
+typename EdgeMapper<kPerRow>::Edges slab_edges(const TileEdges& edges, Index k2, Index depth, Index k, Index at) {
+  const bool from_start = k2 == 0 && edges.from_start;
+  return {from_start, from_start && edges.bias ? edges.bias + at : nullptr, k2 + depth >= k && edges.relu};
+}
+
 // Packed A (Eigen rhs, weights range = its columns), x = B (Eigen lhs rows).
 template <int Order>
 void packed_left(const PackedWeights& w, const float* x, Index ldx, float* c, Index ldc, Index w0, Index w1, Index x0,
-                 Index x1, const TileStart* start) {
+                 Index x1, const TileEdges& edges) {
   Mapper<Order> lhs(x, ldx);
   Scratch block(sizeof(float) * static_cast<std::size_t>(kMc * w.kc));
   Gebp gebp;
-  GebpStart<false> gebp_start;
+  GebpEdge<false> gebp_edge;
   for (Index i2 = x0; i2 < x1; i2 += kMc) {
     Index mc = std::min(kMc, x1 - i2);
     for (Index k2 = 0; k2 < w.k; k2 += w.kc) {
@@ -210,9 +249,9 @@ void packed_left(const PackedWeights& w, const float* x, Index ldx, float* c, In
       for (Index j2 = w0; j2 < w1; j2 += kNc) {
         Index nc = std::min(kNc, w1 - j2);
         // (C's columns are the weights': the bias is per column)
-        if (k2 == 0 && start)
-          gebp_start(StartMapper<false>(c + i2 + j2 * ldc, ldc, start->bias ? start->bias + j2 : nullptr),
-                     block.as<float>(), slab + j2 * depth, mc, depth, nc, 1.0f);
+        if (const auto e = slab_edges<false>(edges, k2, depth, w.k, j2); e.from_start || e.relu)
+          gebp_edge(EdgeMapper<false>(c + i2 + j2 * ldc, ldc, e), block.as<float>(), slab + j2 * depth, mc, depth, nc,
+                    1.0f);
         else gebp(ResMapper(c + i2 + j2 * ldc, ldc), block.as<float>(), slab + j2 * depth, mc, depth, nc, 1.0f);
       }
     }
@@ -222,11 +261,11 @@ void packed_left(const PackedWeights& w, const float* x, Index ldx, float* c, In
 // Packed B (Eigen lhs, weights range = its rows), x = A (Eigen rhs columns).
 template <int Order>
 void packed_right(const PackedWeights& w, const float* x, Index ldx, float* c, Index ldc, Index w0, Index w1, Index x0,
-                  Index x1, const TileStart* start) {
+                  Index x1, const TileEdges& edges) {
   Mapper<Order> rhs(x, ldx);
   Scratch block(sizeof(float) * static_cast<std::size_t>(kNc * w.kc));
   Gebp gebp;
-  GebpStart<true> gebp_start;
+  GebpEdge<true> gebp_edge;
   for (Index j2 = x0; j2 < x1; j2 += kNc) {
     Index nc = std::min(kNc, x1 - j2);
     for (Index k2 = 0; k2 < w.k; k2 += w.kc) {
@@ -236,9 +275,9 @@ void packed_right(const PackedWeights& w, const float* x, Index ldx, float* c, I
       for (Index i2 = w0; i2 < w1; i2 += kMc) {
         Index mc = std::min(kMc, w1 - i2);
         // (C's rows are the weights': the bias is per row)
-        if (k2 == 0 && start)
-          gebp_start(StartMapper<true>(c + i2 + j2 * ldc, ldc, start->bias ? start->bias + i2 : nullptr),
-                     slab + i2 * depth, block.as<float>(), mc, depth, nc, 1.0f);
+        if (const auto e = slab_edges<true>(edges, k2, depth, w.k, i2); e.from_start || e.relu)
+          gebp_edge(EdgeMapper<true>(c + i2 + j2 * ldc, ldc, e), slab + i2 * depth, block.as<float>(), mc, depth, nc,
+                    1.0f);
         else gebp(ResMapper(c + i2 + j2 * ldc, ldc), slab + i2 * depth, block.as<float>(), mc, depth, nc, 1.0f);
       }
     }
@@ -246,15 +285,15 @@ void packed_right(const PackedWeights& w, const float* x, Index ldx, float* c, I
 }
 
 void packed_tile(const PackedWeights& w, const float* x, std::int64_t ldx, bool trans_x, float* c, std::int64_t ldc,
-                 std::int64_t w0, std::int64_t w1, std::int64_t x0, std::int64_t x1, const TileStart* start) {
+                 std::int64_t w0, std::int64_t w1, std::int64_t x0, std::int64_t x1, const TileEdges& edges) {
   if (w.side == PackedWeights::Side::kLeft) {
     // x = B [k, n]: Eigen lhs L(i, k) = B[k*ldx + i], column-major (row-major when B is stored [n, k]).
-    if (!trans_x) packed_left<Eigen::ColMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1, start);
-    else packed_left<Eigen::RowMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1, start);
+    if (!trans_x) packed_left<Eigen::ColMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1, edges);
+    else packed_left<Eigen::RowMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1, edges);
   } else {
     // x = A [m, k]: Eigen rhs R(k, j) = A[j*ldx + k], column-major (row-major when A is stored [k, m]).
-    if (!trans_x) packed_right<Eigen::ColMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1, start);
-    else packed_right<Eigen::RowMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1, start);
+    if (!trans_x) packed_right<Eigen::ColMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1, edges);
+    else packed_right<Eigen::RowMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1, edges);
   }
 }
 

@@ -107,6 +107,8 @@ const Tensor& KernelContext::input(int i) const {
   return *inputs_[i];
 }
 
+bool KernelContext::relu_output() const { return step_.relu_output; }
+
 bool KernelContext::output_wanted(int i) const {
   return i < static_cast<int>(step_.outputs.size()) && step_.outputs[static_cast<std::size_t>(i)] >= 0;
 }

@@ -101,6 +101,9 @@ class KernelContext {
   // Sets output i to an existing tensor (a view or alias of an input).
   void set_output(int i, Tensor t);
   bool output_wanted(int i) const;  // false when the node's output name is empty
+  // A Relu is folded into this step (KernelTraits::folds_relu): output 0
+  // holds x < 0 ? 0 : x of what the op computes, the Relu kernel's bits.
+  bool relu_output() const;
 
   ThreadPool& pool() const;
   // Runs a subgraph plan with its formal inputs; values it captures from

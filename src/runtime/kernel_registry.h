@@ -27,6 +27,10 @@ struct KernelTraits {
   // this step, the memory plan may place output 0 over it (same shape and
   // type): one buffer instead of two, and the writes hit lines just read.
   bool may_write_over_input0 = false;
+  // The kernel can apply a Relu to float32 output 0 as it writes it
+  // (KernelContext::relu_output): a Relu that alone reads that output is
+  // folded into the step when no observer needs the value before it.
+  bool folds_relu = false;
 };
 
 using KernelFactory = std::function<std::unique_ptr<Kernel>(const NodeContext&)>;

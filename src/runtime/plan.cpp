@@ -13,6 +13,7 @@
 #include "runtime/executor.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/memory_plan.h"
+#include "runtime/relu_folding.h"
 #include "runtime/static_shapes.h"
 #include "runtime/thread_pool.h"
 
@@ -108,6 +109,7 @@ class PlanBuilder {
       create_steps(order);  // packs into the trace of the plan being built, if any
     }
     if (top_level_) assign_static_types(options_.memory_plan);
+    if (top_level_ && options_.observed) fold_relus(*plan_, *options_.observed);
     compute_releases();
     if (top_level_ && options_.memory_plan) assign_arena(*plan_);
     return plan_;
@@ -263,6 +265,7 @@ class PlanBuilder {
       });
       step.output_aliases_input = entry->traits.alias_input0;
       step.may_write_over_input0 = entry->traits.may_write_over_input0;
+      step.folds_relu = entry->traits.folds_relu;
       note_consumer(step);
 
       if (n.op_type() == "Constant" && step.domain.empty()) {

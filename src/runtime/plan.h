@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,8 @@ struct Step {
   bool output_aliases_input = false;  // output 0 may share input 0's storage
   bool may_write_over_input0 = false;  // KernelTraits::may_write_over_input0
   bool writes_over_input0 = false;     // the memory plan placed output 0 over input 0
+  bool folds_relu = false;             // KernelTraits::folds_relu
+  bool relu_output = false;            // a Relu folded in: the kernel clamps output 0 at zero as it writes it
   std::string describe() const;        // "node 'name' (Op)"
 };
 
@@ -99,6 +102,13 @@ struct PlanOptions {
   std::map<std::string, std::int64_t> dims;
   // Infer static shapes and assign arena buffers to values that have them.
   bool memory_plan = true;
+  // The values an observer of the runs needs, by name. Given, a Relu is
+  // folded into the Conv or Add whose float32 output only it reads, unless
+  // that output is named here or is a graph output: the Relu's value is then
+  // written by the producing step (one pass less) and the value before it
+  // never exists. Not given (the default), every value is produced as the
+  // graph defines it.
+  std::optional<std::set<std::string>> observed;
 };
 
 // The plan of a model's main graph. Kernels are created (and unsupported ops

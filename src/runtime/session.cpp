@@ -17,6 +17,7 @@ PlanOptions plan_options(const SessionOptions& o) {
   PlanOptions p;
   p.dims = o.dims;
   p.memory_plan = o.memory_plan;
+  p.observed = o.observed;
   return p;
 }
 

@@ -16,6 +16,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,10 @@ struct SessionOptions {
   std::map<std::string, std::int64_t> dims = {};
   // Static memory planning (an arena reused across runs); off = allocate per value.
   bool memory_plan = true;
+  // The values a run's observer needs (PlanOptions::observed): given, Relus
+  // are folded into the steps producing their inputs, and values named here
+  // are still produced as the graph defines them. Not given, every value is.
+  std::optional<std::set<std::string>> observed = {};
 };
 
 struct IoInfo {

@@ -58,6 +58,7 @@ int run(const Options& o) {
   runtime::SessionOptions so;
   so.threads = o.threads;
   so.dims = parse_dim_flags(o.dims);
+  so.observed = std::set<std::string>{};  // (outputs only)
   model::Model m = model::load_model(o.model);
   runtime::Session session(m, so);
 

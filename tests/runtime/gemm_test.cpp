@@ -217,3 +217,46 @@ TEST(Gemm, PackedProductsStartFromTheBiasWithTheBitsOfFillingCFirst) {
     }
   }
 }
+
+// A folded Relu: the last slab clamps the sums as it stores them (from the
+// bias, from zero, or onto C), the bits of clamping afterwards (NaN and -0
+// kept); every kernel path's ragged edges, several slabs, and no depth.
+TEST(Gemm, PackedProductsClampAtZeroAsTheLastSlabStores) {
+  runtime::ThreadPool pool(2);
+  for (auto side : {runtime::PackedWeights::Side::kLeft, runtime::PackedWeights::Side::kRight}) {
+    const bool left = side == runtime::PackedWeights::Side::kLeft;
+    for (Problem p : {Problem{197, 700, 300, false, false}, Problem{1001, 5, 1333, true, false},
+                      Problem{33, 17, 9, true, true}, Problem{600, 49, 700, false, true}, Problem{3, 1, 2, false, false},
+                      Problem{26, 31, 0, false, false}}) {
+      auto a = test::random_floats(static_cast<std::size_t>(p.m * p.k), 17);
+      auto b = test::random_floats(static_cast<std::size_t>(p.k * p.n), 18);
+      const std::int64_t lda = p.ta ? p.m : p.k, ldb = p.tb ? p.k : p.n;
+      auto w = left ? runtime::pack_weights(side, a.data(), lda, p.ta, p.k, p.m)
+                    : runtime::pack_weights(side, b.data(), ldb, p.tb, p.k, p.n);
+      const auto bias = test::random_floats(static_cast<std::size_t>(left ? p.m : p.n), 19);
+      auto before = test::random_floats(static_cast<std::size_t>(p.m * p.n), 20);
+      before[0] = -0.0f, before[1] = std::nanf("");  // (kept as they are, onto C with no depth)
+      auto product = [&](std::vector<float>& c, bool accumulate, const float* start, bool relu) {
+        if (left) runtime::sgemm_packed(*w, b.data(), ldb, p.tb, p.n, c.data(), p.n, accumulate, pool, start, relu);
+        else runtime::sgemm_packed(*w, a.data(), lda, p.ta, p.m, c.data(), p.n, accumulate, pool, start, relu);
+      };
+      for (const bool accumulate : {false, true})
+        for (const float* start : {bias.data(), static_cast<const float*>(nullptr)}) {
+          SCOPED_TRACE(std::string(left ? "left " : "right ") + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+                       std::to_string(p.k) + (accumulate ? " onto C" : start ? " bias" : " zero"));
+          std::vector<float> clamped = before, folded = before;
+          product(clamped, accumulate, start, false);
+          std::size_t negative = 0;
+          for (float& v : clamped) {
+            negative += v < 0.0f;
+            v = v < 0.0f ? 0.0f : v;
+          }
+          if (p.k > 0 || accumulate || start) {
+            EXPECT_GT(negative, 0u);  // (the clamp matters)
+          }
+          product(folded, accumulate, start, true);
+          EXPECT_EQ(std::memcmp(folded.data(), clamped.data(), clamped.size() * sizeof(float)), 0);
+        }
+    }
+  }
+}

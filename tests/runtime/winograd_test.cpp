@@ -43,11 +43,11 @@ Data data_for(const Case& p) {
           test::random_floats(static_cast<std::size_t>(p.k), 13)};
 }
 
-std::vector<float> winograd(const Case& p, const Data& d, int block, runtime::ThreadPool& pool) {
+std::vector<float> winograd(const Case& p, const Data& d, int block, runtime::ThreadPool& pool, bool relu = false) {
   Window w = window_of(p);
   std::vector<float> y(static_cast<std::size_t>(p.n * p.k * w.out[0] * w.out[1]), 7.0f);
   Winograd3x3 conv(d.weights.data(), p.k, p.c, block);
-  conv.run(d.x.data(), p.n, w, d.bias.data(), y.data(), pool);
+  conv.run(d.x.data(), p.n, w, d.bias.data(), relu, y.data(), pool);
   return y;
 }
 
@@ -105,6 +105,26 @@ TEST(Winograd3x3, IsBitIdenticalForAnyThreadCount) {
     for (int threads : {2, 5}) {
       runtime::ThreadPool pool(threads);
       EXPECT_EQ(winograd(p, d, block, pool), reference) << threads << " threads, F(" << block << ",3)";
+    }
+  }
+}
+
+// A folded Relu clamps each output as the transform writes it: the bits of
+// clamping the unclamped output afterwards (x < 0 ? 0 : x), on every
+// channel lane and the channels left over, ragged edges included.
+TEST(Winograd3x3, AFoldedReluClampsTheOutputsItWrites) {
+  runtime::ThreadPool pool(2);
+  for (const Case& p : {Case{2, 16, 19, 9, 13, 1, 1, 1, 1}, Case{1, 16, 16, 7, 11, 0, 2, 2, 0}}) {
+    Data d = data_for(p);
+    for (int block : {2, 4}) {
+      std::vector<float> clamped = winograd(p, d, block, pool);
+      std::size_t negative = 0;
+      for (float& v : clamped) {
+        negative += v < 0;
+        v = v < 0 ? 0.0f : v;
+      }
+      ASSERT_GT(negative, clamped.size() / 4);  // (the clamp matters)
+      EXPECT_EQ(winograd(p, d, block, pool, /*relu=*/true), clamped) << "F(" << block << ",3), " << p.k << " channels";
     }
   }
 }

@@ -55,23 +55,38 @@ void expect_input_rows_match(const TransformKernels& k) {
     }
 }
 
+// With and without a bias, with and without the clamp of a folded Relu
+// (x < 0 ? 0 : x; a NaN in lane 0 stays NaN).
 template <int M>
 void expect_outputs_match(const TransformKernels& k) {
   constexpr int A = M + 2;
   const std::int64_t stride = kLanes + 3;
-  const std::vector<float> p = values(static_cast<std::size_t>(A * A * stride), 77);
-  std::vector<float> out(static_cast<std::size_t>(M * M * kLanes));
-  k.output_lanes(M, p.data(), stride, out.data());
-  for (int l = 0; l < kLanes; ++l) {
-    float q[A][A], e[M][M];
-    for (int i = 0; i < A; ++i)
-      for (int j = 0; j < A; ++j) q[i][j] = p[(i * A + j) * stride + l];
-    transform_2d(q, e, [](const float* in, float* o) { Transforms<M>::output(in, o); });
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < M; ++j)
-        ASSERT_EQ(bits(out[(i * M + j) * kLanes + l]), bits(e[i][j]))
-            << k.isa << " F(" << M << ",3) channel " << l << " value " << i << "," << j;
-  }
+  std::vector<float> p = values(static_cast<std::size_t>(A * A * stride), 77);
+  p[0] = std::nanf("");
+  const std::vector<float> bias = values(kLanes, 78);
+  for (const float* b : {static_cast<const float*>(nullptr), bias.data()})
+    for (const bool relu : {false, true}) {
+      std::vector<float> out(static_cast<std::size_t>(M * M * kLanes));
+      k.output_lanes(M, p.data(), stride, b, relu, out.data());
+      std::size_t clamped = 0;
+      for (int l = 0; l < kLanes; ++l) {
+        float q[A][A], e[M][M];
+        for (int i = 0; i < A; ++i)
+          for (int j = 0; j < A; ++j) q[i][j] = p[(i * A + j) * stride + l];
+        transform_2d(q, e, [](const float* in, float* o) { Transforms<M>::output(in, o); });
+        for (int i = 0; i < M; ++i)
+          for (int j = 0; j < M; ++j) {
+            float want = e[i][j] + (b ? b[l] : 0.0f);
+            if (relu && want < 0.0f) want = 0.0f, ++clamped;
+            ASSERT_EQ(bits(out[(i * M + j) * kLanes + l]), bits(want))
+                << k.isa << " F(" << M << ",3) channel " << l << " value " << i << "," << j << (b ? " bias" : "")
+                << (relu ? " relu" : "");
+          }
+      }
+      if (relu) {
+        EXPECT_GT(clamped, 0u) << k.isa;
+      }
+    }
 }
 
 }  // namespace

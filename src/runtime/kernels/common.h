@@ -36,6 +36,9 @@ void parallel_ranges(ThreadPool& pool, std::int64_t n, std::int64_t grain,
 // Elements per tile for cheap element-wise work.
 inline constexpr std::int64_t kElementwiseGrain = 32768;
 
+// Relu's value of x, NaN and -0 kept: what a folded Relu (KernelContext::relu_output) writes.
+inline float relu(float x) { return x < 0.0f ? 0.0f : x; }
+
 // The unsigned type of at least 32 bits integer T computes in when it wraps
 // around (as ONNX Runtime's integers do): overflow there is defined, where
 // T's own signed overflow would be undefined behaviour; the result is

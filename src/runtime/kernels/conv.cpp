@@ -109,6 +109,12 @@ void im2col(const float* x, const Window& w, std::int64_t r0, std::int64_t r1, s
   }
 }
 
+// Rows [r0, r1) of `row` values each, clamped at zero: a folded Relu on the
+// paths whose kernels do not apply it as they write.
+void clamp_rows(float* y, std::int64_t row, std::int64_t r0, std::int64_t r1) {
+  for (std::int64_t i = r0 * row, end = r1 * row; i < end; ++i) y[i] = relu(y[i]);
+}
+
 // Depthwise 2-D convolution of channels [c0, c1): direct loops, each output
 // accumulated over the kernel in a fixed order.
 void depthwise2d(const float* x, const float* weights, const float* bias, const Window& w, std::int64_t c0,
@@ -196,16 +202,18 @@ class Conv : public Kernel {
     std::int64_t isize = shape_size(w.in), osize = w.out_size(), ksize = w.kernel_size();
     std::int64_t Cg = C / group_, Mg = M / group_;
 
+    const bool relu = ctx.relu_output();
     if (group_ == C && Mg == 1 && w.dims() == 2) {
       for (std::int64_t n = 0; n < N; ++n)
         parallel_ranges(ctx.pool(), C, 8, [&](std::int64_t c0, std::int64_t c1) {
           depthwise2d(px + n * C * isize, pw, pb, w, c0, c1, py + n * M * osize);
+          if (relu) clamp_rows(py + n * M * osize, osize, c0, c1);
         });
       return;
     }
 
     if (winograd_) {  // (2-D: its weights, and so X, have rank 4)
-      winograd_->run(px, N, w, pb, py, ctx.pool());
+      winograd_->run(px, N, w, pb, relu, py, ctx.pool());
       return;
     }
 
@@ -230,7 +238,7 @@ class Conv : public Kernel {
             Scratch tile(sizeof(float) * static_cast<std::size_t>(rows * cols));
             im2col(xg, w, 0, rows, p0, p1, tile.as<float>(), cols);
             sgemm_packed(*packed_[g], tile.as<float>(), cols, false, cols, yg + p0, osize, false, ctx.pool(),
-                         pb ? pb + g * Mg : nullptr);
+                         pb ? pb + g * Mg : nullptr, relu);
           });
           continue;
         }
@@ -243,7 +251,8 @@ class Conv : public Kernel {
         }
         if (!packed_.empty()) {
           // (each output starts from its channel's bias, the product added to it)
-          sgemm_packed(*packed_[g], B, osize, false, osize, yg, osize, false, ctx.pool(), pb ? pb + g * Mg : nullptr);
+          sgemm_packed(*packed_[g], B, osize, false, osize, yg, osize, false, ctx.pool(), pb ? pb + g * Mg : nullptr,
+                       relu);
           continue;
         }
         GemmArgs args;
@@ -258,16 +267,19 @@ class Conv : public Kernel {
         args.k = rows;
         sgemm(args, ctx.pool());
       }
-      if (pb && packed_.empty()) {
+      if ((pb || relu) && packed_.empty()) {
         float* yn = py + n * M * osize;
-        parallel_ranges(ctx.pool(), M, std::max<std::int64_t>(1, kElementwiseGrain / std::max<std::int64_t>(osize, 1)),
-                        [&](std::int64_t m0, std::int64_t m1) {
-                          for (std::int64_t m = m0; m < m1; ++m) {
-                            float bv = pb[m];
-                            float* row = yn + m * osize;
-                            for (std::int64_t i = 0; i < osize; ++i) row[i] += bv;
-                          }
-                        });
+        parallel_ranges(
+            ctx.pool(), M, std::max<std::int64_t>(1, kElementwiseGrain / std::max<std::int64_t>(osize, 1)),
+            [&](std::int64_t m0, std::int64_t m1) {
+              if (pb)
+                for (std::int64_t m = m0; m < m1; ++m) {
+                  float bv = pb[m];
+                  float* row = yn + m * osize;
+                  for (std::int64_t i = 0; i < osize; ++i) row[i] += bv;
+                }
+              if (relu) clamp_rows(yn, osize, m0, m1);
+            });
       }
     }
   }
@@ -409,7 +421,7 @@ class ConvTranspose : public Kernel {
 }  // namespace
 
 void register_conv(KernelRegistry& r) {
-  add(r, "Conv", 1, kMaxOnnxOpset, make<Conv>(), kFloatCompute);
+  add(r, "Conv", 1, kMaxOnnxOpset, make<Conv>(), kFloatComputeFoldingRelu);
   add(r, "ConvTranspose", 1, kMaxOnnxOpset, make<ConvTranspose>(), kFloatCompute);
 }
 

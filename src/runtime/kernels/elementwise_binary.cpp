@@ -128,6 +128,12 @@ class SameTypeBinary : public Kernel {
     if (a.dtype() != b.dtype())
       throw InputError("input types differ: " + dtype_name(a.dtype()) + " and " + dtype_name(b.dtype()));
     Shape shape = broadcast_shapes(a.shape(), b.shape());
+    if (ctx.relu_output()) {  // (folded only where the output is float32)
+      if (a.dtype() != onnx::TensorProto::FLOAT) unsupported_type(a.dtype(), "float32 with a folded Relu");
+      binary_loop<float, float, float>(a, b, ctx.allocate_output(0, a.dtype(), shape), ctx.pool(),
+                                       [](float x, float z) { return relu(Op{}(x, z)); });
+      return;
+    }
     auto body = [&]<typename T>(const Tensor& x, const Tensor& z, Tensor& y) {
       binary_loop<T, T, T>(x, z, y, ctx.pool(), Op{});
     };
@@ -391,7 +397,7 @@ class Where : public Kernel {
 
 void register_elementwise_binary(KernelRegistry& r) {
   const auto top = kMaxOnnxOpset;
-  add(r, "Add", 7, top, make<SameTypeBinary<AddOp, 0>>(), kFloatComputeInPlace);
+  add(r, "Add", 7, top, make<SameTypeBinary<AddOp, 0>>(), kFloatComputeInPlaceFoldingRelu);
   add(r, "Sub", 7, top, make<SameTypeBinary<SubOp, 0>>(), kFloatComputeInPlace);
   add(r, "Mul", 7, top, make<SameTypeBinary<MulOp, 0>>(), kFloatComputeInPlace);
   add(r, "Div", 7, top, make<SameTypeBinary<DivOp, 0>>(), kFloatComputeInPlace);

@@ -52,5 +52,8 @@ inline void add(KernelRegistry& r, const std::string& op, std::int64_t since, st
 inline constexpr KernelTraits kFloatCompute{false, true};
 inline constexpr KernelTraits kFloatComputeInPlace{false, true, true};
 inline constexpr KernelTraits kAlias{true, false};
+inline constexpr KernelTraits kFloatComputeFoldingRelu{.widen_half = true, .folds_relu = true};
+inline constexpr KernelTraits kFloatComputeInPlaceFoldingRelu{
+    .widen_half = true, .may_write_over_input0 = true, .folds_relu = true};
 
 }  // namespace winml::runtime::kernels

@@ -58,12 +58,12 @@ void transform_inputs(const float* x, const Window& w, const Band& band, std::in
   }
 }
 
-// y = A^T P[t][k] A (+ bias) for tiles [t0, t1) of the band, every channel,
-// position xi's matrix `stride` floats after the previous one: kLanes
-// channels at a time, the rest one by one.
+// y = A^T P[t][k] A (+ bias, clamped at zero with `relu`) for tiles
+// [t0, t1) of the band, every channel, position xi's matrix `stride` floats
+// after the previous one: kLanes channels at a time, the rest one by one.
 template <int M>
 void transform_outputs(const float* p, const Window& w, const Band& band, std::int64_t t0, std::int64_t t1,
-                       std::int64_t K, std::int64_t stride, const float* bias, float* y) {
+                       std::int64_t K, std::int64_t stride, const float* bias, bool relu, float* y) {
   constexpr int A = M + 2;
   constexpr std::int64_t kLanes = winograd::kLanes;
   const std::int64_t OH = w.out[0], OW = w.out[1];
@@ -74,12 +74,12 @@ void transform_outputs(const float* p, const Window& w, const Band& band, std::i
     std::int64_t k = 0;
     for (; k + kLanes <= K; k += kLanes) {
       float out[M][M][kLanes];
-      winograd::output_lanes(M, p + t * K + k, stride, &out[0][0][0]);
+      // (the bias and the clamp in vector code: scalar, the clamp branches)
+      winograd::output_lanes(M, p + t * K + k, stride, bias ? bias + k : nullptr, relu, &out[0][0][0]);
       for (std::int64_t l = 0; l < kLanes; ++l) {
-        const float b = bias ? bias[k + l] : 0.0f;
         float* dst = block + (k + l) * OH * OW;
         for (std::int64_t i = 0; i < rows; ++i)
-          for (std::int64_t j = 0; j < cols; ++j) dst[i * OW + j] = out[i][j][l] + b;
+          for (std::int64_t j = 0; j < cols; ++j) dst[i * OW + j] = out[i][j][l];
       }
     }
     for (; k < K; ++k) {
@@ -92,7 +92,7 @@ void transform_outputs(const float* p, const Window& w, const Band& band, std::i
       const float b = bias ? bias[k] : 0.0f;
       float* dst = block + k * OH * OW;
       for (std::int64_t i = 0; i < rows; ++i)
-        for (std::int64_t j = 0; j < cols; ++j) dst[i * OW + j] = out[i][j] + b;
+        for (std::int64_t j = 0; j < cols; ++j) dst[i * OW + j] = relu ? kernels::relu(out[i][j] + b) : out[i][j] + b;
     }
   }
 }
@@ -145,7 +145,8 @@ std::int64_t position_stride(std::int64_t n) {
 
 template <int M>
 void run_blocks(const std::vector<std::shared_ptr<const PackedWeights>>& u, const float* x, std::int64_t N,
-                const Window& w, std::int64_t C, std::int64_t K, const float* bias, float* y, ThreadPool& pool) {
+                const Window& w, std::int64_t C, std::int64_t K, const float* bias, bool relu, float* y,
+                ThreadPool& pool) {
   constexpr int A = Transforms<M>::kAlpha;
   const std::int64_t OH = w.out[0], OW = w.out[1];
   const std::int64_t tiles_y = (OH + M - 1) / M, tiles_x = (OW + M - 1) / M;
@@ -176,7 +177,7 @@ void run_blocks(const std::vector<std::shared_ptr<const PackedWeights>>& u, cons
         sgemm_packed(*u[static_cast<std::size_t>(xi)], v + xi * vs, T, true, T, p + xi * ps, K, false, pool);
       });
       parallel_ranges(pool, T, 8, [&](std::int64_t t0, std::int64_t t1) {
-        transform_outputs<M>(p, w, band, t0, t1, K, ps, bias, yn);
+        transform_outputs<M>(p, w, band, t0, t1, K, ps, bias, relu, yn);
       });
     }
   }
@@ -227,10 +228,10 @@ Winograd3x3::Winograd3x3(const float* weights, std::int64_t K, std::int64_t C, i
   });
 }
 
-void Winograd3x3::run(const float* x, std::int64_t N, const Window& w, const float* bias, float* y,
+void Winograd3x3::run(const float* x, std::int64_t N, const Window& w, const float* bias, bool relu, float* y,
                       ThreadPool& pool) const {
-  if (m_ == 4) run_blocks<4>(u_, x, N, w, C_, K_, bias, y, pool);
-  else run_blocks<2>(u_, x, N, w, C_, K_, bias, y, pool);
+  if (m_ == 4) run_blocks<4>(u_, x, N, w, C_, K_, bias, relu, y, pool);
+  else run_blocks<2>(u_, x, N, w, C_, K_, bias, relu, y, pool);
 }
 
 }  // namespace winml::runtime::kernels

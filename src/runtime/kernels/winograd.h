@@ -39,9 +39,11 @@ class Winograd3x3 {
   // `weights` [K, C, 3, 3], row-major.
   Winograd3x3(const float* weights, std::int64_t K, std::int64_t C, int m);
 
-  // y [N, K, OH, OW] (+ bias[K] when given) from x [N, C, H, W] with the
-  // window `w` (3x3 kernel, unit strides and dilations, any pads).
-  void run(const float* x, std::int64_t N, const Window& w, const float* bias, float* y, ThreadPool& pool) const;
+  // y [N, K, OH, OW] (+ bias[K] when given, then clamped at zero with
+  // `relu`) from x [N, C, H, W] with the window `w` (3x3 kernel, unit
+  // strides and dilations, any pads).
+  void run(const float* x, std::int64_t N, const Window& w, const float* bias, bool relu, float* y,
+           ThreadPool& pool) const;
 
   int block() const { return m_; }
 

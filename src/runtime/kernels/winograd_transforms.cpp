@@ -83,15 +83,28 @@ template <int M>
     }
 }
 
+typedef std::int32_t LaneMask __attribute__((vector_size(kLanes * sizeof(std::int32_t))));
+
+// x < 0 ? 0 : x in every lane (NaN and -0 kept): all bits of a negative lane cleared.
+[[gnu::always_inline]] inline Lanes relu_lanes(Lanes x) {
+  const LaneMask negative = x < Lanes{};
+  return reinterpret_cast<Lanes>(reinterpret_cast<LaneMask>(x) & ~negative);
+}
+
 template <int M>
-[[gnu::always_inline]] inline void output_lanes_loop(const float* p, std::int64_t stride, float* out) {
+[[gnu::always_inline]] inline void output_lanes_loop(const float* p, std::int64_t stride, const float* bias, bool relu,
+                                                     float* out) {
   constexpr int A = M + 2;
   Lanes v[A][A], o[M][M];
   for (int i = 0; i < A; ++i)
     for (int j = 0; j < A; ++j) v[i][j] = load(p + (i * A + j) * stride);
   transform_2d(v, o, OutputTransform<M>{});
+  const Lanes b = bias ? load(bias) : Lanes{};
   for (int i = 0; i < M; ++i)
-    for (int j = 0; j < M; ++j) store(out + (i * M + j) * kLanes, o[i][j], kLanes);
+    for (int j = 0; j < M; ++j) {
+      const Lanes y = o[i][j] + b;
+      store(out + (i * M + j) * kLanes, relu ? relu_lanes(y) : y, kLanes);
+    }
 }
 
 // One copy per instruction set (explicit target attributes and a table
@@ -103,9 +116,10 @@ template <int M>
     if (m == 4) input_row_loop<4>(rows, width, tiles, tmp, out, stride, writable);                         \
     else input_row_loop<2>(rows, width, tiles, tmp, out, stride, writable);                                 \
   }                                                                                                         \
-  ATTR void output_lanes_##ISA(int m, const float* p, std::int64_t stride, float* out) {                   \
-    if (m == 4) output_lanes_loop<4>(p, stride, out);                                                       \
-    else output_lanes_loop<2>(p, stride, out);                                                              \
+  ATTR void output_lanes_##ISA(int m, const float* p, std::int64_t stride, const float* bias, bool relu,   \
+                              float* out) {                                                                 \
+    if (m == 4) output_lanes_loop<4>(p, stride, bias, relu, out);                                           \
+    else output_lanes_loop<2>(p, stride, bias, relu, out);                                                  \
   }                                                                                                         \
   constexpr TransformKernels kernels_##ISA{#ISA, input_row_##ISA, output_lanes_##ISA};
 
@@ -131,6 +145,8 @@ void input_row(int m, const float* rows, std::int64_t width, std::int64_t tiles,
   active().input_row(m, rows, width, tiles, tmp, out, stride, writable);
 }
 
-void output_lanes(int m, const float* p, std::int64_t stride, float* out) { active().output_lanes(m, p, stride, out); }
+void output_lanes(int m, const float* p, std::int64_t stride, const float* bias, bool relu, float* out) {
+  active().output_lanes(m, p, stride, bias, relu, out);
+}
 
 }  // namespace winml::runtime::kernels::winograd

@@ -107,14 +107,15 @@ void input_row(int m, const float* rows, std::int64_t width, std::int64_t tiles,
 
 // Output transforms (A^T v A) of one tile for kLanes channels: v(i, j) of
 // channel l is p[(i * (m + 2) + j) * stride + l]; out[(i * m + j) * kLanes + l]
-// receives value (i, j) of channel l's m x m block.
-void output_lanes(int m, const float* p, std::int64_t stride, float* out);
+// receives value (i, j) of channel l's m x m block, plus bias[l] when
+// `bias` is given, then clamped at zero (x < 0 ? 0 : x) with `relu`.
+void output_lanes(int m, const float* p, std::int64_t stride, const float* bias, bool relu, float* out);
 
 // The two functions above for one instruction set.
 struct TransformKernels {
   const char* isa;  // "avx2" or "generic"
   void (*input_row)(int, const float*, std::int64_t, std::int64_t, float*, float*, std::int64_t, std::int64_t);
-  void (*output_lanes)(int, const float*, std::int64_t, float*);
+  void (*output_lanes)(int, const float*, std::int64_t, const float*, bool, float*);
 };
 // Every variant this CPU can run, widest first: the first is the one used.
 std::vector<const TransformKernels*> transform_kernels_this_cpu_runs();

@@ -139,6 +139,8 @@ Meta layout(const BlobContents& contents, std::uint64_t& data_bytes) {
   for (const Step& s : plan.steps) {
     if (s.node < 0 || s.node >= contents.graph.node_size())
       throw std::logic_error("ref blob: step " + s.describe() + " has no node in the graph");
+    if (s.relu_output)  // (its node alone would run without the Relu)
+      throw std::logic_error("ref blob: step " + s.describe() + " has a Relu folded in");
     *nodes.add_node() = contents.graph.node(s.node);
     MetaStep ms;
     ms.opset = opset_of(plan.opsets, s.domain);
