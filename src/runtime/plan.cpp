@@ -269,7 +269,12 @@ class PlanBuilder {
       note_consumer(step);
 
       if (n.op_type() == "Constant" && step.domain.empty()) {
-        fold_constant(step);
+        fold_constant(step, {});
+        continue;
+      }
+      if (options_.fold_constant_dequantize && n.op_type() == "DequantizeLinear" && !step.half_storage &&
+          reads_only_constants(n, constants)) {
+        fold_constant(step, constants);
         continue;
       }
       plan_->steps.push_back(std::move(step));
@@ -323,13 +328,21 @@ class PlanBuilder {
     return nullptr;
   }
 
-  // Constant nodes are evaluated once, here, and become plan constants.
-  void fold_constant(const Step& step) {
+  // Every input the node names is known at plan time.
+  static bool reads_only_constants(const onnx::NodeProto& n, const std::vector<const Tensor*>& constants) {
+    for (int i = 0; i < n.input_size(); ++i)
+      if (!n.input(i).empty() && !constants[static_cast<std::size_t>(i)]) return false;
+    return true;
+  }
+
+  // Constant nodes (and, on request, DequantizeLinear of constants) are
+  // evaluated once, here, and become plan constants.
+  void fold_constant(const Step& step, const std::vector<const Tensor*>& inputs) {
     ThreadPool pool(1);
     Plan empty;
     ExecutionState state{empty, pool};
     std::vector<Tensor> outputs(1);
-    KernelContext ctx(step, {}, outputs, state);
+    KernelContext ctx(step, inputs, outputs, state);
     with_error_prefix(step.describe() + ": ", [&] { step.kernel->run(ctx); });
     int id = step.outputs.empty() ? -1 : step.outputs[0];
     if (id < 0) return;

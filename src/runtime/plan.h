@@ -109,6 +109,11 @@ struct PlanOptions {
   // never exists. Not given (the default), every value is produced as the
   // graph defines it.
   std::optional<std::set<std::string>> observed;
+  // DequantizeLinear of constants (QDQ models' weights) evaluated once, at
+  // plan time, into float constants: the Convs and MatMuls reading them pack
+  // them (and use Winograd) instead of reading a value dequantized on every
+  // run. Off by default: a `ref` blob would store the floats, 4x the integers.
+  bool fold_constant_dequantize = false;
 };
 
 // The plan of a model's main graph. Kernels are created (and unsupported ops

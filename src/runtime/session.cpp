@@ -18,6 +18,7 @@ PlanOptions plan_options(const SessionOptions& o) {
   p.dims = o.dims;
   p.memory_plan = o.memory_plan;
   p.observed = o.observed;
+  p.fold_constant_dequantize = o.fold_constant_dequantize;
   return p;
 }
 

@@ -43,6 +43,9 @@ struct SessionOptions {
   // are folded into the steps producing their inputs, and values named here
   // are still produced as the graph defines them. Not given, every value is.
   std::optional<std::set<std::string>> observed = {};
+  // DequantizeLinear of constants evaluated when the plan is built
+  // (PlanOptions::fold_constant_dequantize).
+  bool fold_constant_dequantize = false;
 };
 
 struct IoInfo {

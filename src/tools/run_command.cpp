@@ -59,6 +59,7 @@ int run(const Options& o) {
   so.threads = o.threads;
   so.dims = parse_dim_flags(o.dims);
   so.observed = std::set<std::string>{};  // (outputs only)
+  so.fold_constant_dequantize = true;
   model::Model m = model::load_model(o.model);
   runtime::Session session(m, so);
 
