@@ -145,6 +145,26 @@ TEST(RunCli, ProfilesTimePerOpType) {
   EXPECT_GT(j["median_ms"].get<double>(), 0.0);
 }
 
+// `run` folds a Relu into the Conv before it: the profile names the pair.
+TEST(RunCli, ProfileNamesAReluFoldedIntoItsConv) {
+  test::TempDir dir;
+  test::GraphBuilder b;
+  b.input("x", {1, 8, 16, 16});
+  b.initializer("w", {8, 8, 3, 3}, test::random_floats(8 * 8 * 9, 5));
+  auto& conv = b.node("Conv", {"x", "w"}, {"c"}, "conv");
+  test::set_attr(conv, "pads", std::vector<std::int64_t>{1, 1, 1, 1});
+  b.node("Relu", {"c"}, {"y"}, "relu");
+  b.output("y", {1, 8, 16, 16});
+  auto model = write_model(dir, test::make_model(b.graph()), "conv_relu.onnx");
+  auto r = test::run_cli({"run", "-m", model.string(), "--repeat", "2", "--profile", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["profile_ms_per_run"]["Conv+Relu"]["nodes"], 1) << r.out;
+  EXPECT_FALSE(j["profile_ms_per_run"].contains("Relu")) << r.out;
+  EXPECT_EQ(j["profile_slowest_nodes"][0]["op_type"], "Conv+Relu") << r.out;
+  EXPECT_GE(j["outputs"][0]["min"].get<double>(), 0.0) << "clamped";
+}
+
 TEST(RunCli, ProfileListsTheSlowestNodesByName) {
   test::TempDir dir;
   test::GraphBuilder b;
