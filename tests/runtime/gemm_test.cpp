@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "runtime/gemm.h"
@@ -184,38 +185,67 @@ TEST(Gemm, PackingRangesFillsTheBytesOfPackingTheWhole) {
       }
 }
 
-TEST(Gemm, PackedProductsStartFromTheBiasWithTheBitsOfFillingCFirst) {
-  runtime::ThreadPool pool(3);
-  for (auto side : {runtime::PackedWeights::Side::kLeft, runtime::PackedWeights::Side::kRight}) {
-    const bool left = side == runtime::PackedWeights::Side::kLeft;
-    // Ragged edges of every kernel path, several slabs, tiles, and no depth.
+namespace {
+
+// One packed product of the tests below: weights packed on one side, the
+// other operand, and a bias along the weights' extent.
+struct PackedCase {
+  bool left;
+  Problem p;
+  std::vector<float> a, b, bias;
+  std::int64_t lda, ldb;
+  std::shared_ptr<const runtime::PackedWeights> w;
+
+  void product(std::vector<float>& c, bool accumulate, runtime::ThreadPool& pool, const float* start = nullptr,
+               bool relu = false) const {
+    if (left) runtime::sgemm_packed(*w, b.data(), ldb, p.tb, p.n, c.data(), p.n, accumulate, pool, start, relu);
+    else runtime::sgemm_packed(*w, a.data(), lda, p.ta, p.m, c.data(), p.n, accumulate, pool, start, relu);
+  }
+  std::string name() const {
+    return std::string(left ? "left " : "right ") + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+           std::to_string(p.k);
+  }
+};
+
+// Both sides, on the ragged edges of every kernel path, several slabs,
+// tiles, and no depth; operands from seeds `seed`, `seed` + 1, + 2.
+template <typename Fn>
+void for_each_packed_case(std::uint32_t seed, Fn&& fn) {
+  for (auto side : {runtime::PackedWeights::Side::kLeft, runtime::PackedWeights::Side::kRight})
     for (Problem p : {Problem{197, 700, 300, false, false}, Problem{1001, 5, 1333, true, false},
                       Problem{33, 17, 9, true, true}, Problem{600, 49, 700, false, true}, Problem{3, 1, 2, false, false},
                       Problem{26, 31, 0, false, false}}) {
-      auto a = test::random_floats(static_cast<std::size_t>(p.m * p.k), 7);
-      auto b = test::random_floats(static_cast<std::size_t>(p.k * p.n), 8);
-      const std::int64_t lda = p.ta ? p.m : p.k, ldb = p.tb ? p.k : p.n;
-      auto w = left ? runtime::pack_weights(side, a.data(), lda, p.ta, p.k, p.m)
-                    : runtime::pack_weights(side, b.data(), ldb, p.tb, p.k, p.n);
-      const auto bias = test::random_floats(static_cast<std::size_t>(left ? p.m : p.n), 9);
-      for (const float* start : {bias.data(), static_cast<const float*>(nullptr)}) {
-        SCOPED_TRACE(std::string(left ? "left " : "right ") + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
-                     std::to_string(p.k) + (start ? " bias" : " zero"));
-        // C filled with its start, the product accumulated onto it...
-        std::vector<float> filled(static_cast<std::size_t>(p.m * p.n));
-        for (std::int64_t i = 0; i < p.m; ++i)
-          for (std::int64_t j = 0; j < p.n; ++j)
-            filled[static_cast<std::size_t>(i * p.n + j)] = !start ? 0.0f : left ? start[i] : start[j];
-        if (left) runtime::sgemm_packed(*w, b.data(), ldb, p.tb, p.n, filled.data(), p.n, true, pool);
-        else runtime::sgemm_packed(*w, a.data(), lda, p.ta, p.m, filled.data(), p.n, true, pool);
-        // ...and C started from it: what C held before (NaN) never shows.
-        std::vector<float> started(filled.size(), std::nanf(""));
-        if (left) runtime::sgemm_packed(*w, b.data(), ldb, p.tb, p.n, started.data(), p.n, false, pool, start);
-        else runtime::sgemm_packed(*w, a.data(), lda, p.ta, p.m, started.data(), p.n, false, pool, start);
-        EXPECT_EQ(std::memcmp(started.data(), filled.data(), filled.size() * sizeof(float)), 0);
-      }
+      PackedCase c{side == runtime::PackedWeights::Side::kLeft, p};
+      c.a = test::random_floats(static_cast<std::size_t>(p.m * p.k), seed);
+      c.b = test::random_floats(static_cast<std::size_t>(p.k * p.n), seed + 1);
+      c.lda = p.ta ? p.m : p.k, c.ldb = p.tb ? p.k : p.n;
+      c.w = c.left ? runtime::pack_weights(side, c.a.data(), c.lda, p.ta, p.k, p.m)
+                   : runtime::pack_weights(side, c.b.data(), c.ldb, p.tb, p.k, p.n);
+      c.bias = test::random_floats(static_cast<std::size_t>(c.left ? p.m : p.n), seed + 2);
+      fn(static_cast<const PackedCase&>(c));
     }
-  }
+}
+
+}  // namespace
+
+TEST(Gemm, PackedProductsStartFromTheBiasWithTheBitsOfFillingCFirst) {
+  runtime::ThreadPool pool(3);
+  for_each_packed_case(7, [&](const PackedCase& c) {
+    const Problem& p = c.p;
+    for (const float* start : {c.bias.data(), static_cast<const float*>(nullptr)}) {
+      SCOPED_TRACE(c.name() + (start ? " bias" : " zero"));
+      // C filled with its start, the product accumulated onto it...
+      std::vector<float> filled(static_cast<std::size_t>(p.m * p.n));
+      for (std::int64_t i = 0; i < p.m; ++i)
+        for (std::int64_t j = 0; j < p.n; ++j)
+          filled[static_cast<std::size_t>(i * p.n + j)] = !start ? 0.0f : c.left ? start[i] : start[j];
+      c.product(filled, true, pool);
+      // ...and C started from it: what C held before (NaN) never shows.
+      std::vector<float> started(filled.size(), std::nanf(""));
+      c.product(started, false, pool, start);
+      EXPECT_EQ(std::memcmp(started.data(), filled.data(), filled.size() * sizeof(float)), 0);
+    }
+  });
 }
 
 // A folded Relu: the last slab clamps the sums as it stores them (from the
@@ -223,40 +253,25 @@ TEST(Gemm, PackedProductsStartFromTheBiasWithTheBitsOfFillingCFirst) {
 // kept); every kernel path's ragged edges, several slabs, and no depth.
 TEST(Gemm, PackedProductsClampAtZeroAsTheLastSlabStores) {
   runtime::ThreadPool pool(2);
-  for (auto side : {runtime::PackedWeights::Side::kLeft, runtime::PackedWeights::Side::kRight}) {
-    const bool left = side == runtime::PackedWeights::Side::kLeft;
-    for (Problem p : {Problem{197, 700, 300, false, false}, Problem{1001, 5, 1333, true, false},
-                      Problem{33, 17, 9, true, true}, Problem{600, 49, 700, false, true}, Problem{3, 1, 2, false, false},
-                      Problem{26, 31, 0, false, false}}) {
-      auto a = test::random_floats(static_cast<std::size_t>(p.m * p.k), 17);
-      auto b = test::random_floats(static_cast<std::size_t>(p.k * p.n), 18);
-      const std::int64_t lda = p.ta ? p.m : p.k, ldb = p.tb ? p.k : p.n;
-      auto w = left ? runtime::pack_weights(side, a.data(), lda, p.ta, p.k, p.m)
-                    : runtime::pack_weights(side, b.data(), ldb, p.tb, p.k, p.n);
-      const auto bias = test::random_floats(static_cast<std::size_t>(left ? p.m : p.n), 19);
-      auto before = test::random_floats(static_cast<std::size_t>(p.m * p.n), 20);
-      before[0] = -0.0f, before[1] = std::nanf("");  // (kept as they are, onto C with no depth)
-      auto product = [&](std::vector<float>& c, bool accumulate, const float* start, bool relu) {
-        if (left) runtime::sgemm_packed(*w, b.data(), ldb, p.tb, p.n, c.data(), p.n, accumulate, pool, start, relu);
-        else runtime::sgemm_packed(*w, a.data(), lda, p.ta, p.m, c.data(), p.n, accumulate, pool, start, relu);
-      };
-      for (const bool accumulate : {false, true})
-        for (const float* start : {bias.data(), static_cast<const float*>(nullptr)}) {
-          SCOPED_TRACE(std::string(left ? "left " : "right ") + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
-                       std::to_string(p.k) + (accumulate ? " onto C" : start ? " bias" : " zero"));
-          std::vector<float> clamped = before, folded = before;
-          product(clamped, accumulate, start, false);
-          std::size_t negative = 0;
-          for (float& v : clamped) {
-            negative += v < 0.0f;
-            v = v < 0.0f ? 0.0f : v;
-          }
-          if (p.k > 0 || accumulate || start) {
-            EXPECT_GT(negative, 0u);  // (the clamp matters)
-          }
-          product(folded, accumulate, start, true);
-          EXPECT_EQ(std::memcmp(folded.data(), clamped.data(), clamped.size() * sizeof(float)), 0);
+  for_each_packed_case(17, [&](const PackedCase& c) {
+    const Problem& p = c.p;
+    auto before = test::random_floats(static_cast<std::size_t>(p.m * p.n), 20);
+    before[0] = -0.0f, before[1] = std::nanf("");  // (kept as they are, onto C with no depth)
+    for (const bool accumulate : {false, true})
+      for (const float* start : {c.bias.data(), static_cast<const float*>(nullptr)}) {
+        SCOPED_TRACE(c.name() + (accumulate ? " onto C" : start ? " bias" : " zero"));
+        std::vector<float> clamped = before, folded = before;
+        c.product(clamped, accumulate, pool, start, false);
+        std::size_t negative = 0;
+        for (float& v : clamped) {
+          negative += v < 0.0f;
+          v = v < 0.0f ? 0.0f : v;
         }
-    }
-  }
+        if (p.k > 0 || accumulate || start) {
+          EXPECT_GT(negative, 0u);  // (the clamp matters)
+        }
+        c.product(folded, accumulate, pool, start, true);
+        EXPECT_EQ(std::memcmp(folded.data(), clamped.data(), clamped.size() * sizeof(float)), 0);
+      }
+  });
 }
