@@ -24,6 +24,7 @@ class Errors {
   ErrorSink sink() {
     return [this](const std::string& p, const std::string& m, ErrorAt at) { add(p, m, at); };
   }
+  bool empty() const { return lines_.empty(); }
   void throw_if_any() const {
     if (!lines_.empty()) throw InputError(join(lines_, "\n"));
   }
@@ -114,7 +115,11 @@ ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
   ProjectConfig project;
   project.project_dir = project_dir;
   project.config_file = doc.file;
-  if (root.contains("build") && root["build"].is_object()) project.build = build_schema()->read(root["build"]);
+  // (Read only once validated: a value of the wrong type is an error above,
+  // with its line, not an exception from the JSON library here. With errors
+  // nothing reads project.build: they are thrown before any model is made.)
+  if (errors.empty() && root.contains("build") && root["build"].is_object())
+    project.build = build_schema()->read(root["build"]);
 
   std::set<std::string> names;
   for (auto& [entry, path] : entries) {

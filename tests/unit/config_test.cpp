@@ -92,6 +92,15 @@ TEST(Config, WrongTypeNamesLineColumn) {
   EXPECT_NE(e.find("winml.toml:4:11: 'quantize.samples' must be an integer, not a string"), std::string::npos) << e;
 }
 
+// [build] is read before the models: its wrong types too are errors naming
+// the line, every one of them, not an exception from reading the value.
+TEST(Config, WrongTypeInBuildNamesLineColumn) {
+  test::TempDir dir;
+  std::string e = error_of(dir, "[build]\njobs = \"x\"\nauto = 3\n[model]\nsource = \"m.onnx\"\n");
+  EXPECT_NE(e.find("winml.toml:2:8: 'build.jobs' must be an integer, not a string"), std::string::npos) << e;
+  EXPECT_NE(e.find("winml.toml:3:8: 'build.auto' must be a boolean, not an integer"), std::string::npos) << e;
+}
+
 TEST(Config, BadEnumValueSuggests) {
   test::TempDir dir;
   std::string e = error_of(dir, "[model]\nsource = \"m.onnx\"\n[compile]\nep = \"qnnn\"\n");
