@@ -44,3 +44,8 @@ if ((${#missing[@]})); then
 else
   echo "install-deps: all dependencies present"
 fi
+
+# ONNX Runtime's C API headers and libraries (1.29.0, 1.30.0) from npm, pinned
+# by integrity, into the user's cache: the build compiles against the headers,
+# the `ort` compile backend loads a library (docs/compile-with-ort.md).
+bash "$(dirname "$0")/fetch-ort.sh"

@@ -1,0 +1,126 @@
+#include "ort/library.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+#include "base/error.h"
+#include "base/shared_library.h"
+#include "ort/status.h"
+
+namespace winml::ort {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+thread_local std::function<void(const std::string&)> t_log_sink;
+
+void log_to_scope(void*, OrtLoggingLevel severity, const char* category, const char*, const char* where,
+                  const char* message) {
+  static const char* const kLevels[] = {"verbose", "info", "warning", "error", "fatal"};
+  const int level = static_cast<int>(severity);
+  std::string line = std::string("onnxruntime ") + (level >= 0 && level <= 4 ? kLevels[level] : "log") + ": " +
+                     (message ? message : "");
+  if (t_log_sink)
+    t_log_sink(line);
+  else if (severity >= ORT_LOGGING_LEVEL_ERROR)
+    std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+}  // namespace
+
+struct Library::Loaded {
+  explicit Loaded(const fs::path& p) : library({p.string()}) {}
+  SharedLibrary library;
+  mutable std::once_flag env_once;
+  mutable OrtEnv* env = nullptr;  // kept for the process, as the library is
+};
+
+Library::~Library() = default;
+
+const OrtCompileApi& Library::compile_api() const {
+  const OrtCompileApi* c = api_->GetCompileApi();
+  if (!c) throw BuildError(path_.string() + ": ONNX Runtime " + version_ + " has no compile API");
+  return *c;
+}
+
+OrtEnv* Library::env() const {
+  std::call_once(loaded_->env_once, [&] {
+    check_build(*api_,
+                api_->CreateEnvWithCustomLogger(log_to_scope, nullptr, ORT_LOGGING_LEVEL_WARNING, "winml-make",
+                                                &loaded_->env),
+                path_.string() + ": cannot create ONNX Runtime's environment");
+  });
+  return loaded_->env;
+}
+
+const Library& load(const fs::path& path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<Library>> loaded;
+  const fs::path absolute = fs::absolute(path).lexically_normal();
+  std::error_code ec;
+  fs::path real = fs::canonical(absolute, ec);
+  std::lock_guard lock(mutex);
+  if (ec) {
+    if (fs::is_symlink(absolute, ec))
+      throw InputError(file_error(absolute.string(), "a symbolic link to a file that does not exist"));
+    throw InputError(file_error(absolute.string(), "no such file (an ONNX Runtime library, libonnxruntime.so)"));
+  }
+  if (auto it = loaded.find(real.string()); it != loaded.end()) return *it->second;
+
+  auto lib = std::unique_ptr<Library>(new Library());
+  lib->path_ = absolute;
+  try {
+    lib->loaded_ = std::make_unique<Library::Loaded>(absolute);
+  } catch (const BuildError& e) {
+    throw InputError(file_error(absolute.string(), std::string("cannot be loaded as ONNX Runtime: ") + e.what()));
+  }
+  using GetApiBase = const OrtApiBase* (*)();
+  GetApiBase get_base = nullptr;
+  try {
+    get_base = lib->loaded_->library.function<GetApiBase>("OrtGetApiBase");
+  } catch (const BuildError&) {
+    throw InputError(file_error(absolute.string(), "is not ONNX Runtime (it has no OrtGetApiBase)"));
+  }
+  const OrtApiBase* base = get_base();
+  lib->version_ = base && base->GetVersionString ? base->GetVersionString() : "";
+  for (int v = ORT_API_VERSION; v >= kOldestApi && !lib->api_; --v) {
+    lib->api_ = base ? base->GetApi(static_cast<uint32_t>(v)) : nullptr;
+    if (lib->api_) lib->api_version_ = v;
+  }
+  if (!lib->api_)
+    throw InputError(file_error(absolute.string(), "ONNX Runtime " + lib->version_ +
+                                                       " is too old: winml-make needs 1." +
+                                                       std::to_string(kOldestApi) + " or newer"));
+  return *loaded.emplace(real.string(), std::move(lib)).first->second;
+}
+
+const std::vector<std::string>& default_library_environment() {
+  static const std::vector<std::string> names = {"HOME", "WINML_ORT_CACHE", "XDG_CACHE_HOME"};
+  return names;
+}
+
+fs::path default_library_path() {
+  auto env = [](const char* name) -> std::string {
+    const char* v = std::getenv(name);
+    return v ? v : "";
+  };
+  fs::path cache;
+  if (std::string c = env("WINML_ORT_CACHE"); !c.empty())
+    cache = c;
+  else if (std::string x = env("XDG_CACHE_HOME"); !x.empty())
+    cache = fs::path(x) / "winml-make" / "ort";
+  else
+    cache = fs::path(env("HOME")) / ".cache" / "winml-make" / "ort";
+  return cache / kDefaultVersion / "lib" / "libonnxruntime.so.1";
+}
+
+LogScope::LogScope(std::function<void(const std::string&)> sink) : previous_(std::move(t_log_sink)) {
+  t_log_sink = std::move(sink);
+}
+
+LogScope::~LogScope() { t_log_sink = std::move(previous_); }
+
+}  // namespace winml::ort
