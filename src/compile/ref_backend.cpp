@@ -8,8 +8,9 @@
 #include "base/error.h"
 #include "base/text.h"
 #include "compile/epcontext_node.h"
-#include "compile/fold_constants.h"
+#include "compile/node_support.h"
 #include "compile/partition.h"
+#include "compile/ref_partition.h"
 #include "model/external_data.h"
 #include "model/walk.h"
 #include "runtime/errors.h"
@@ -28,14 +29,8 @@ namespace {
 
 constexpr std::uint64_t kMiB = 1024ull * 1024ull;
 
-std::int64_t opset_of(const Opsets& opsets, const std::string& domain) {
-  auto it = opsets.find(runtime::canonical_domain(domain));
-  if (it != opsets.end()) return it->second;
-  return domain.empty() || domain == "ai.onnx" ? 0 : 1;
-}
-
 // A node is supported when the runtime can create its kernel (op, opset and
-// attributes accepted, subgraphs included).
+// attributes accepted, subgraphs included): compile/node_support.h.
 class SupportCheck {
  public:
   SupportCheck(const model::Model& m, const onnx::GraphProto& g, const Opsets& opsets,
@@ -45,9 +40,6 @@ class SupportCheck {
   }
 
   bool operator()(const onnx::NodeProto& n) const {
-    std::int64_t opset = opset_of(opsets_, n.domain());
-    auto entry = runtime::KernelRegistry::global().find(n.domain(), n.op_type(), opset);
-    if (!entry) return false;
     std::vector<runtime::Tensor> held;
     held.reserve(static_cast<std::size_t>(n.input_size()));
     std::vector<const runtime::Tensor*> constants;
@@ -60,16 +52,7 @@ class SupportCheck {
       held.push_back(runtime::from_proto(*it->second, &model_));
       constants.push_back(&held.back());
     }
-    runtime::NodeContext::SubgraphBuilder subgraphs = [&](const onnx::GraphProto& g) {
-      return runtime::build_graph_plan(g, opsets_, &model_, model_.path.string(), {dims_, false});
-    };
-    try {
-      runtime::NodeContext ctx(n, opset, opsets_, constants, subgraphs, &model_);
-      entry->factory(ctx);
-      return true;
-    } catch (const runtime::UnsupportedError&) {
-      return false;
-    }
+    return runtime_runs_node(n, opsets_, constants, &model_, dims_);
   }
 
  private:
@@ -133,13 +116,6 @@ class ValueTypes {
   bool inferred_ = false;
   std::map<std::string, runtime::StaticType> types_;
 };
-
-std::string describe_dims(const std::map<std::string, std::int64_t>& dims) {
-  if (dims.empty()) return "symbolic dimensions resolved to 1";
-  std::vector<std::string> parts;
-  for (const auto& [k, v] : dims) parts.push_back(k + "=" + std::to_string(v));
-  return "symbolic dimensions resolved with " + join(parts, ", ") + " (others 1)";
-}
 
 std::string megabytes(std::uint64_t bytes) {
   char buf[32];
@@ -240,13 +216,9 @@ class RefCompiler {
   nlohmann::json compile_partition(std::size_t k, ValueTypes& types) {
     const Partition& p = parts_[k];
     const std::string name = "winml_ref_" + std::to_string(k);
-    model::Model part = partition_model(p, name, types);
-    int folded = fold_constants(part, opsets_);
-    std::shared_ptr<const runtime::Plan> plan;
-    runtime::with_error_prefix(source_ + ": partition " + name + ": ", [&] {
-      plan = runtime::build_plan(part, runtime::PlanOptions{options_.dims, true});
-    });
-    runtime::ref_blob::BlobContents contents{*plan, part.proto.graph(), name, options_.dims};
+    RefPartition part = plan_ref_partition(partition_model(p, name, types), opsets_, name, options_.dims, source_);
+    const runtime::Plan& plan = *part.plan;
+    runtime::ref_blob::BlobContents contents = part.blob_contents();
 
     EpContextAttributes attrs;
     attrs.embed_mode = options_.embed ? 1 : 0;
@@ -272,11 +244,8 @@ class RefCompiler {
       attrs.ep_cache_context = file;
       info["blob"] = file;
     }
-    std::uint64_t weight_bytes = 0;
-    for (const auto& [id, t] : plan->constants) weight_bytes += t.bytes();
-    attrs.notes = "winml-make ref plan: " + std::to_string(plan->steps.size()) + " steps, " +
-                  std::to_string(plan->constants.size()) + " constants (" + megabytes(weight_bytes) + "), arena " +
-                  megabytes(static_cast<std::uint64_t>(plan->arena_bytes)) + "; " + describe_dims(options_.dims);
+    const std::uint64_t weight_bytes = part.weight_bytes();
+    attrs.notes = part.notes();
     onnx::NodeProto node = make_epcontext_node(name, std::move(attrs));
     for (const auto& v : p.inputs) node.add_input(v);
     for (const auto& v : p.outputs) node.add_output(v);
@@ -284,13 +253,13 @@ class RefCompiler {
 
     info["name"] = name;
     info["nodes"] = p.nodes.size();
-    info["steps"] = plan->steps.size();
-    info["folded_nodes"] = folded;
+    info["steps"] = plan.steps.size();
+    info["folded_nodes"] = part.folded_nodes;
     info["inputs"] = p.inputs;
     info["outputs"] = p.outputs;
     info["blob_bytes"] = blob_size;
     info["weight_bytes"] = weight_bytes;
-    info["arena_bytes"] = plan->arena_bytes;
+    info["arena_bytes"] = plan.arena_bytes;
     return info;
   }
 

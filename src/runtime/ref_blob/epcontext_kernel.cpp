@@ -4,13 +4,10 @@
 #include <mutex>
 
 #include "base/error.h"
-#include "base/mapped_file.h"
 #include "model/epcontext.h"
 #include "model/model.h"
-#include "model/path_safety.h"
-#include "runtime/errors.h"
 #include "runtime/executor.h"
-#include "runtime/ref_blob/ref_blob.h"
+#include "runtime/ref_blob/context_node.h"
 
 namespace winml::runtime::ref_blob {
 
@@ -19,49 +16,18 @@ namespace {
 class RefEpContext : public Kernel {
  public:
   explicit RefEpContext(const NodeContext& n) {
-    std::string source = n.attr_string("source", "");
-    if (source != kSource)
-      n.unsupported("the EPContext blob was compiled for " +
-                    (source.empty() ? std::string("an unnamed source") : source) +
-                    "; this runtime executes only its own `ref` blobs (source " + kSource + ")");
-    if (n.attr_int("main_context", 1) != 1)
-      n.unsupported("main_context = 0 (a node sharing another node's context) is not used by `ref` blobs");
-    // ONNX Runtime reads a missing embed_mode as 1.
-    std::int64_t embed_mode = n.attr_int("embed_mode", 1);
-    const onnx::AttributeProto* context = n.attr("ep_cache_context");
-    if (!context || context->s().empty()) n.fail("EPContext node has no ep_cache_context");
-    std::string_view blob;
-    std::shared_ptr<const void> keepalive;
-    std::string what;
+    ContextNode c;
+    c.node_name = n.node().name();
+    c.source = n.attr_string("source", "");
+    c.main_context = n.attr_int("main_context", 1);
+    c.embed_mode = n.attr_int("embed_mode", 1);
     const model::Model* m = n.model();
-    std::string model_path = m && !m->path.empty() ? m->path.string() : std::string("<model>");
-    if (embed_mode == 1) {
-      // The bytes belong to the model, which outlives the session.
-      blob = context->s();
-      what = model_path + ": EPContext node '" + n.node().name() + "'";
-    } else if (embed_mode == 0) {
-      if (!m || m->path.empty()) n.fail("an external EPContext blob needs the model's file location");
-      auto path = model::resolve_inside(m->dir(), context->s(), "EPContext ep_cache_context", m->path);
-      auto file = MappedFile::open(path);
-      blob = file->view();
-      keepalive = file;
-      what = path.string();
-    } else {
-      n.fail("embed_mode must be 0 or 1, got " + std::to_string(embed_mode));
-    }
-    BlobSummary summary;
-    plan_ = load_plan(blob, std::move(keepalive), what, &summary);
-    // A node paired with another partition's blob (a swapped sidecar) would
-    // compute nonsense: refuse it.
-    std::string partition = n.attr_string("partition_name", "");
-    if (!partition.empty() && summary.partition_name != partition)
-      throw InputError(what + ": holds partition '" + summary.partition_name + "', but node '" + n.node().name() +
-                       "' expects partition '" + partition + "'");
-    if (n.input_count() != static_cast<int>(plan_->inputs.size()) ||
-        n.output_count() != static_cast<int>(plan_->outputs.size()))
-      throw InputError(what + ": the blob's plan takes " + std::to_string(plan_->inputs.size()) + " inputs and gives " +
-                       std::to_string(plan_->outputs.size()) + " outputs, but node '" + n.node().name() + "' has " +
-                       std::to_string(n.input_count()) + " and " + std::to_string(n.output_count()));
+    // The bytes belong to the model, which outlives the session.
+    if (const onnx::AttributeProto* context = n.attr("ep_cache_context")) c.cache_context = context->s();
+    c.partition_name = n.attr_string("partition_name", "");
+    c.inputs = n.input_count();
+    c.outputs = n.output_count();
+    plan_ = load_context(c, m ? m->path : std::filesystem::path()).plan;
   }
 
   void run(KernelContext& ctx) const override {
