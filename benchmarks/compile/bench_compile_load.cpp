@@ -34,10 +34,11 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-// Session ready (and optionally one run) from a cold start of the process's view.
+// Session ready (and optionally one run) from a cold start of the process's
+// view, loading as `winml-make run` does (embedded blobs used where they lie).
 double time_session(const fs::path& path, bool first_run) {
   double t0 = now_ms();
-  model::Model m = model::load_model(path);
+  model::Model m = model::load_model(path, {.map_blobs = true});
   runtime::Session s(m);
   if (first_run) {
     std::map<std::string, runtime::Tensor> feeds;

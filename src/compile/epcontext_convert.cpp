@@ -103,6 +103,7 @@ nlohmann::json convert_epcontext(const fs::path& in, const fs::path& out, bool e
     model::SaveOptions save;
     save.external =
         weights >= model::kDefaultExternalDataThreshold ? model::ExternalData::kAlways : model::ExternalData::kNever;
+    save.blob_alignment = 64;  // (as the ref backend writes them: model/blob_alignment.h)
     model::save_model(m, staged, save);
   });
 

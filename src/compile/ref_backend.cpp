@@ -305,6 +305,9 @@ class RefCompiler {
     // The choice concerns the weights left outside the blobs, not the blobs.
     save.external = outer_weight_bytes >= options_.external_data_threshold ? model::ExternalData::kAlways
                                                                            : model::ExternalData::kNever;
+    // Embedded blobs start at 64-byte offsets of the file, so that a session
+    // mapping the file uses their weights where they lie (model/mapped_blobs.h).
+    save.blob_alignment = 64;
     model::save_model(result, out_, save);
   }
 

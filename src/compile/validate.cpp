@@ -93,7 +93,7 @@ std::size_t verify_ref_blobs(const model::Model& m) {
       if (!source || source->s() != runtime::ref_blob::kSource) continue;
       const auto* context = model::find_attr(n, "ep_cache_context");
       const auto* embed = model::find_attr(n, "embed_mode");
-      std::string bytes = context ? context->s() : std::string();
+      const std::string_view bytes = context ? std::string_view(context->s()) : std::string_view();
       if (embed && embed->i() == 0) {
         fs::path file = model::resolve_inside(m.dir(), bytes, "EPContext ep_cache_context", path);
         auto mapped = MappedFile::open(file);

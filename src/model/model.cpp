@@ -18,6 +18,11 @@ TensorBytes Model::tensor_bytes(const onnx::TensorProto& t) const {
   return r;
 }
 
+std::string_view Model::string_bytes(const onnx::AttributeProto& a) const {
+  auto it = mapped_strings.find(&a);
+  return it != mapped_strings.end() ? it->second : std::string_view(a.s());
+}
+
 std::int64_t Model::opset(std::string_view domain) const {
   bool want_default = domain.empty() || domain == "ai.onnx";
   for (const auto& o : proto.opset_import()) {

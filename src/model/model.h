@@ -31,6 +31,14 @@ class Model {
 
   // Version imported for `domain` ("" and "ai.onnx" are the default domain); 0 if absent.
   std::int64_t opset(std::string_view domain = "") const;
+
+  // EPContext blobs load_model left in the model file (LoadOptions::map_blobs,
+  // model/mapped_blobs.h): the attribute's `s` is empty, its bytes are here.
+  // A model holding any is for running, not for saving (save_model refuses it).
+  std::map<const onnx::AttributeProto*, std::string_view> mapped_strings;
+  std::shared_ptr<const MappedFile> mapped_model;  // keeps them mapped
+  // A string attribute's bytes, in the proto or in the mapping.
+  std::string_view string_bytes(const onnx::AttributeProto& a) const;
 };
 
 }  // namespace winml::model

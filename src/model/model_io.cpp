@@ -9,8 +9,10 @@
 
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "model/blob_alignment.h"
 #include "model/epcontext.h"
 #include "model/external_data.h"
+#include "model/mapped_blobs.h"
 #include "model/path_safety.h"
 #include "model/validate.h"
 #include "model/walk.h"
@@ -118,14 +120,27 @@ Model load_model(const fs::path& path, const LoadOptions& options) {
     throw InputError(file_error(path.string(),
                                 "model file exceeds 2 GiB; protobuf cannot hold it (store the "
                                 "weights as external data)"));
+  std::optional<LiftedModel> lifted;
+  if (options.map_blobs) lifted = lift_context_blobs(file->view(), options.map_blobs_from);
   {
-    pbio::ArrayInputStream ais(file->data(), static_cast<int>(file->size()));
+    const std::string_view bytes = lifted ? std::string_view(lifted->reduced) : file->view();
+    pbio::ArrayInputStream ais(bytes.data(), static_cast<int>(bytes.size()));
     pbio::CodedInputStream cis(&ais);
     cis.SetTotalBytesLimit(INT_MAX);
     if (!m.proto.ParseFromCodedStream(&cis) || !cis.ConsumedEntireMessage())
       throw InputError(file_error(path.string(),
                                   "not a valid ONNX model (protobuf parsing failed: the file is "
                                   "truncated, corrupt or not ONNX)"));
+  }
+  if (lifted) {
+    const onnx::GraphProto& g = m.proto.graph();
+    for (const LiftedString& s : lifted->strings) {
+      if (s.node >= g.node_size() || s.attribute >= g.node(s.node).attribute_size())
+        throw InputError(file_error(path.string(), "not a valid ONNX model (an EPContext node is malformed)"));
+      const char* at = reinterpret_cast<const char*>(file->data()) + s.offset;
+      m.mapped_strings[&g.node(s.node).attribute(s.attribute)] = std::string_view(at, s.size);
+    }
+    m.mapped_model = file;
   }
   if (options.validate) validate_structure(m.proto, path.string());
   map_external_data(m);
@@ -142,6 +157,8 @@ std::uint64_t inline_size(const Model& m) {
 }
 
 void save_model(Model& m, const fs::path& path, const SaveOptions& options) {
+  if (!m.mapped_strings.empty())
+    throw std::logic_error(path.string() + ": a model loaded with its blobs mapped (LoadOptions::map_blobs) is not saved");
   const std::string data_name = data_file_name(path);
   const fs::path data_path = path.parent_path() / data_name;
   std::uint64_t total = inline_size(m);
@@ -171,6 +188,7 @@ void save_model(Model& m, const fs::path& path, const SaveOptions& options) {
     for_each_tensor(*m.proto.mutable_graph(), [&](onnx::TensorProto& t, TensorSite) { make_inline(m, t); });
   }
 
+  if (options.blob_alignment) align_embedded_blobs(m.proto, options.blob_alignment, 64 * 1024);
   AtomicFileWriter out(path);
   m.proto.ByteSizeLong();  // caches sizes for SerializeWithCachedSizes
   write_proto(m.proto, out);

@@ -18,6 +18,11 @@ inline constexpr std::uint64_t kDefaultExternalDataThreshold = 100 * kMiB;
 
 struct LoadOptions {
   bool validate = true;  // structural checks (validate.h)
+  // Embedded EPContext blobs of at least `map_blobs_from` bytes stay in the
+  // mapped file (Model::string_bytes) instead of being copied into protobuf:
+  // for models that are run, never saved.
+  bool map_blobs = false;
+  std::uint64_t map_blobs_from = 64 * 1024;
 };
 
 // Loads `path` and maps its external data files. Every `location` and
@@ -34,6 +39,10 @@ struct SaveOptions {
   std::uint64_t external_data_threshold = kDefaultExternalDataThreshold;
   // Smaller initializers stay inline even in an external-data model.
   std::uint64_t min_external_tensor_bytes = 1024;
+  // Embedded EPContext blobs (of at least 64 KiB, in nodes with `notes`)
+  // start at offsets of the file that are multiples of this (0: anywhere):
+  // model/blob_alignment.h.
+  std::uint64_t blob_alignment = 0;
 };
 
 // The sidecar name used for `model_path`: "<file name>.data".

@@ -64,7 +64,8 @@ int run(const Options& o) {
   so.dims = parse_dim_flags(o.dims);
   so.observed = std::set<std::string>{};  // (outputs only)
   so.fold_constant_dequantize = true;
-  model::Model m = model::load_model(o.model);
+  // Embedded blobs are used where they lie in the file, not copied out of it.
+  model::Model m = model::load_model(o.model, {.map_blobs = true});
   runtime::Session session(m, so);
 
   std::map<std::string, runtime::Tensor> feeds;

@@ -22,8 +22,10 @@ class RefEpContext : public Kernel {
     c.main_context = n.attr_int("main_context", 1);
     c.embed_mode = n.attr_int("embed_mode", 1);
     const model::Model* m = n.model();
-    // The bytes belong to the model, which outlives the session.
-    if (const onnx::AttributeProto* context = n.attr("ep_cache_context")) c.cache_context = context->s();
+    // The bytes belong to the model, which outlives the session: in its
+    // proto, or where they lie in its mapped file (LoadOptions::map_blobs).
+    if (const onnx::AttributeProto* context = n.attr("ep_cache_context"))
+      c.cache_context = m ? m->string_bytes(*context) : std::string_view(context->s());
     c.partition_name = n.attr_string("partition_name", "");
     c.inputs = n.input_count();
     c.outputs = n.output_count();

@@ -1,0 +1,115 @@
+// Embedded `ref` blobs at aligned offsets of the file (model/blob_alignment.h)
+// and read there (model/mapped_blobs.h): the loaded model runs as the
+// protobuf-parsed one does, without copying the blob or its weights.
+#include <gtest/gtest.h>
+
+#include "compile/compile.h"
+#include "compile/compile_util.h"
+#include "model/blob_alignment.h"
+#include "model/epcontext.h"
+#include "model/mapped_blobs.h"
+#include "model/model_io.h"
+#include "runtime/session.h"
+#include "support/model_builder.h"
+#include "support/temp_dir.h"
+
+using namespace winml;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string file_bytes(const fs::path& p) { return test::read_text(p); }
+
+fs::path compile_embedded(const test::TempDir& dir, const onnx::ModelProto& m) {
+  test::write_model(m, dir / "model.onnx");
+  compile::CompileOptions o;
+  o.ep = "ref";
+  o.embed = true;
+  o.validate = false;
+  compile::compile_model(dir / "model.onnx", dir / "compiled.onnx", o);
+  return dir / "compiled.onnx";
+}
+
+TEST(MappedBlobs, EmbeddedBlobsStartAt64ByteOffsetsOfTheFile) {
+  test::TempDir dir;
+  const fs::path compiled = compile_embedded(dir, test::linear_model(64, 300, 3));
+  const std::string bytes = file_bytes(compiled);
+  auto lifted = model::lift_context_blobs(bytes, 1024);
+  ASSERT_TRUE(lifted.has_value());
+  ASSERT_EQ(lifted->strings.size(), 1u);
+  const model::Model parsed = model::load_model(compiled);
+  for (const auto& s : lifted->strings) {
+    EXPECT_EQ(s.offset % 64, 0u) << "blob of node " << s.node << " at " << s.offset;
+    const auto& a = parsed.proto.graph().node(s.node).attribute(s.attribute);
+    EXPECT_EQ(a.name(), "ep_cache_context");
+    EXPECT_EQ(std::string_view(bytes).substr(s.offset, s.size), a.s()) << "the scan found the attribute's bytes";
+    // The computed offset is the one protobuf wrote.
+    EXPECT_EQ(model::string_offset(parsed.proto, s.node, s.attribute), s.offset);
+  }
+}
+
+// x -> MatMul(W1) -> com.example:Opaque (no kernel) -> MatMul(W2) -> y: two
+// partitions, each with weights enough for a blob the aligner handles.
+onnx::ModelProto two_partitions() {
+  test::GraphBuilder b("two");
+  b.input("x", {1, 64});
+  b.initializer("W1", {64, 300}, test::random_floats(64 * 300, 1));
+  b.initializer("W2", {300, 300}, test::random_floats(300 * 300, 2));
+  b.node("MatMul", {"x", "W1"}, {"a"}, "first");
+  b.node("Opaque", {"a"}, {"b"}, "custom", "com.example");
+  b.node("MatMul", {"b", "W2"}, {"y"}, "second");
+  b.output("y", {1, 300});
+  onnx::ModelProto m = test::make_model(b.graph(), 17);
+  auto* o = m.add_opset_import();
+  o->set_domain("com.example");
+  o->set_version(1);
+  return m;
+}
+
+TEST(MappedBlobs, EveryPartitionsBlobIsAligned) {
+  test::TempDir dir;
+  const fs::path compiled = compile_embedded(dir, two_partitions());
+  auto lifted = model::lift_context_blobs(file_bytes(compiled), 64 * 1024);
+  ASSERT_TRUE(lifted.has_value());
+  ASSERT_EQ(lifted->strings.size(), 2u);
+  for (const auto& s : lifted->strings) EXPECT_EQ(s.offset % 64, 0u);
+}
+
+TEST(MappedBlobs, AMappedModelRunsAsTheParsedOneWithoutCopyingItsBlob) {
+  test::TempDir dir;
+  const fs::path compiled = compile_embedded(dir, test::linear_model(64, 300, 5));
+  const model::Model parsed = model::load_model(compiled);
+  const model::Model mapped = model::load_model(compiled, {.map_blobs = true});
+  ASSERT_EQ(mapped.mapped_strings.size(), 1u);
+  const auto& [attribute, view] = *mapped.mapped_strings.begin();
+  EXPECT_TRUE(attribute->s().empty()) << "the blob was not copied into protobuf";
+  EXPECT_GE(reinterpret_cast<const std::byte*>(view.data()), mapped.mapped_model->data());
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(view.data()) % 64, 0u);
+  const auto x = test::random_input({2, 64}, 7);
+  runtime::Session a(parsed, {.threads = 1, .dims = {{"batch", 2}}});
+  runtime::Session b(mapped, {.threads = 1, .dims = {{"batch", 2}}});
+  auto want = a.run({{"x", x}});
+  auto got = b.run({{"x", x}});
+  ASSERT_EQ(got.size(), want.size());
+  for (const auto& [name, t] : want) EXPECT_TRUE(got.at(name).same_as(t)) << name;
+}
+
+TEST(MappedBlobs, AModelWithMappedBlobsIsNotSaved) {
+  test::TempDir dir;
+  const fs::path compiled = compile_embedded(dir, test::linear_model(64, 300, 5));
+  model::Model mapped = model::load_model(compiled, {.map_blobs = true});
+  EXPECT_THROW(model::save_model(mapped, dir / "again.onnx"), std::logic_error);
+  EXPECT_FALSE(fs::exists(dir / "again.onnx"));
+}
+
+TEST(MappedBlobs, SmallBlobsAndOrdinaryModelsParseAsUsual) {
+  test::TempDir dir;
+  test::write_model(test::small_model(), dir / "model.onnx");
+  EXPECT_FALSE(model::lift_context_blobs(file_bytes(dir / "model.onnx"), 1).has_value());
+  const fs::path compiled = compile_embedded(dir, test::small_model());
+  // (its blob is a few KiB, under the default threshold)
+  const model::Model m = model::load_model(compiled, {.map_blobs = true});
+  EXPECT_TRUE(m.mapped_strings.empty());
+}
+
+}  // namespace
