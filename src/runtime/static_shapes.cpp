@@ -32,6 +32,42 @@ void read_value(const onnx::ValueInfoProto& v, std::map<std::string, StaticType>
   out[v.name()] = std::move(st);
 }
 
+bool is_microsoft_qdq(const onnx::NodeProto& n) {
+  return n.domain() == "com.microsoft" && (n.op_type() == "QuantizeLinear" || n.op_type() == "DequantizeLinear");
+}
+
+// libonnx knows no com.microsoft schema, and its data propagation dereferences
+// the type of a Shape's input without checking it (ONNX 1.12): a Shape of a
+// com.microsoft DequantizeLinear's output (a QDQ model's shape arithmetic)
+// crashed the process. In the copy shape inference works on, those Q/DQ
+// become ONNX's (the same shapes and output types), and the outputs of any
+// other node without a schema get a type without a shape, which inference
+// leaves unknown instead of following a null type.
+void prepare_for_inference(onnx::GraphProto& g, const std::unordered_map<std::string, int>& imports) {
+  std::vector<onnx::ValueInfoProto> untyped;
+  for (auto& n : *g.mutable_node()) {
+    if (is_microsoft_qdq(n) && imports.count("")) n.set_domain("");
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_g()) prepare_for_inference(*a.mutable_g(), imports);
+      for (auto& sub : *a.mutable_graphs()) prepare_for_inference(sub, imports);
+    }
+    auto version = imports.find(n.domain());
+    const onnx::OpSchema* schema =
+        version == imports.end()
+            ? nullptr
+            : onnx::OpSchemaRegistry::Schema(n.op_type(), version->second, n.domain());
+    if (schema) continue;
+    for (const auto& o : n.output()) {
+      if (o.empty()) continue;
+      onnx::ValueInfoProto v;
+      v.set_name(o);
+      v.mutable_type()->mutable_tensor_type()->set_elem_type(0);
+      untyped.push_back(std::move(v));
+    }
+  }
+  for (auto& v : untyped) *g.add_value_info() = std::move(v);
+}
+
 }  // namespace
 
 std::map<std::string, StaticType> infer_static_types(const onnx::GraphProto& graph, const Opsets& opsets,
@@ -82,6 +118,7 @@ std::map<std::string, StaticType> infer_static_types(const onnx::GraphProto& gra
 
   std::unordered_map<std::string, int> imports;
   for (const auto& [domain, version] : opsets) imports[domain] = static_cast<int>(version);
+  prepare_for_inference(g, imports);
   std::map<std::string, StaticType> result;
   try {
     onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/true);
