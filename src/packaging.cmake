@@ -9,6 +9,10 @@ install(TARGETS winml-make RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # The model tools' module, where the binary looks for it from its own place
 # (../lib/winml-make/, whatever the prefix: cli/tools_module.h).
 install(TARGETS winml-make-tools LIBRARY DESTINATION lib/winml-make)
+# The `ref` backend as an ONNX Runtime plugin EP, beside the module: what an
+# application registers with RegisterExecutionProviderLibrary to load the
+# models winml-make compiles for `ref` (docs/epcontext.md).
+install(TARGETS winml_ref_ep LIBRARY DESTINATION lib/winml-make)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/rules/ DESTINATION ${CMAKE_INSTALL_DATADIR}/winml-make/rules)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/winml.toml.example DESTINATION ${CMAKE_INSTALL_DOCDIR})

@@ -1,7 +1,9 @@
 // Every project under examples/ is built as a user would build it: copied
 // (without outputs) into a temporary directory, `winml-make` run there with a
 // private cache, and its promises checked: the full pipeline ran, model.onnx
-// and its sidecars load and compute, a second build does nothing.
+// and its sidecars load and compute, a second build does nothing; the
+// quickstart and ViT models also compile and run in ONNX Runtime with the
+// `ref` plugin EP.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +13,7 @@
 #include "model/model_io.h"
 #include "model/sidecars.h"
 #include "runtime/tensor.h"
+#include "ort_ep/plugin_checks.h"
 #include "support/ort_oracle.h"
 
 using namespace winml;
@@ -80,6 +83,22 @@ void expect_same_outputs(const fs::path& a, const fs::path& b, const runtime::Sh
   }
 }
 
+// `model` with the input of its last Gemm or MatMul (behind the output's
+// Q/DQ) as a second output, saved to `out`.
+void with_head_input_as_output(const fs::path& model, const fs::path& out) {
+  model::Model m = model::load_model(model);
+  std::map<std::string, const onnx::NodeProto*> producer;
+  for (const auto& n : m.proto.graph().node())
+    for (const auto& o : n.output()) producer[o] = &n;
+  const onnx::NodeProto* n = producer.at(m.proto.graph().output(0).name());
+  while (n->op_type() == "QuantizeLinear" || n->op_type() == "DequantizeLinear") n = producer.at(n->input(0));
+  ASSERT_TRUE(n->op_type() == "Gemm" || n->op_type() == "MatMul") << n->op_type();
+  auto* features = m.proto.mutable_graph()->add_output();
+  features->set_name(n->input(0));
+  features->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  model::save_model(m, out);
+}
+
 }  // namespace
 
 TEST(Examples, QuickstartRunsThePipelineAndPackagesTheRefBlob) {
@@ -95,6 +114,10 @@ TEST(Examples, QuickstartRunsThePipelineAndPackagesTheRefBlob) {
   fs::path moved = e.root() / "moved";
   fs::rename(e.root() / "build" / "quickstart", moved);
   expect_same_outputs(moved / "quantized.onnx", moved / "model.onnx", {1, 3, 64, 64}, "image");
+  // ONNX Runtime with the `ref` plugin EP: the quantized model compiled through ORT (embedded and .bin)
+  // and the packaged model.onnx compute what ORT's CPU EP computes on the quantized model.
+  test::expect_plugin_matches_cpu(moved / "quantized.onnx", e.root() / "ort",
+                                  {{"image", test::random_tensor({1, 3, 64, 64}, 5)}}, 1e-3, {moved / "model.onnx"});
 }
 
 TEST(Examples, ResNet50ExportsAndQuantizesW8A16PerChannel) {
@@ -109,6 +132,10 @@ TEST(Examples, ResNet50ExportsAndQuantizesW8A16PerChannel) {
   EXPECT_GT(q["accuracy"][0]["sqnr_db"].get<double>(), 30.0) << q["accuracy"].dump();
   EXPECT_EQ(stage(e.manifest("resnet50"), "compile")["validation"]["mode"], "run");
   expect_same_outputs(e.out("resnet50", "quantized.onnx"), e.out("resnet50", "model.onnx"), {1, 3, 224, 224});
+  // Its model.onnx (the built-in backend's blob) runs in ONNX Runtime with the `ref` plugin EP.
+  test::expect_plugin_matches_cpu(e.out("resnet50", "quantized.onnx"), e.root() / "ort",
+                                  {{"input", test::random_tensor({1, 3, 224, 224}, 4)}}, 1e-3,
+                                  {e.out("resnet50", "model.onnx")}, {}, /*compile_with_ort=*/false);
   EXPECT_TRUE(test::stages_with(e.build(), "resnet50", "completed").empty());
 }
 
@@ -133,6 +160,13 @@ TEST(Examples, VitExternalDataFlowsThroughEveryStage) {
   auto ours = test::run_model(elsewhere / "vit.onnx", {{"input", runtime::from_tensor_file(x)}});
   ASSERT_TRUE(ours.count("output"));
   EXPECT_LT(test::max_abs_diff(runtime::to_tensor_file(ours.at("output")), ort.outputs.at("output")), 1e-3);
+  // The quantized model (weights in a .data sidecar) compiled with the `ref` plugin EP through ORT,
+  // embedded and .bin, computes in ORT 1.29 and 1.30 what ORT's CPU EP computes on it. (torchvision
+  // starts ViT's head at zero: the class-token features, the head's input, are an output too.)
+  const fs::path features = e.root() / "ort" / "features.onnx";
+  fs::create_directories(features.parent_path());
+  with_head_input_as_output(e.out("vit", "quantized.onnx"), features);
+  test::expect_plugin_matches_cpu(features, e.root() / "ort", {{"input", x}}, 1e-3);
 }
 
 TEST(Examples, MultiModelBuildsEveryModelInParallelWithPerModelOverrides) {

@@ -57,11 +57,18 @@ HarnessResult run_harness(const HarnessOptions& o, const std::vector<std::string
   }
   for (const json& report : h.reports) {
     if (report.value("action", "") != "run") continue;
-    h.outputs.clear();
+    std::map<std::string, model::TensorFile> outputs;
+    const fs::path dir = report["dir"].get<std::string>();
     for (const json& out : report["outputs"])
-      h.outputs[out["name"]] = model::read_npy(fs::path(report["dir"].get<std::string>()) / out["file"].get<std::string>());
+      outputs[out["name"]] = model::read_npy(dir / out["file"].get<std::string>());
+    h.runs.push_back(std::move(outputs));
   }
+  if (!h.runs.empty()) h.outputs = h.runs.back();
   return h;
+}
+
+std::vector<std::string> run_action(const fs::path& model, const fs::path& dir) {
+  return {"--run", model.string(), dir.string()};
 }
 
 HarnessResult compile_with_plugin(const fs::path& in, const fs::path& out, bool embed, const HarnessOptions& options) {

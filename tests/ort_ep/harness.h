@@ -30,8 +30,12 @@ struct HarnessResult {
   std::string err;
   std::vector<nlohmann::json> reports;  // one per action, after the version line
   std::string ort_version;
-  std::map<std::string, model::TensorFile> outputs;  // of the last --run
+  std::vector<std::map<std::string, model::TensorFile>> runs;  // outputs of each --run, in order
+  std::map<std::string, model::TensorFile> outputs;             // of the last --run
 };
+
+// A --run action writing its outputs under `dir` (numbered: several runs may share a parent).
+std::vector<std::string> run_action(const std::filesystem::path& model, const std::filesystem::path& dir);
 
 // Runs ort_harness with `args` (actions), feeding `inputs` (written as .npy
 // files under a temporary directory).

@@ -90,7 +90,9 @@ TEST(RefPlugin, CompilesThroughOnnxRuntimeAndRunsInBothVersions) {
     EXPECT_EQ(contexts[0].source, "WinmlMakeRefExecutionProvider");
     EXPECT_EQ(contexts[0].ep_sdk_version, "winml-make-ref-2");
     EXPECT_EQ(contexts[0].embed_mode, embed ? 1 : 0);
-    if (!embed) EXPECT_EQ(contexts[0].blob_file, "compiled_ref.bin");
+    if (!embed) {
+      EXPECT_EQ(contexts[0].blob_file, "compiled_ref.bin");
+    }
     EXPECT_EQ(fs::exists(out.parent_path() / "compiled_ref.bin"), !embed);
     for (OrtVersion v : kVersions) {
       HarnessOptions with_plugin = o;

@@ -1,9 +1,11 @@
 // The Debian package: cpack builds it from the install rules, dpkg installs
 // it into a scratch root (its own database, a copy of this machine's, so that
 // the dependencies dpkg-shlibdeps found are checked for real), and the
-// installed binary builds the quickstart example; then dpkg removes it.
+// installed binary builds the quickstart example, whose model.onnx stock ONNX
+// Runtime runs with the installed plugin EP; then dpkg removes it.
 #include <gtest/gtest.h>
 
+#include "ort_ep/harness.h"
 #include "support/cli_runner.h"
 #include "support/temp_dir.h"
 
@@ -53,7 +55,8 @@ TEST(DebPackage, InstallsWithDpkgAndTheInstalledBinaryBuildsTheQuickstart) {
   const std::string listed = run_ok(with({"--listfiles", "winml-make"}));
   for (const char* f :
        {"/usr/bin/winml-make", "/usr/share/man/man1/winml-make.1.gz", "/usr/share/doc/winml-make/cli.md",
-        "/usr/share/winml-make/rules", "/usr/share/bash-completion/completions/winml-make"})
+        "/usr/share/winml-make/rules", "/usr/share/bash-completion/completions/winml-make",
+        "/usr/lib/winml-make/winml-make-tools.so", "/usr/lib/winml-make/libwinml_ref_ep.so"})
     EXPECT_NE(listed.find(f), std::string::npos) << f << " not in:\n" << listed;
 
   const fs::path installed = root / "usr/bin/winml-make";
@@ -74,6 +77,11 @@ TEST(DebPackage, InstallsWithDpkgAndTheInstalledBinaryBuildsTheQuickstart) {
   for (const auto& e : fs::recursive_directory_iterator(dir / "quickstart/build"))
     artifact |= e.path().filename() == "model.onnx";
   EXPECT_TRUE(artifact) << build.out;
+  // The installed plugin EP runs it in ONNX Runtime (its blob came from the installed binary).
+  auto ort = test::run_program({WINML_ORT_HARNESS, "--ort", test::ort_library(test::OrtVersion::k1_29).string(),
+                                "--plugin", (root / "usr/lib/winml-make/libwinml_ref_ep.so").string(), "--run",
+                                (dir / "quickstart/build/quickstart/model.onnx").string(), (dir / "outputs").string()});
+  EXPECT_EQ(ort.exit_code, 0) << ort.out << ort.err;
 
   run_ok(with({"--remove", "winml-make"}));
   EXPECT_FALSE(fs::exists(installed));
