@@ -169,41 +169,50 @@ RefEp::Compiled RefEp::compile(const OrtGraph* graph, const OrtNode* fused_node)
   model::Model part = partition_model(reader_, graph, fused_node);
   const std::string source = part.path.empty() ? std::string("<model>") : part.path.string();
   const runtime::Opsets opsets = runtime::model_opsets(part.proto);
+  auto planned = std::make_shared<compile::RefPartition>(
+      compile::plan_ref_partition(std::move(part), opsets, name, settings_.dims, source));
+  std::vector<std::string> inputs = names_of(reader_, reader_.inputs(fused_node));
+  std::vector<std::string> outputs = names_of(reader_, reader_.outputs(fused_node));
   Compiled c;
+  if (!settings_.write_contexts) {
+    // Nothing to write: the plan runs as built (its weights are the partition's
+    // copies, which it keeps alive), with the bits a blob of it would give.
+    if (!settings_.compile_only)
+      c.partition = std::make_unique<CompiledPartition>(
+          std::shared_ptr<const runtime::Plan>(planned, planned->plan.get()), std::move(inputs), std::move(outputs));
+    return c;
+  }
   std::shared_ptr<const void> owner;
   std::string_view blob;
   std::string what;
-  {
-    compile::RefPartition planned = compile::plan_ref_partition(std::move(part), opsets, name, settings_.dims, source);
-    const runtime::ref_blob::BlobContents contents = planned.blob_contents();
-    if (settings_.write_contexts && !settings_.embed) {
-      const fs::path model = context_model_path(graph);
-      const std::string file = compile::ref_blob_name(model, blobs_written_++);
-      const fs::path path = model.parent_path() / file;
-      AtomicFileWriter w(path);
-      runtime::ref_blob::write_blob(contents, [&](const void* d, std::size_t n) { w.write(d, n); });
-      w.commit();
-      c.context_node = make_context_node(fused_node, file, false, name, planned.notes());
-      if (!settings_.compile_only) {
-        auto mapped = MappedFile::open(path);
-        blob = mapped->view();
-        owner = mapped;
-      }
-      what = path.string();
-    } else {
-      std::size_t size = 0;
-      auto bytes = blob_in_memory(contents, size);
-      blob = std::string_view(reinterpret_cast<const char*>(bytes.get()), size);
-      owner = bytes;
-      if (settings_.write_contexts) c.context_node = make_context_node(fused_node, blob, true, name, planned.notes());
-      what = source + ": partition " + name;
+  const runtime::ref_blob::BlobContents contents = planned->blob_contents();
+  if (!settings_.embed) {
+    const fs::path model = context_model_path(graph);
+    const std::string file = compile::ref_blob_name(model, blobs_written_++);
+    const fs::path path = model.parent_path() / file;
+    AtomicFileWriter w(path);
+    runtime::ref_blob::write_blob(contents, [&](const void* d, std::size_t n) { w.write(d, n); });
+    w.commit();
+    c.context_node = make_context_node(fused_node, file, false, name, planned->notes());
+    if (!settings_.compile_only) {
+      auto mapped = MappedFile::open(path);
+      blob = mapped->view();
+      owner = mapped;
     }
-  }  // (the plan and the partition's weights go before the blob's plan is loaded)
+    what = path.string();
+  } else {
+    std::size_t size = 0;
+    auto bytes = blob_in_memory(contents, size);
+    blob = std::string_view(reinterpret_cast<const char*>(bytes.get()), size);
+    owner = bytes;
+    c.context_node = make_context_node(fused_node, blob, true, name, planned->notes());
+    what = source + ": partition " + name;
+  }
+  planned.reset();  // (the plan and the partition's weights go before the blob's plan is loaded)
   if (!settings_.compile_only) {
     // What runs is what the blob says, as when the compiled model is loaded.
     auto plan = runtime::ref_blob::load_plan(blob, owner, what);
-    c.partition = std::make_unique<CompiledPartition>(plan, names_of(reader_, reader_.inputs(fused_node)),
-                                                      names_of(reader_, reader_.outputs(fused_node)));
+    c.partition = std::make_unique<CompiledPartition>(plan, std::move(inputs), std::move(outputs));
   }
   return c;
 }

@@ -133,7 +133,29 @@ TEST(RefPlugin, LeavesWhatTheRuntimeLacksToOnnxRuntimesCpuEp) {
     auto r = test::run_in(out, {.ort = v, .plugin = true}, feeds);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     expect_close(r.outputs, want, 0, std::string("partitioned, ORT ") + r.ort_version);
+    // The uncompiled model in one session: the plugin plans its partitions as it loads.
+    r = test::run_in(dir / "model.onnx", {.ort = v, .plugin = true}, feeds);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    expect_close(r.outputs, want, 0, std::string("uncompiled, partitioned, ORT ") + r.ort_version);
   }
+}
+
+TEST(RefPlugin, RunsAnUncompiledModelAsItsCompiledFormDoes) {
+  test::TempDir dir;
+  test::write_model(test::small_model(), dir / "model.onnx");
+  const auto feeds = feeds_for("x", {3, 8}, 11);
+  HarnessOptions o;
+  o.plugin = true;
+  o.provider_options = {{"dims", "batch=3"}};
+  auto c = test::compile_with_plugin(dir / "model.onnx", dir / "compiled.onnx", false, o);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  auto compiled = test::run_in(dir / "compiled.onnx", o, feeds);
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.err;
+  auto uncompiled = test::run_in(dir / "model.onnx", o, feeds);
+  ASSERT_EQ(uncompiled.exit_code, 0) << uncompiled.err;
+  ASSERT_EQ(uncompiled.outputs.size(), compiled.outputs.size());
+  for (const auto& [name, t] : compiled.outputs) EXPECT_EQ(uncompiled.outputs.at(name).data, t.data) << name;
+  expect_close(uncompiled.outputs, cpu_outputs(dir / "model.onnx", feeds), 1e-4, "uncompiled with the plugin");
 }
 
 TEST(RefPlugin, RunsWhatTheBuiltInRefBackendCompiled) {
