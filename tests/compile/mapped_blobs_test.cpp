@@ -5,6 +5,7 @@
 
 #include "compile/compile.h"
 #include "compile/compile_util.h"
+#include "compile/epcontext_convert.h"
 #include "model/blob_alignment.h"
 #include "model/epcontext.h"
 #include "model/mapped_blobs.h"
@@ -70,6 +71,20 @@ TEST(MappedBlobs, EveryPartitionsBlobIsAligned) {
   test::TempDir dir;
   const fs::path compiled = compile_embedded(dir, two_partitions());
   auto lifted = model::lift_context_blobs(file_bytes(compiled), 64 * 1024);
+  ASSERT_TRUE(lifted.has_value());
+  ASSERT_EQ(lifted->strings.size(), 2u);
+  for (const auto& s : lifted->strings) EXPECT_EQ(s.offset % 64, 0u);
+}
+
+TEST(MappedBlobs, EpcontextEmbedAlignsTheBlobsItMovesIn) {
+  test::TempDir dir;
+  test::write_model(two_partitions(), dir / "model.onnx");
+  compile::CompileOptions o;
+  o.ep = "ref";
+  o.validate = false;
+  compile::compile_model(dir / "model.onnx", dir / "bin" / "compiled.onnx", o);
+  compile::convert_epcontext(dir / "bin" / "compiled.onnx", dir / "embedded.onnx", /*embed=*/true);
+  auto lifted = model::lift_context_blobs(file_bytes(dir / "embedded.onnx"), 64 * 1024);
   ASSERT_TRUE(lifted.has_value());
   ASSERT_EQ(lifted->strings.size(), 2u);
   for (const auto& s : lifted->strings) EXPECT_EQ(s.offset % 64, 0u);
