@@ -21,7 +21,7 @@ packages=(
   # the fuzz targets: clang with libFuzzer and the sanitizer runtimes
   clang libclang-rt-14-dev
   # a real HTTP cache server for the shared-cache tests, and curl for its benchmark
-  nginx curl
+  nginx curl openssl
   # real models for tests and the torchvision export recipe
   python3 python3-numpy python3-onnx python3-torch python3-torchvision
 )

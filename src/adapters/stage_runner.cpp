@@ -39,4 +39,12 @@ std::vector<std::string> StageRunner::model_files(const fs::path& model) {
   return names;
 }
 
+std::vector<std::string> artifact_files(const fs::path& primary) {
+  if (primary.extension() != ".onnx") return {primary.filename().string()};
+  std::vector<std::string> names;
+  for (const auto& f : model::model_files(primary).all())
+    names.push_back(f.lexically_relative(primary.parent_path()).generic_string());
+  return names;
+}
+
 }  // namespace winml::stages

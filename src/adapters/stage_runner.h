@@ -6,12 +6,16 @@
 
 namespace winml::stages {
 
+// A stage's artifact: a model (.onnx) with the sidecars it names, else the file alone.
+std::vector<std::string> artifact_files(const fs::path& primary);
+
 class StageRunner : public graph::NodeRunner {
  public:
   explicit StageRunner(BuildSession& session) : session_(session) {}
   graph::RunResult run(const graph::RunRequest& request) override;
   // A model artifact with its sidecars (model::model_files); other files alone.
   std::vector<std::string> model_files(const fs::path& model) override;
+  std::vector<std::string> artifact_files(const fs::path& primary) override { return stages::artifact_files(primary); }
 
  private:
   BuildSession& session_;

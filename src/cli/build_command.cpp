@@ -47,6 +47,7 @@ int exit_code_of(const std::vector<graph::NodeResult>& results, bool interrupted
 std::string remote_line(const remote::RemoteStats& s, bool read_only) {
   std::string line = "winml-make: remote cache: " + std::to_string(s.hits) + " hit" + (s.hits == 1 ? "" : "s") + ", " +
                      std::to_string(s.misses) + " miss" + (s.misses == 1 ? "" : "es");
+  if (s.refused) line += " (" + std::to_string(s.refused) + " refused)";
   if (read_only) line += ", read-only";
   else
     line += ", " + std::to_string(s.uploads) + " uploaded (" + std::to_string(s.blobs_uploaded) + " files sent, " +
@@ -60,10 +61,15 @@ std::string remote_line(const remote::RemoteStats& s, bool read_only) {
 }
 
 nlohmann::json remote_json(const remote::RemoteSettings& settings, const remote::RemoteStats& s) {
+  const char* signing = !settings.signing_key.empty()  ? "sign and verify"
+                        : !settings.verify_key.empty() ? "verify"
+                                                       : "off";
   return {{"url", remote::redact_url(settings.url)},
+          {"signatures", signing},
           {"mode", settings.mode == remote::RemoteMode::kReadOnly ? "read-only" : "read-write"},
           {"hits", s.hits},
           {"misses", s.misses},
+          {"refused", s.refused},
           {"uploads", s.uploads},
           {"files_uploaded", s.blobs_uploaded},
           {"files_already_there", s.blobs_present},
@@ -115,7 +121,10 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   // --no-remote-cache wins over every way of naming a server (a developer's
   // machine with the CI's variables exported, an offline build).
   const auto remote_settings =
-      f.no_remote_cache ? std::nullopt : remote::resolve_remote_settings(f.remote_cache, plan.build.remote_cache);
+      f.no_remote_cache
+          ? std::nullopt
+          : remote::resolve_remote_settings(
+                f.remote_cache, {plan.build.remote_cache, static_cast<long>(plan.build.remote_cache_transfer_timeout)});
   std::optional<store::LocalCache> cache;
   std::unique_ptr<store::DirectoryLock> cache_lock;
   if (!f.no_cache && plan.build.cache && !f.dry_run) {
@@ -182,6 +191,7 @@ int run_build(const Context& ctx, const BuildFlags& f) {
       reporter.note(line);
   }
   if (remote) reporter.note(remote_line(remote->stats(), remote_settings->mode == remote::RemoteMode::kReadOnly));
+  if (const std::string w = cache_rejections_warning(results); !w.empty()) reporter.note(w);
   // Errors also go to stderr (the progress may be on stdout): one line per
   // failed stage, its message's first line (which names the file).
   for (std::size_t i = 0; i < results.size(); ++i)

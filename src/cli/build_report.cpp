@@ -160,9 +160,23 @@ void BuildReporter::summary(const std::vector<graph::NodeResult>& results, doubl
   out_.flush();
 }
 
+std::string cache_rejections_warning(const std::vector<graph::NodeResult>& results) {
+  std::map<std::string, int> counts;  // "reason (source)" -> entries
+  int total = 0;
+  for (const auto& r : results)
+    for (const auto& x : r.rejections) ++counts[x.why.reason + " (" + x.source + ")"], ++total;
+  if (total == 0) return "";
+  std::vector<std::string> parts;
+  for (const auto& [what, n] : counts) parts.push_back(std::to_string(n) + " " + what);
+  return "winml-make: warning: " + std::to_string(total) + " cache " + (total == 1 ? "entry" : "entries") +
+         " refused, the stage" + (total == 1 ? "" : "s") + " ran instead: " + join(parts, ", ") +
+         " (--json lists them under cache_rejections)";
+}
+
 nlohmann::json run_report(const graph::Graph& graph, const std::vector<graph::NodeResult>& results,
                           const std::string& status, bool dry_run, double seconds, const std::string& output_dir) {
   nlohmann::json targets = nlohmann::json::array();
+  nlohmann::json rejections = nlohmann::json::array();
   std::map<std::string, int> summary;
   const auto by_target = graph.nodes_by_target();
   for (std::size_t ti = 0; ti < graph.targets.size(); ++ti) {
@@ -183,6 +197,13 @@ nlohmann::json run_report(const graph::Graph& graph, const std::vector<graph::No
       if (!r.reason.empty()) s["reason"] = r.reason;
       if (r.has_key) s["key"] = r.key.hex();
       if (r.from_remote) s["source"] = "remote";
+      for (const auto& x : r.rejections)
+        rejections.push_back({{"model", t},
+                              {"stage", n.name},
+                              {"key", r.key.hex()},
+                              {"source", x.source},
+                              {"reason", x.why.reason},
+                              {"detail", x.why.detail}});
       if (!r.explanation.empty()) s["explanation"] = r.explanation;
       // What the stage measured (quantize: accuracy per output; compile: validation).
       if (auto m = nlohmann::json::parse(r.metrics_json.view(), nullptr, false); m.is_object() && !m.empty())
@@ -195,7 +216,7 @@ nlohmann::json run_report(const graph::Graph& graph, const std::vector<graph::No
     if (selected) targets.push_back({{"model", t}, {"stages", stages}});
   }
   return {{"schema_version", 1},      {"status", status},   {"dry_run", dry_run}, {"elapsed_seconds", seconds},
-          {"output_dir", output_dir}, {"summary", summary}, {"targets", targets}};
+          {"output_dir", output_dir}, {"summary", summary}, {"targets", targets}, {"cache_rejections", rejections}};
 }
 
 }  // namespace winml::cli

@@ -58,6 +58,10 @@ class BuildReporter : public graph::BuildObserver {
 std::vector<std::string> describe_result(const graph::Node& node, const graph::NodeResult& r, bool explain,
                                          bool dry_run, bool color = false);
 
+// One warning for the run's refused cache entries, counted by reason and
+// source ("" when none was refused): tampering shows, without a line each.
+std::string cache_rejections_warning(const std::vector<graph::NodeResult>& results);
+
 // The --json report.
 nlohmann::json run_report(const graph::Graph& graph, const std::vector<graph::NodeResult>& results,
                           const std::string& status, bool dry_run, double seconds, const std::string& output_dir);

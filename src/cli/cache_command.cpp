@@ -7,6 +7,7 @@
 #include "cli/context.h"
 #include "cli/interrupt.h"
 #include "cli/project_options.h"
+#include "cli/tools_module.h"
 #include "store/cache.h"
 #include "store/lock.h"
 
@@ -48,7 +49,12 @@ Command add_cache_command(CLI::App& app) {
               if (!lock) return static_cast<int>(kExitInterrupted);
             }
             if (verify->parsed()) {
-              auto r = cache.verify();
+              // Which files an entry's artifact names is read from the
+              // artifact by the model tools (a module that fails to load
+              // is an error here, not a reason to drop entries).
+              const ToolsModule& tools = tools_module();
+              auto r = cache.verify(
+                  [&tools](const std::filesystem::path& primary) { return tools.artifact_files(primary); });
               for (const auto& p : r.problems) std::cout << p << "\n";
               std::cout << "checked " << r.entries_checked << " entries and " << r.blobs_checked << " blobs ("
                         << human_bytes(r.bytes_checked)

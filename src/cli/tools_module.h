@@ -30,6 +30,8 @@ struct ToolsModule {
   std::unique_ptr<graph::NodeRunner> (*make_runner)(stages::BuildSession& session);
   // The module holds its own copy of the process's active rules.
   void (*use_rules)(const rules::Rules& rules);
+  // graph::NodeRunner::artifact_files without a session (for `cache verify`).
+  std::vector<std::string> (*artifact_files)(const std::filesystem::path& primary);
 };
 
 inline constexpr const char* kToolsEntryPoint = "winml_make_tools";
@@ -52,6 +54,9 @@ class ToolRunner : public graph::NodeRunner {
   graph::RunResult run(const graph::RunRequest& request) override { return runner().run(request); }
   std::vector<std::string> model_files(const std::filesystem::path& model) override {
     return runner().model_files(model);
+  }
+  std::vector<std::string> artifact_files(const std::filesystem::path& primary) override {
+    return runner().artifact_files(primary);
   }
 
  private:

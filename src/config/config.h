@@ -25,7 +25,8 @@ struct BuildConfig {
   std::int64_t jobs = 0;
   bool keep_going = false;
   bool cache = true;
-  std::string remote_cache;  // URL of a shared HTTP cache (Bazel's protocol)
+  std::string remote_cache;                        // URL of a shared HTTP cache (Bazel's protocol)
+  std::int64_t remote_cache_transfer_timeout = 0;  // seconds per transfer; 0: no limit
 };
 
 // A model input (or calibration input) description.

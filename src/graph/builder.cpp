@@ -195,15 +195,34 @@ bool Builder::decide(std::size_t index, const BuildOptions& o, const std::vector
   return true;
 }
 
+std::optional<store::Rejection> Builder::artifact_problem(const Node& node, const fs::path& dir,
+                                                          const std::vector<std::string>& names) {
+  std::vector<std::string> files;
+  try {
+    files = runner_.artifact_files(dir / node.primary_output);
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const std::exception& e) {
+    return store::Rejection{store::rejection::kNotTheArtifact, node.primary_output + " does not load: " + e.what()};
+  }
+  return store::artifact_problem(files, names);
+}
+
 std::vector<store::OutputFile> Builder::obtain(std::size_t index, const BuildOptions& o, const Decision& d,
                                                const std::vector<NodeResult>& results, const fs::path& staging,
                                                NodeResult& r, KeysInFlight::Hold& hold) {
   const Node& node = graph_.nodes[index];
   std::vector<store::OutputFile> verified;  // digests the cache restore already checked
   bool restored = false;
-  auto try_restore = [&](const store::ActionEntry& entry) {
-    std::string problem;
-    if (o.cache->restore(entry, staging, &problem)) {
+  // An entry is restored only when it is exactly what this node makes: the
+  // output rules before anything is placed, every placed file's digest, then
+  // the files its artifact names. Otherwise it is a miss: a local entry is
+  // dropped (the node's result replaces it), the refusal is reported.
+  auto try_restore = [&](const store::ActionEntry& entry, const char* source) {
+    std::optional<store::Rejection> why = store::outputs_problem(entry.outputs, node.primary_output);
+    if (!why) why = o.cache->restore(entry, staging);
+    if (!why) why = artifact_problem(node, staging, disk_.list_files(staging));
+    if (!why) {
       restored = true;
       verified = entry.outputs;
       r.status = Status::kCached;
@@ -211,19 +230,34 @@ std::vector<store::OutputFile> Builder::obtain(std::size_t index, const BuildOpt
       r.metrics_json = entry.metrics_json;
       return;
     }
-    r.reason += "; cache entry discarded: " + problem;
+    o.cache->forget(entry.key);
+    r.reason += "; " + std::string(source) + " cache entry refused: " + why->reason + " (" + why->detail + ")";
+    r.rejections.push_back({source, std::move(*why)});
     disk_.remove_tree(staging);
     disk_.make_directories(staging);
   };
   if (o.cache && !o.rebuild) {
-    // The local cache first; the remote one on a miss (or a local entry that
-    // proved corrupt), which fills the local cache for the restore.
-    if (auto entry = o.cache->lookup(r.key)) try_restore(*entry);
-    if (!restored && o.remote && o.remote->fetch(r.key, *o.cache))
-      if (auto entry = o.cache->lookup(r.key)) {
-        try_restore(*entry);
-        r.from_remote = restored;
+    // The local cache first; the server on a miss (or a local entry that
+    // proved wrong). A server's entry reaches the local cache only once
+    // restored and checked.
+    if (auto entry = o.cache->lookup(r.key)) try_restore(*entry, "local");
+    if (!restored && o.remote) {
+      store::Fetched fetched = o.remote->fetch(r.key, node.primary_output, *o.cache);
+      if (fetched.rejected) {
+        r.reason += "; remote cache entry refused: " + fetched.rejected->reason + " (" + fetched.rejected->detail + ")";
+        r.rejections.push_back({"remote", std::move(*fetched.rejected)});
       }
+      if (fetched.entry) {
+        try_restore(*fetched.entry, "remote");
+        r.from_remote = restored;
+        if (!restored) o.remote->refused(r.key);
+        if (restored) try {
+            o.cache->put_entry(*fetched.entry);
+          } catch (const std::exception& e) {
+            r.reason += "; not cached: " + std::string(e.what());  // restored all the same
+          }
+      }
+    }
   }
   if (!restored && o.cache) {
     // Another node of this build with the same key may be running it: wait,
@@ -231,7 +265,7 @@ std::vector<store::OutputFile> Builder::obtain(std::size_t index, const BuildOpt
     hold = in_flight_.hold(r.key);
     if (hold.waited())
       if (auto entry = o.cache->lookup(r.key)) {
-        try_restore(*entry);
+        try_restore(*entry, "local");
         if (restored) r.reason += "; the same step ran for another model in this build";
       }
   }
@@ -264,13 +298,22 @@ std::vector<store::OutputFile> Builder::obtain(std::size_t index, const BuildOpt
     r.metrics_json = run.metrics_json;
   }
 
-  // Outputs: every file the stage left in staging; the primary one first.
+  // Outputs: every file left in staging; the primary one first.
   auto names = disk_.list_files(staging);
   if (std::find(names.begin(), names.end(), node.primary_output) == names.end())
     throw BuildError(node.id() + ": the stage did not write " + node.primary_output);
-  for (const auto& n : names)
-    if (n.find('/') != std::string::npos || is_temp_name(n))
-      throw BuildError(node.id() + ": the stage left an unexpected file '" + n + "' (outputs are plain files)");
+  if (!restored) {
+    // What ran obeys the rules a cache entry must: the stage's output is
+    // its artifact and the files the artifact names, nothing else.
+    for (const auto& n : names)
+      if (std::string why = store::output_name_problem(n); !why.empty())
+        throw BuildError(node.id() + ": the stage left an unexpected file: " + why + " (outputs are plain files)");
+    if (names.size() > store::kMaxEntryOutputs)
+      throw BuildError(node.id() + ": the stage left " + std::to_string(names.size()) + " files (at most " +
+                       std::to_string(store::kMaxEntryOutputs) + ")");
+    if (auto why = artifact_problem(node, staging, names))
+      throw BuildError(node.id() + ": the stage's outputs are not its artifact and the files it names: " + why->detail);
+  }
   std::stable_partition(names.begin(), names.end(), [&](const std::string& n) { return n == node.primary_output; });
   std::vector<store::OutputFile> outputs;
   for (const auto& n : names) {

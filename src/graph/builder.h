@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -41,6 +42,12 @@ enum class Status {
 // is reported as skipped with its reason; stale only appears in dry runs).
 const char* status_name(Status s);
 
+// A cache entry found for the node's key and refused (the node ran instead).
+struct CacheRejection {
+  std::string source;  // "local" or "remote"
+  store::Rejection why;
+};
+
 struct NodeResult {
   Status status = Status::kNotRun;
   std::string reason;                    // why it ran / was skipped / failed
@@ -54,6 +61,7 @@ struct NodeResult {
   double elapsed_seconds = 0;  // this run
   bool from_remote = false;    // kCached: the remote cache provided it
   bool input_error = false;    // failed on bad input (exit 2) rather than a stage error
+  std::vector<CacheRejection> rejections;
 };
 
 struct BuildOptions {
@@ -116,6 +124,10 @@ class Builder {
   std::vector<store::OutputFile> obtain(std::size_t index, const BuildOptions& o, const Decision& d,
                                         const std::vector<NodeResult>& results, const fs::path& staging, NodeResult& r,
                                         KeysInFlight::Hold& hold);
+  // Whether `names` (in `dir`) are exactly the files of the node's artifact
+  // there, as the runner reads them from it.
+  std::optional<store::Rejection> artifact_problem(const Node& node, const fs::path& dir,
+                                                   const std::vector<std::string>& names);
   void place_and_record(std::size_t index, const BuildOptions& o, const Decision& d, const fs::path& staging,
                         std::vector<store::OutputFile> outputs, NodeResult& r);
   void remove_artifacts(std::size_t index, bool drop_record);

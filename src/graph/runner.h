@@ -49,6 +49,11 @@ class NodeRunner {
   // The files of an external model input (kModel), primary first, each
   // relative to the model's directory.
   virtual std::vector<std::string> model_files(const fs::path& model) { return {model.filename().string()}; }
+  // The files the artifact at `primary` (a node's primary output) consists
+  // of, as names in its folder: its own first, then the sidecars it names.
+  // A stage's outputs, run or restored from a cache, must be exactly these.
+  // Throws when the artifact cannot be read. By default an artifact is alone.
+  virtual std::vector<std::string> artifact_files(const fs::path& primary) { return {primary.filename().string()}; }
 };
 
 }  // namespace winml::graph

@@ -1,12 +1,14 @@
 #include "remote/http_cache.h"
 
 #include <fcntl.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 
 #include "base/atomic_file.h"
+#include "base/text.h"
 #include "remote/action_message.h"
 #include "remote/sha256.h"
 #include "store/digest.h"
@@ -20,11 +22,23 @@ namespace {
 constexpr int kAttempts = 4;
 constexpr std::size_t kQueueCapacity = 8;  // entries waiting; the builder waits beyond that
 constexpr int kUploadThreads = 2;
-constexpr std::size_t kMaxEntryBytes = 16u << 20;  // an action entry is a few KiB; a bigger answer is garbage
+constexpr std::size_t kMaxMessageBytes = 16u << 20;  // an action entry is a few KiB; a bigger answer is garbage
+// Room a download must leave on the local cache's file system.
+constexpr std::uint64_t kFreeSpaceReserve = 64ull << 20;
+
+// Bytes free to an unprivileged writer in `dir`'s file system.
+std::optional<std::uint64_t> free_bytes(const fs::path& dir) {
+  struct statvfs st {};
+  if (::statvfs(dir.c_str(), &st) != 0) return std::nullopt;
+  return static_cast<std::uint64_t>(st.f_bavail) * st.f_frsize;
+}
 
 }  // namespace
 
-HttpCache::HttpCache(RemoteSettings settings, Warn warn) : settings_(std::move(settings)), warn_(std::move(warn)) {}
+HttpCache::HttpCache(RemoteSettings settings, Warn warn) : settings_(std::move(settings)), warn_(std::move(warn)) {
+  if (!settings_.signing_key.empty()) key_ = EntryKey::load(settings_.signing_key);
+  else if (!settings_.verify_key.empty()) key_ = EntryKey::load(settings_.verify_key);
+}
 
 HttpCache::~HttpCache() { finish(); }
 
@@ -137,53 +151,92 @@ HttpCache::Blob HttpCache::download(HttpClient& http, const RemoteBlob& blob, co
   if (r.ok()) {
     // The server holds other bytes under this name (tampered or torn):
     // the stage reruns here and the upload replaces them.
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      distrusted_.insert(blob.sha256);
-    }
-    warn_once("corrupt:" + blob.sha256,
-              "remote cache: blob " + blob.sha256 + " (" + output.name + ") does not match its digest; rebuilding it");
-    return Blob::kMissing;
+    std::lock_guard<std::mutex> lock(mu_);
+    distrusted_.insert(blob.sha256);
+    return Blob::kCorrupt;
   }
   give_up("downloading " + output.name, r);
   return Blob::kRefused;
 }
 
-bool HttpCache::fetch(const store::Digest& key, store::LocalCache& local) {
-  if (off()) return false;
+std::optional<store::Rejection> HttpCache::screen(const RemoteEntry& remote, const std::string& primary,
+                                                  store::LocalCache& local) const {
+  if (key_)
+    if (auto why = signature_problem(remote, *key_)) return why;
+  if (auto why = store::outputs_problem(remote.entry.outputs, primary)) return why;
+  // What the entry claims must fit, whatever the server then sends.
+  std::uint64_t needed = 0;
+  std::set<store::Digest> counted;
+  for (const auto& o : remote.entry.outputs)
+    if (counted.insert(o.digest).second && !local.has_blob(o.digest)) needed += o.size;
+  if (needed == 0) return std::nullopt;
+  std::error_code ec;
+  fs::create_directories(local.incoming_dir(), ec);
+  const auto free = free_bytes(local.incoming_dir());
+  if (free && needed + kFreeSpaceReserve > *free)
+    return store::Rejection{store::rejection::kNoSpace, human_bytes(needed) + " to download, " + human_bytes(*free) +
+                                                            " free in " + local.root().string()};
+  return std::nullopt;
+}
+
+store::Fetched HttpCache::fetch(const store::Digest& key, const std::string& primary, store::LocalCache& local) {
+  store::Fetched out;
+  if (off()) return out;
   std::call_once(swept_, [&] { sweep_abandoned_temps(local.incoming_dir()); });
   auto http = take_client();
   std::string body;
+  bool too_large = false;
   const HttpResult r = with_retries(*http, [&](HttpClient& h) {
     body.clear();
-    return h.get(url_of("ac", action_name(settings_.name_space, key)), [&](const char* data, std::size_t n) {
-      if (body.size() + n > kMaxEntryBytes) return false;
+    too_large = false;
+    HttpResult got = h.get(url_of("ac", action_name(settings_.name_space, key)), [&](const char* data, std::size_t n) {
+      if (body.size() + n > kMaxMessageBytes) return !(too_large = true);
       body.append(data, n);
       return true;
     });
+    if (too_large) got.status = 200;  // an answer, only one no entry can be: not retried
+    return got;
   });
-  bool hit = false;
-  if (r.ok()) {
+  {
     std::lock_guard<std::mutex> lock(mu_);
     stats_.bytes_down += body.size();
   }
-  if (r.ok()) {
-    if (auto remote = decode_action(body, key)) {
-      hit = true;
-      for (std::size_t i = 0; i < remote->blobs.size() && hit; ++i) {
+  std::string why;
+  if (too_large) {
+    out.rejected = store::Rejection{store::rejection::kTooLarge,
+                                    "more than " + human_bytes(kMaxMessageBytes) + " (an entry is a few KiB)"};
+  } else if (r.ok()) {
+    if (auto remote = decode_action(body, key, &why)) {
+      out.rejected = screen(*remote, primary, local);
+      bool complete = !out.rejected;
+      for (std::size_t i = 0; i < remote->blobs.size() && complete; ++i) {
         const auto& output = remote->entry.outputs[i];
         if (local.has_blob(output.digest)) continue;  // restore re-hashes it anyway
-        hit = download(*http, remote->blobs[i], output, local) == Blob::kStored;
+        const Blob got = download(*http, remote->blobs[i], output, local);
+        complete = got == Blob::kStored;
+        if (got == Blob::kCorrupt)
+          out.rejected = store::Rejection{store::rejection::kContent, "blob " + remote->blobs[i].sha256 + " of " +
+                                                                          output.name + " does not match its digest"};
       }
-      if (hit) local.put_entry(remote->entry);
+      if (complete) out.entry = std::move(remote->entry);
+    } else {
+      out.rejected = store::Rejection{store::rejection::kUnreadable, why};
     }
   } else if (!r.miss()) {
     give_up("looking up an entry", r);
   }
   return_client(std::move(http));
   std::lock_guard<std::mutex> lock(mu_);
-  ++(hit ? stats_.hits : stats_.misses);
-  return hit;
+  ++(out.entry ? stats_.hits : stats_.misses);
+  if (out.rejected) ++stats_.refused;
+  return out;
+}
+
+void HttpCache::refused(const store::Digest&) {
+  std::lock_guard<std::mutex> lock(mu_);
+  --stats_.hits;
+  ++stats_.misses;
+  ++stats_.refused;
 }
 
 bool HttpCache::put_blob(HttpClient& http, const std::string& sha256, const fs::path& file) {
@@ -240,7 +293,7 @@ void HttpCache::run_upload(HttpClient& http, const Upload& job) {
     if (!put_blob(http, sha, blob)) return;
     sha256s.push_back(std::move(sha));
   }
-  const std::string body = encode_action(job.entry, sha256s);
+  const std::string body = encode_action(job.entry, sha256s, key_ && key_->can_sign() ? key_.get() : nullptr);
   const std::string url = url_of("ac", action_name(settings_.name_space, job.entry.key));
   const HttpResult r = with_retries(http, [&](HttpClient& h) { return h.put_bytes(url, body); });
   if (!r.ok()) {

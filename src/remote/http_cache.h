@@ -2,14 +2,17 @@
 // {url}/cas/<sha256> (blobs) and {url}/ac/<sha256> (action entries, see
 // action_message.h), as bazel-remote and nginx with WebDAV serve them.
 //
-// Lookups run on the builder's threads and fill the local cache: every blob
-// is streamed to a file while hashed (SHA-256 and the local XXH3) and
-// adopted only when both match; the entry is written last. Uploads run on a
-// bounded background queue: blobs first (HEAD, PUT only what is missing),
-// the entry last, so no server ever holds an entry whose blobs it lacks.
-// Nothing here fails a build: transient errors are retried with backoff,
-// and an error that persists switches the remote off for the run with one
-// warning.
+// Lookups run on the builder's threads. An entry is refused (a miss) unless
+// it decodes, carries a valid signature when a key is configured, passes the
+// output rules (store/entry_rules.h) and fits on the disk: all before any
+// download. Then every blob is streamed to a file while hashed (SHA-256 and
+// the local XXH3) and adopted into the local cache only when both match;
+// the builder restores and checks the entry before recording it there.
+// Uploads run on a bounded background queue: blobs first (HEAD, PUT only
+// what is missing), the entry last (signed, with a signing key), so no
+// server ever holds an entry whose blobs it lacks. Nothing here fails a
+// build: transient errors are retried with backoff, and an error that
+// persists switches the remote off for the run with one warning.
 #pragma once
 
 #include <atomic>
@@ -32,6 +35,7 @@ namespace winml::remote {
 
 struct RemoteStats {
   std::uint64_t hits = 0, misses = 0;
+  std::uint64_t refused = 0;         // of the misses: entries the server had, refused
   std::uint64_t uploads = 0;         // entries written
   std::uint64_t blobs_uploaded = 0;  // PUTs of blobs the server lacked
   std::uint64_t blobs_present = 0;   // blobs a HEAD found already there
@@ -43,10 +47,12 @@ struct RemoteStats {
 class HttpCache : public store::RemoteCache {
  public:
   using Warn = std::function<void(const std::string&)>;  // called from any thread
+  // Reads the signing or verification key (InputError naming its file).
   HttpCache(RemoteSettings settings, Warn warn);
   ~HttpCache() override;
 
-  bool fetch(const store::Digest& key, store::LocalCache& local) override;
+  store::Fetched fetch(const store::Digest& key, const std::string& primary, store::LocalCache& local) override;
+  void refused(const store::Digest& key) override;
   void upload(const store::ActionEntry& entry, store::LocalCache& local) override;
   // Waits until every queued upload is done (or abandoned: switched off, or
   // the abort flag set).
@@ -60,7 +66,7 @@ class HttpCache : public store::RemoteCache {
     store::ActionEntry entry;
     store::LocalCache* local;
   };
-  enum class Blob { kStored, kMissing, kRefused };
+  enum class Blob { kStored, kMissing, kCorrupt, kRefused };
 
   Blob download(HttpClient& http, const RemoteBlob& blob, const store::OutputFile& output, store::LocalCache& local);
   bool put_blob(HttpClient& http, const std::string& sha256, const std::filesystem::path& file);
@@ -77,8 +83,13 @@ class HttpCache : public store::RemoteCache {
   void return_client(std::unique_ptr<HttpClient> client);
   std::string url_of(const char* kind, const std::string& hash) const;
 
+  // Why the entry cannot be used before anything is downloaded, if so.
+  std::optional<store::Rejection> screen(const RemoteEntry& remote, const std::string& primary,
+                                         store::LocalCache& local) const;
+
   RemoteSettings settings_;
   Warn warn_;
+  std::shared_ptr<const EntryKey> key_;  // signs (a writer's) or verifies; none: entries are not signed
   std::atomic<bool> off_{false};
   std::once_flag swept_;  // the incoming folder's leftovers, once per run
 

@@ -71,6 +71,7 @@ void HttpClient::reset(const std::string& url) {
   curl_api().easy_setopt(c, CURLOPT_CONNECTTIMEOUT, options_.connect_timeout_seconds);
   curl_api().easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
   curl_api().easy_setopt(c, CURLOPT_LOW_SPEED_TIME, options_.stall_seconds);
+  curl_api().easy_setopt(c, CURLOPT_TIMEOUT, options_.transfer_seconds);  // 0: none
   curl_api().easy_setopt(c, CURLOPT_USERAGENT, "winml-make");
   curl_api().easy_setopt(c, CURLOPT_WRITEFUNCTION, discard_data);
   if (options_.abort) {
@@ -97,6 +98,14 @@ HttpResult HttpClient::perform() {
   curl_api().easy_setopt(c, CURLOPT_ERRORBUFFER, nullptr);
   if (code != CURLE_OK) {
     r.error = message[0] ? message : curl_api().easy_strerror(code);
+    if (code == CURLE_OPERATION_TIMEDOUT && options_.transfer_seconds > 0) {
+      double seconds = 0;
+      curl_api().easy_getinfo(c, CURLINFO_TOTAL_TIME, &seconds);
+      // A stall ends sooner; a transfer that ran its whole time hit the limit.
+      r.over_time_limit = seconds + 0.5 >= static_cast<double>(options_.transfer_seconds);
+      if (r.over_time_limit)
+        r.error += " (the limit of " + std::to_string(options_.transfer_seconds) + " s per transfer)";
+    }
     return r;
   }
   curl_api().easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);

@@ -1,7 +1,8 @@
 // Blocking HTTP transfers over one reused connection (a libcurl easy
 // handle): HEAD, streamed GET and PUT, bounded by a connect timeout and a
-// stall timeout rather than a total one, so multi-GiB transfers on a slow
-// link are not cut off while they make progress. Never follows redirects
+// stall timeout, so multi-GiB transfers on a slow link are not cut off
+// while they make progress; a total limit per transfer is optional (a
+// server that trickles just above the stall rate). Never follows redirects
 // (credentials stay with the host they were given for).
 #pragma once
 
@@ -15,21 +16,24 @@ namespace winml::remote {
 
 struct HttpOptions {
   long connect_timeout_seconds = 10;
-  long stall_seconds = 30;   // below 1 KiB/s for this long: the transfer is cut off
-  std::string bearer_token;  // sent as "Authorization: Bearer ..."
-  bool use_netrc = false;    // basic auth from ~/.netrc (or $NETRC) when the URL has none
+  long stall_seconds = 30;    // below 1 KiB/s for this long: the transfer is cut off
+  long transfer_seconds = 0;  // a whole transfer, however fast it moves; 0: no limit
+  std::string bearer_token;   // sent as "Authorization: Bearer ..."
+  bool use_netrc = false;     // basic auth from ~/.netrc (or $NETRC) when the URL has none
   std::string ca_file, client_cert, client_key;
   const std::atomic<bool>* abort = nullptr;  // set (Ctrl-C): transfers in flight stop
 };
 
 struct HttpResult {
-  long status = 0;          // 0: no answer (connection refused, timeout, reset, ...)
-  std::string error;        // what went wrong when status == 0, or the sink's refusal
-  std::uint64_t bytes = 0;  // body bytes received or sent
+  long status = 0;               // 0: no answer (connection refused, timeout, reset, ...)
+  std::string error;             // what went wrong when status == 0, or the sink's refusal
+  std::uint64_t bytes = 0;       // body bytes received or sent
+  bool over_time_limit = false;  // cut off by HttpOptions::transfer_seconds
   bool ok() const { return status >= 200 && status < 300; }
   bool miss() const { return status == 404 || status == 204; }  // 204: nginx's answer to some misses
-  // Worth retrying: no answer, a server error or "too many requests".
-  bool transient() const { return status == 0 || status >= 500 || status == 429; }
+  // Worth retrying: no answer, a server error or "too many requests"; not
+  // a transfer that used up its whole time (it would only again).
+  bool transient() const { return !over_time_limit && (status == 0 || status >= 500 || status == 429); }
   std::string describe() const;  // "HTTP 413" or the transport error
 };
 

@@ -13,13 +13,23 @@ std::string env(const char* name) {
   return v ? v : "";
 }
 
+// Whole seconds from `low` to `high`, or InputError naming the variable.
+long seconds_from(const char* variable, const std::string& text, long low, long high) {
+  char* end = nullptr;
+  const long seconds = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end || seconds < low || seconds > high)
+    throw InputError(std::string(variable) + "='" + text + "': expected whole seconds from " + std::to_string(low) +
+                     " to " + std::to_string(high));
+  return seconds;
+}
+
 }  // namespace
 
-std::optional<RemoteSettings> resolve_remote_settings(const std::string& flag_url, const std::string& config_url) {
+std::optional<RemoteSettings> resolve_remote_settings(const std::string& flag_url, const RemoteConfig& config) {
   RemoteSettings s;
   s.url = !flag_url.empty()                         ? flag_url
           : !env("WINML_MAKE_REMOTE_CACHE").empty() ? env("WINML_MAKE_REMOTE_CACHE")
-                                                    : config_url;
+                                                    : config.url;
   if (s.url.empty()) return std::nullopt;
   while (s.url.ends_with("/")) s.url.pop_back();
   if (!s.url.starts_with("http://") && !s.url.starts_with("https://"))
@@ -31,13 +41,20 @@ std::optional<RemoteSettings> resolve_remote_settings(const std::string& flag_ur
     throw InputError("WINML_MAKE_REMOTE_CACHE_MODE='" + mode + "': expected read-write or read-only");
 
   s.name_space = env("WINML_MAKE_REMOTE_CACHE_NAMESPACE");
-  if (const std::string t = env("WINML_MAKE_REMOTE_CACHE_TIMEOUT"); !t.empty()) {
-    char* end = nullptr;
-    const long seconds = std::strtol(t.c_str(), &end, 10);
-    if (*end || seconds < 1 || seconds > 3600)
-      throw InputError("WINML_MAKE_REMOTE_CACHE_TIMEOUT='" + t + "': expected whole seconds from 1 to 3600");
-    s.http.connect_timeout_seconds = s.http.stall_seconds = seconds;
-  }
+  if (const std::string t = env("WINML_MAKE_REMOTE_CACHE_TIMEOUT"); !t.empty())
+    s.http.connect_timeout_seconds = s.http.stall_seconds = seconds_from("WINML_MAKE_REMOTE_CACHE_TIMEOUT", t, 1, 3600);
+  s.http.transfer_seconds = config.transfer_timeout_seconds;
+  if (const std::string t = env("WINML_MAKE_REMOTE_CACHE_TRANSFER_TIMEOUT"); !t.empty())
+    s.http.transfer_seconds = seconds_from("WINML_MAKE_REMOTE_CACHE_TRANSFER_TIMEOUT", t, 0, 86400);
+
+  s.signing_key = env("WINML_MAKE_REMOTE_CACHE_SIGNING_KEY");
+  s.verify_key = env("WINML_MAKE_REMOTE_CACHE_VERIFY_KEY");
+  if (!s.signing_key.empty() && !s.verify_key.empty())
+    throw InputError(
+        "WINML_MAKE_REMOTE_CACHE_SIGNING_KEY and WINML_MAKE_REMOTE_CACHE_VERIFY_KEY are both set: a writer gives the "
+        "signing key (it verifies with it too), a reader the verification key");
+  // A reader's uploads would carry no signature that other readers accept.
+  if (!s.verify_key.empty()) s.mode = RemoteMode::kReadOnly;
   s.http.bearer_token = env("WINML_MAKE_REMOTE_CACHE_TOKEN");
   s.http.ca_file = env("WINML_MAKE_REMOTE_CACHE_CA");
   s.http.client_cert = env("WINML_MAKE_REMOTE_CACHE_CERT");

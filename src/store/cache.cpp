@@ -184,35 +184,37 @@ std::optional<ActionEntry> LocalCache::lookup(const Digest& key) {
   return e;
 }
 
-bool LocalCache::restore(const ActionEntry& entry, const fs::path& dir, std::string* problem) {
+std::optional<Rejection> LocalCache::restore(const ActionEntry& entry, const fs::path& dir) {
+  auto refuse = [&](const char* reason, std::string detail) {
+    remove_quietly(entry_path(entry.key));
+    return Rejection{reason, std::move(detail)};
+  };
+  if (auto why = outputs_problem(entry.outputs)) return refuse(why->reason.c_str(), why->detail);
   for (const auto& o : entry.outputs) {
     const fs::path blob = blob_path(o.digest);
-    const fs::path dest = dir / o.name;
-    std::error_code ec;
-    bool ok = is_plain_file(blob);
-    std::string why = "blob " + o.digest.hex() + " of " + o.name + " is missing";
-    if (!ok && fs::exists(fs::symlink_status(blob, ec))) {
-      why = "blob " + o.digest.hex() + " of " + o.name + " is not a regular file";
-      remove_anything(blob);
+    if (!is_plain_file(blob)) {
+      std::error_code ec;
+      const bool other = fs::exists(fs::symlink_status(blob, ec));
+      if (other) remove_anything(blob);
+      return refuse(rejection::kMissingFile,
+                    "blob " + o.digest.hex() + " of " + o.name + (other ? " is not a regular file" : " is missing"));
     }
-    if (ok) {
-      // Link or copy first, then hash the result: what is verified is what will be used.
-      link_or_copy(blob, dest);
-      Digest got = hash_file(dest);
-      if (got != o.digest) {
-        ok = false;
-        why = "blob " + o.digest.hex() + " of " + o.name + " is corrupt (content hashes to " + got.hex() + ")";
-        remove_quietly(blob);
-      }
-    }
-    if (!ok) {
-      remove_quietly(entry_path(entry.key));
-      if (problem) *problem = why;
-      return false;
+    link_or_copy(blob, dir / o.name);
+  }
+  // Every file is in place (each name once, so none was overwritten by a
+  // later one): now check that each holds what the entry says.
+  for (const auto& o : entry.outputs) {
+    const Digest got = hash_file(dir / o.name);
+    if (got != o.digest) {
+      remove_quietly(blob_path(o.digest));
+      return refuse(rejection::kContent,
+                    "blob " + o.digest.hex() + " of " + o.name + " is corrupt: it hashes to " + got.hex());
     }
   }
-  return true;
+  return std::nullopt;
 }
+
+void LocalCache::forget(const Digest& key) { remove_quietly(entry_path(key)); }
 
 void LocalCache::store(const ActionEntry& entry, const fs::path& dir) {
   for (const auto& o : entry.outputs) {
@@ -255,7 +257,27 @@ std::vector<std::string> LocalCache::sweep_leftovers() {
   return problems;
 }
 
-CacheVerifyReport LocalCache::verify() {
+std::optional<Rejection> LocalCache::check_artifact(const ActionEntry& entry, const ArtifactFiles& artifact_files) {
+  // The artifact is read where it would be restored: its files side by side.
+  const fs::path dir = incoming_dir() / ("verify" + std::string(kTempMarker) + std::to_string(::getpid()));
+  remove_anything(dir);
+  std::vector<std::string> names;
+  std::optional<Rejection> why;
+  try {
+    fs::create_directories(dir);
+    for (const auto& o : entry.outputs) {
+      link_or_copy(blob_path(o.digest), dir / o.name);
+      names.push_back(o.name);
+    }
+    why = artifact_problem(artifact_files(dir / entry.outputs.front().name), names);
+  } catch (const std::exception& e) {
+    why = Rejection{rejection::kNotTheArtifact, entry.outputs.front().name + " does not load: " + e.what()};
+  }
+  remove_anything(dir);
+  return why;
+}
+
+CacheVerifyReport LocalCache::verify(const ArtifactFiles& artifact_files) {
   CacheVerifyReport r;
   std::error_code ec;
   r.problems = sweep_leftovers();
@@ -275,9 +297,12 @@ CacheVerifyReport LocalCache::verify() {
     auto e = read_entry(f);
     std::string why;
     if (!e || e->key.hex() != f.filename().string()) why = "is unreadable or torn";
+    else if (auto broken = outputs_problem(e->outputs)) why = broken->reason + ": " + broken->detail;
     else
       for (const auto& o : e->outputs)
         if (!is_plain_file(blob_path(o.digest))) why = "needs missing blob " + o.digest.hex() + " (" + o.name + ")";
+    if (why.empty() && artifact_files)
+      if (auto wrong = check_artifact(*e, artifact_files)) why = wrong->reason + ": " + wrong->detail;
     if (!why.empty()) {
       r.problems.push_back("removed entry " + f.string() + ": " + why);
       remove_quietly(f);

@@ -14,12 +14,14 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "store/build_state.h"
 #include "store/digest.h"
+#include "store/entry_rules.h"
 
 namespace winml::store {
 
@@ -44,6 +46,11 @@ struct CacheVerifyReport {
   std::vector<std::string> problems;  // one line per removed blob or entry
 };
 
+// The files the artifact at `primary` consists of, read from it: its own
+// name first, then the sidecars it names (graph::NodeRunner::artifact_files,
+// which the model tools answer).
+using ArtifactFiles = std::function<std::vector<std::string>(const std::filesystem::path& primary)>;
+
 struct CacheGcReport {
   std::uint64_t entries_removed = 0;
   std::uint64_t blobs_removed = 0;
@@ -61,11 +68,14 @@ class LocalCache {
 
   // The entry for `key`; a torn or corrupt entry is removed and not returned.
   std::optional<ActionEntry> lookup(const Digest& key);
-  // Copies the entry's blobs into `dir` under their output names, verifying
-  // every digest. On a missing or corrupt blob, removes it and the entry,
-  // sets `problem` and returns false (files already copied are left for the
-  // caller's staging cleanup).
-  bool restore(const ActionEntry& entry, const std::filesystem::path& dir, std::string* problem);
+  // Places the entry's blobs in `dir` under their output names, then
+  // re-hashes every placed file: what is verified is what will be used.
+  // When the entry breaks the output rules (entry_rules.h), or a blob is
+  // missing or does not match its digest, removes the entry (and such a
+  // blob) and returns why; files already placed are the caller's to discard.
+  std::optional<Rejection> restore(const ActionEntry& entry, const std::filesystem::path& dir);
+  // Drops the entry for `key` (one that proved not to be what its node makes).
+  void forget(const Digest& key);
   // Stores the files of `dir` named by `entry.outputs`, then the entry.
   void store(const ActionEntry& entry, const std::filesystem::path& dir);
 
@@ -84,8 +94,10 @@ class LocalCache {
   // anything in the store that is not a regular file; one line for each.
   // Cheap enough after a crash, not on every build: it lists every folder.
   std::vector<std::string> sweep_leftovers();
-  // Re-hashes every blob and checks every entry; removes what is corrupt.
-  CacheVerifyReport verify();
+  // Re-hashes every blob and checks every entry against the output rules
+  // and, given `artifact_files`, against the files its artifact names;
+  // removes what is corrupt or breaks them.
+  CacheVerifyReport verify(const ArtifactFiles& artifact_files = {});
   // Removes least recently used entries (and blobs no entry needs) until the
   // cache is at most `max_bytes`.
   CacheGcReport gc(std::uint64_t max_bytes);
@@ -100,12 +112,14 @@ class LocalCache {
 
  private:
   std::optional<ActionEntry> read_entry(const std::filesystem::path& file) const;
+  std::optional<Rejection> check_artifact(const ActionEntry& entry, const ArtifactFiles& artifact_files);
   std::filesystem::path root_;
 };
 
 // The entry's text form: the local cache's file format, carried as is by the
 // remote cache. parse_entry refuses anything torn, corrupt or with an output
-// name that could leave the target folder.
+// name that could leave the target folder; the other rules are the caller's
+// to check (outputs_problem), so that it can say why.
 std::string entry_text(const ActionEntry& entry);
 std::optional<ActionEntry> parse_entry(const std::string& text);
 

@@ -35,8 +35,8 @@ void use_rules(const rules::Rules& r) { rules::set_active(r); }
 }  // namespace winml::cli
 
 extern "C" __attribute__((visibility("default"))) const winml::cli::ToolsModule* winml_make_tools() {
-  static const winml::cli::ToolsModule module{winml::cli::kToolsStamp, &winml::cli::tools_main,
-                                              &winml::stages::register_builtin_stages, &winml::cli::make_runner,
-                                              &winml::cli::use_rules};
+  static const winml::cli::ToolsModule module{
+      winml::cli::kToolsStamp,  &winml::cli::tools_main, &winml::stages::register_builtin_stages,
+      &winml::cli::make_runner, &winml::cli::use_rules,  &winml::stages::artifact_files};
   return &module;
 }

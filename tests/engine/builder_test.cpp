@@ -65,6 +65,13 @@ class FakeRunner : public graph::NodeRunner {
     if (sidecar.count(id)) disk->write_atomic(req.staging_dir / (req.node.primary_output + ".data"), sidecar[id]);
     return {R"({"fake":true})"};
   }
+  // A fake artifact names "<primary>.data" when it is there.
+  std::vector<std::string> artifact_files(const fs::path& primary) override {
+    std::lock_guard lock(mu);
+    std::vector<std::string> files = {primary.filename().string()};
+    if (disk->stat(primary.native() + ".data").exists) files.push_back(primary.filename().string() + ".data");
+    return files;
+  }
   int total_runs() {
     int n = 0;
     for (auto& [k, v] : runs) n += v;
@@ -432,18 +439,20 @@ TEST(Builder, CorruptCacheBlobIsDetectedAndRebuilt) {
 // cache, shared by copy (src/remote does it over HTTP).
 struct SharedCacheRemote : store::RemoteCache {
   explicit SharedCacheRemote(store::LocalCache& shared) : shared(shared) {}
-  bool fetch(const store::Digest& key, store::LocalCache& local) override {
+  store::Fetched fetch(const store::Digest& key, const std::string& primary, store::LocalCache& local) override {
     ++fetches;
     auto entry = shared.lookup(key);
     test::TempDir staging;
-    if (!entry || !shared.restore(*entry, staging.path(), nullptr)) return false;
+    if (!entry || shared.restore(*entry, staging.path())) return {};
+    // The blobs, not the entry: the builder records it once checked.
     local.store(*entry, staging.path());
-    return true;
+    local.forget(key);
+    return {entry, std::nullopt};
   }
   void upload(const store::ActionEntry& entry, store::LocalCache& local) override {
     uploaded.push_back(entry.outputs[0].name);
     test::TempDir staging;
-    ASSERT_TRUE(local.restore(entry, staging.path(), nullptr));
+    ASSERT_FALSE(local.restore(entry, staging.path()));
     shared.store(entry, staging.path());
   }
   store::LocalCache& shared;

@@ -59,7 +59,9 @@ TEST(CacheCli, CorruptBlobIsDetectedDiscardedAndRebuilt) {
       found = true;
       EXPECT_EQ(st["status"], "completed") << st.dump();
       std::string reason = st["reason"];
-      EXPECT_NE(reason.find("cache entry discarded: blob " + digest), std::string::npos) << reason;
+      EXPECT_NE(reason.find("local cache entry refused: content does not match its digest (blob " + digest),
+                std::string::npos)
+          << reason;
       EXPECT_NE(reason.find("is corrupt"), std::string::npos) << reason;
     } else {
       EXPECT_EQ(st["status"], "cached") << st.dump();

@@ -97,30 +97,54 @@ TEST(ActionMessage, NamesDependOnTheNamespaceAndAreSha256Hex) {
 }
 
 TEST(RemoteSettings, UrlPrecedenceModeAndTimeout) {
-  EXPECT_FALSE(remote::resolve_remote_settings("", ""));
+  EXPECT_FALSE(remote::resolve_remote_settings("", {}));
   {
     ScopedEnv env(std::map<std::string, std::string>{{"WINML_MAKE_REMOTE_CACHE", "http://127.0.0.1:1/env/"}});
-    EXPECT_EQ(remote::resolve_remote_settings("", "http://127.0.0.1:1/config")->url, "http://127.0.0.1:1/env");
-    EXPECT_EQ(remote::resolve_remote_settings("https://cache.example/flag", "")->url, "https://cache.example/flag");
+    EXPECT_EQ(remote::resolve_remote_settings("", {"http://127.0.0.1:1/config"})->url, "http://127.0.0.1:1/env");
+    EXPECT_EQ(remote::resolve_remote_settings("https://cache.example/flag", {})->url, "https://cache.example/flag");
   }
-  EXPECT_EQ(remote::resolve_remote_settings("", "http://127.0.0.1:1/config")->url, "http://127.0.0.1:1/config");
+  EXPECT_EQ(remote::resolve_remote_settings("", {"http://127.0.0.1:1/config"})->url, "http://127.0.0.1:1/config");
   {
     ScopedEnv env(std::map<std::string, std::string>{{"WINML_MAKE_REMOTE_CACHE_MODE", "read-only"},
                                                      {"WINML_MAKE_REMOTE_CACHE_TIMEOUT", "3"}});
-    auto s = remote::resolve_remote_settings("http://localhost:8080", "");
+    auto s = remote::resolve_remote_settings("http://localhost:8080", {});
     EXPECT_EQ(s->mode, remote::RemoteMode::kReadOnly);
     EXPECT_EQ(s->http.stall_seconds, 3);
   }
   {
     ScopedEnv env(std::map<std::string, std::string>{{"WINML_MAKE_REMOTE_CACHE_MODE", "write-everything"}});
-    EXPECT_THROW(remote::resolve_remote_settings("http://localhost:8080", ""), InputError);
+    EXPECT_THROW(remote::resolve_remote_settings("http://localhost:8080", {}), InputError);
   }
-  EXPECT_THROW(remote::resolve_remote_settings("ftp://cache.example", ""), InputError);
+  EXPECT_THROW(remote::resolve_remote_settings("ftp://cache.example", {}), InputError);
+}
+
+TEST(RemoteSettings, TransferLimitFromTheVariableOverTheConfigAndSigningKeys) {
+  EXPECT_EQ(remote::resolve_remote_settings("http://localhost:8080", {})->http.transfer_seconds, 0);
+  EXPECT_EQ(remote::resolve_remote_settings("http://localhost:8080", {"", 120})->http.transfer_seconds, 120);
+  {
+    ScopedEnv env(std::map<std::string, std::string>{{"WINML_MAKE_REMOTE_CACHE_TRANSFER_TIMEOUT", "7"}});
+    EXPECT_EQ(remote::resolve_remote_settings("http://localhost:8080", {"", 120})->http.transfer_seconds, 7);
+  }
+  {
+    ScopedEnv env(std::map<std::string, std::string>{{"WINML_MAKE_REMOTE_CACHE_TRANSFER_TIMEOUT", "soon"}});
+    EXPECT_THROW(remote::resolve_remote_settings("http://localhost:8080", {}), InputError);
+  }
+  {
+    ScopedEnv env(std::map<std::string, std::string>{{"WINML_MAKE_REMOTE_CACHE_VERIFY_KEY", "/keys/cache.pub"}});
+    auto s = remote::resolve_remote_settings("http://localhost:8080", {});
+    EXPECT_EQ(s->mode, remote::RemoteMode::kReadOnly) << "a reader's uploads would carry no signature";
+    EXPECT_EQ(s->verify_key, "/keys/cache.pub");
+  }
+  {
+    ScopedEnv env(std::map<std::string, std::string>{{"WINML_MAKE_REMOTE_CACHE_VERIFY_KEY", "/keys/cache.pub"},
+                                                     {"WINML_MAKE_REMOTE_CACHE_SIGNING_KEY", "/keys/cache.pem"}});
+    EXPECT_THROW(remote::resolve_remote_settings("http://localhost:8080", {}), InputError);
+  }
 }
 
 TEST(RemoteSettings, CredentialsNeverGoOverPlainHttpExceptToLoopback) {
   try {
-    remote::resolve_remote_settings("http://ci:s3cret@cache.example:8080/c", "");
+    remote::resolve_remote_settings("http://ci:s3cret@cache.example:8080/c", {});
     FAIL() << "credentials over plain http were accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("plain http"), std::string::npos);
@@ -128,13 +152,13 @@ TEST(RemoteSettings, CredentialsNeverGoOverPlainHttpExceptToLoopback) {
   }
   {
     ScopedEnv env(std::map<std::string, std::string>{{"WINML_MAKE_REMOTE_CACHE_TOKEN", "t0ken"}});
-    EXPECT_THROW(remote::resolve_remote_settings("http://cache.example/c", ""), InputError);
-    EXPECT_TRUE(remote::resolve_remote_settings("https://cache.example/c", ""));
-    EXPECT_TRUE(remote::resolve_remote_settings("http://127.0.0.1:9090/c", ""));
+    EXPECT_THROW(remote::resolve_remote_settings("http://cache.example/c", {}), InputError);
+    EXPECT_TRUE(remote::resolve_remote_settings("https://cache.example/c", {}));
+    EXPECT_TRUE(remote::resolve_remote_settings("http://127.0.0.1:9090/c", {}));
   }
-  EXPECT_TRUE(remote::resolve_remote_settings("http://ci:s3cret@localhost:9090/c", ""));
-  EXPECT_FALSE(remote::resolve_remote_settings("http://cache.example/c", "")->http.use_netrc);
-  EXPECT_TRUE(remote::resolve_remote_settings("https://cache.example/c", "")->http.use_netrc);
+  EXPECT_TRUE(remote::resolve_remote_settings("http://ci:s3cret@localhost:9090/c", {}));
+  EXPECT_FALSE(remote::resolve_remote_settings("http://cache.example/c", {})->http.use_netrc);
+  EXPECT_TRUE(remote::resolve_remote_settings("https://cache.example/c", {})->http.use_netrc);
 }
 
 TEST(RemoteSettings, UrlsAreShownWithoutTheirCredentials) {

@@ -32,6 +32,13 @@ std::shared_ptr<const Section<BuildConfig>> build_schema() {
            "URL of a shared cache speaking Bazel's HTTP cache protocol (bazel-remote, nginx with WebDAV); "
            "--remote-cache and WINML_MAKE_REMOTE_CACHE take precedence. See docs/ci-cache.md.")
         .alternative = "http://127.0.0.1:9/unreachable";
+    // How long the shared cache may take, never what a stage makes: read by
+    // the CLI alone, in no stage's declarations, so in no key.
+    auto& tt = s->key("remote_cache_transfer_timeout", &BuildConfig::remote_cache_transfer_timeout, ValueType::kInt,
+                      "Seconds one transfer with the shared cache may take in all, however fast it moves (a server "
+                      "that trickles data just fast enough never stalls); 0 means no limit. "
+                      "WINML_MAKE_REMOTE_CACHE_TRANSFER_TIMEOUT takes precedence. See docs/ci-cache.md.");
+    tt.min = 0, tt.max = 86400;
     return s;
   }();
   return s;

@@ -1,0 +1,69 @@
+// Signed entries. A writer holding the key signs every action entry it
+// uploads; a reader holding the key (the shared secret, or the public half
+// of the writer's key) accepts only entries whose signature verifies, so
+// that write access to the server is no longer enough to make its builds
+// restore chosen bytes. What is signed is a digest of the entry: SHA-256
+// over a fixed prefix, the entry's record (key, implementation, metrics,
+// each output's name, XXH3 digest and size) and each output's SHA-256.
+//
+// The signature travels inside the entry, as a last record line of the text
+// that stdout_raw carries (action_message.h): servers store it as they store
+// the rest. Two schemes, both through OpenSSL's libcrypto:
+//
+//   hmac-sha256  a shared secret of at least 32 bytes: the key file's
+//                content, without trailing white space
+//   ed25519      a PEM private key signs (and verifies), a PEM public key
+//                verifies: `openssl genpkey -algorithm ed25519 -out key.pem`,
+//                `openssl pkey -in key.pem -pubout -out key.pub`
+//
+// The key's bytes appear in no message, log or report.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace winml::remote {
+
+class EntryKey {
+ public:
+  // Reads a key file. InputError naming the file (never quoting it) when it
+  // cannot be read, is an encrypted or unsupported PEM key, or a secret
+  // shorter than 32 bytes.
+  static std::shared_ptr<const EntryKey> load(const std::filesystem::path& file);
+  ~EntryKey();
+  EntryKey(const EntryKey&) = delete;
+  EntryKey& operator=(const EntryKey&) = delete;
+
+  const char* scheme() const;  // "hmac-sha256" or "ed25519"
+  bool can_sign() const;       // a secret or a private key
+  // The signature of `digest` (raw bytes). Requires can_sign().
+  std::string sign(std::string_view digest) const;
+  bool verify(std::string_view digest, std::string_view signature) const;
+
+ private:
+  EntryKey() = default;
+  bool ed25519_ = false;
+  bool private_ = false;
+  std::string secret_;    // HMAC; wiped when destroyed
+  void* pkey_ = nullptr;  // EVP_PKEY, for Ed25519
+};
+
+// What is signed: 32 raw bytes.
+std::string signing_digest(std::string_view record, const std::vector<std::string>& sha256s);
+
+// The record line carrying a signature, appended to an entry's record.
+std::string signature_line(const EntryKey& key, std::string_view record, const std::vector<std::string>& sha256s);
+
+struct Signature {
+  std::string scheme;
+  std::string bytes;
+};
+// Splits a trailing signature line off `text` (an entry's record as it
+// came): `text` keeps the record alone. Nothing when there is none.
+std::optional<Signature> split_signature(std::string_view& text);
+
+}  // namespace winml::remote
