@@ -3,6 +3,8 @@
 
 #include "base/error.h"
 #include "compile/compile.h"
+#include "compile/ort_target.h"
+#include "ort/library.h"
 #include "model/model_io.h"
 #include "quant/calibration/samples.h"
 
@@ -22,6 +24,32 @@ void use_first_calibration_sample(const StageContext& ctx, compile::CompileOptio
   o.validation_inputs_origin = "the first calibration sample in " + data;
 }
 
+// backend = "ort": the EP is found now, when the plan is made, so a missing
+// ORT library, EP library, EP or device stops the build before any stage
+// runs (InputError, exit 2). What ORT reports enters the key: swapping either
+// library reruns compile (and what follows, by content).
+void declare_ort_target(const config::TargetConfig& config, Declarations& d) {
+  compile::CompileOptions o = compile::CompileOptions::from_config(config.compile);
+  o.project_dir = config.base_dir;
+  o.config_origin = config.config_file.empty() ? "the configuration" : config.config_file.string();
+  const compile::OrtTargetSpec spec = compile::ort_target_spec(o, compile::ep_target(config.compile.ep));
+  const compile::OrtTarget& t = compile::find_ort_target(spec);
+  d.values["onnxruntime.version"] = t.library->version();
+  d.values["onnxruntime.library"] = t.ort_library_digest.hex();
+  d.values["ep.name"] = t.ep_name;
+  d.values["ep.vendor"] = t.ep_vendor;
+  d.values["ep.version"] = t.ep_version;
+  d.values["ep.hardware"] = t.hardware;
+  if (!t.driver_version.empty()) d.values["ep.driver_version"] = t.driver_version;
+  d.plan_files.push_back(spec.ort_library.string());
+  if (!spec.ep_library.empty()) {
+    d.values["ep.library"] = t.ep_library_digest.hex();
+    d.plan_files.push_back(spec.ep_library.string());
+  }
+  // Where the default library is looked for.
+  if (config.compile.ort_library.empty()) d.plan_environment = ort::default_library_environment();
+}
+
 }  // namespace
 
 Declarations CompileStage::declare(const config::TargetConfig& config) const {
@@ -36,6 +64,7 @@ Declarations CompileStage::declare(const config::TargetConfig& config) const {
     d.files = {{graph::InputKind::kTree, config.quantize.calibration_data}};
     d.code.push_back("winml_quant");
   }
+  if (config.compile.backend == "ort") declare_ort_target(config, d);  // (resolved: always set)
   d.writes_models = true;
   return d;
 }

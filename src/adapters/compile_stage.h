@@ -13,7 +13,8 @@ class CompileStage : public Stage {
  public:
   std::string implementation() const override { return "winml-compile"; }
   // [compile] and its environment, [model] dims, the EP's table (aot_compile
-  // decides the backend).
+  // decides the default backend); for backend = "ort", what ONNX Runtime
+  // reports of itself and the EP (found here: before any stage runs).
   Declarations declare(const config::TargetConfig& config) const override;
   StageResult run(const StageContext& ctx) override;
 };

@@ -4,6 +4,8 @@
 #include "base/subprocess.h"
 #include "compile/ep_target.h"
 #include "compile/external_backend.h"
+#include "compile/ort_backend.h"
+#include "compile/ort_run.h"
 #include "compile/prepare_backend.h"
 #include "compile/ref_backend.h"
 #include "compile/staging.h"
@@ -16,6 +18,11 @@ CompileOptions CompileOptions::from_config(const config::CompileConfig& c) {
   CompileOptions o;
   o.ep = c.ep;
   o.device = c.device;
+  o.backend = c.backend;
+  o.ort_library = c.ort_library;
+  o.ep_library = c.ep_library;
+  o.provider_options = c.provider_options;
+  o.session_options = c.session_options;
   o.embed = c.embed;
   o.validate = c.validate;
   o.command = c.command;
@@ -23,6 +30,18 @@ CompileOptions CompileOptions::from_config(const config::CompileConfig& c) {
 }
 
 namespace fs = std::filesystem;
+
+OrtTargetSpec ort_target_spec(const CompileOptions& o, const EpTarget& target) {
+  OrtTargetSpec s;
+  s.ort_library = ort_library_path(o.ort_library, o.project_dir);
+  s.ep_library = ep_library_path(o.ep_library, o.project_dir, target.name);
+  s.ep_name = target.ep_type;
+  s.ep = target.name;
+  s.device = o.device.empty() ? target.default_device : o.device;
+  s.origin = o.config_origin;
+  s.settings = o.ort_settings;
+  return s;
+}
 
 namespace {
 
@@ -35,7 +54,16 @@ std::string summarize_validation(const nlohmann::json& v) {
     std::string outs;
     for (const auto& [name, shape] : v["outputs"].items())
       outs += (outs.empty() ? "" : ", ") + name + " " + shape.dump();
-    return "validate: ran on " + v.value("fed", std::string("all-ones inputs")) + ", outputs finite (" + outs + ")";
+    std::string where = v.contains("runtime") ? " in " + v["runtime"].get<std::string>() + " with " +
+                                                    v.value("execution_provider", std::string())
+                                              : "";
+    std::string diff;
+    if (v.contains("difference"))
+      for (const auto& [name, d] : v["difference"].items())
+        diff += "; " + name + " differs from the uncompiled model by at most " + d["max_abs"].dump() + " (span " +
+                d["span"].dump() + ")";
+    return "validate: ran" + where + " on " + v.value("fed", std::string("all-ones inputs")) + ", outputs finite (" +
+           outs + ")" + diff;
   }
   return "validate: structure only -- " + v.value("reason", std::string());
 }
@@ -47,16 +75,42 @@ nlohmann::json compile_model(const fs::path& input, const fs::path& output, cons
   model::refuse_epcontext_input(in.proto, input.string(),
                                 " and cannot be compiled again. Compile the model from before compilation.");
   const EpTarget target = ep_target(options.ep);
-  const bool external = target.aot_compile && options.ep != "ref";
-  if (!options.command.empty() && !external)
-    throw InputError(file_error(options.config_origin, "a vendor compiler (" + options.command_setting +
-                                                           ") is only used for EPs compiled ahead of "
-                                                           "time (aot_compile = true in rules/ep/<ep>.toml); ep = \"" +
-                                                           options.ep + "\" is compiled by winml-make itself"));
+  config::CompileConfig section;  // the backend as a build resolves and checks it
+  section.ep = options.ep;
+  section.backend = options.backend;
+  section.command = options.command;
+  section.ort_library = options.ort_library;
+  section.ep_library = options.ep_library;
+  section.provider_options = options.provider_options;
+  section.session_options = options.session_options;
+  section = config::compile_schema()->resolved(section);
+  if (std::string problem = config::backend_problem(section); !problem.empty()) {
+    // Named as the user sets it (a subcommand's flags).
+    for (auto at = problem.find("[compile] command"); at != std::string::npos;
+         at = problem.find("[compile] command", at + options.command_setting.size()))
+      problem.replace(at, std::string("[compile] command").size(), options.command_setting);
+    throw InputError(file_error(options.config_origin, problem));
+  }
+  const std::string backend = section.backend.value_or("");
+  // The EP before anything is written: a missing one is an input error.
+  if (backend == "ort") find_ort_target(ort_target_spec(options, target));
   fs::create_directories(output.parent_path().empty() ? fs::path(".") : output.parent_path());
 
   nlohmann::json metrics;
-  if (options.ep == "ref") {
+  if (backend == "ort") {
+    OrtBackendOptions oo;
+    oo.target = ort_target_spec(options, target);
+    oo.embed = options.embed;
+    oo.provider_options = options.provider_options;
+    oo.session_options = options.session_options;
+    oo.external_data_threshold = options.external_data_threshold;
+    oo.log = options.log;
+    in = model::Model();  // ORT reads the file itself
+    metrics = compile_ort(input, output, oo);
+    for (const auto& b : metrics["blobs"])
+      say(options, "compile: blob " + b["file"].get<std::string>() + " (" +
+                       std::to_string(b["bytes"].get<std::uint64_t>()) + " bytes)");
+  } else if (backend == "ref") {
     say(options, "compile: ref backend, embed = " + std::string(options.embed ? "true" : "false"));
     RefOptions ro;
     ro.embed = options.embed;
@@ -70,22 +124,12 @@ nlohmann::json compile_model(const fs::path& input, const fs::path& output, cons
     if (!metrics["nodes_not_compiled"].empty())
       say(options,
           "compile: left outside the blobs (the runtime has no kernel): " + metrics["nodes_not_compiled"].dump());
-  } else if (!target.aot_compile) {
+  } else if (backend == "prepare") {
     say(options, "compile: " + target.ep_type + " compiles at load time; writing the prepared model");
     PrepareOptions po;
     po.external_data_threshold = options.external_data_threshold;
     metrics = prepare_model(std::move(in), output, target, po);
   } else {
-    if (options.command.empty())
-      throw InputError(file_error(
-          options.config_origin,
-          "ep = \"" + options.ep + "\" (" + target.ep_type +
-              ") needs ahead-of-time compilation with the vendor's SDK, which winml-make does not bundle: give "
-              "the compiler to run in " +
-              options.command_setting + ", e.g. [\"python\", \"compile_" + options.ep +
-              ".py\", \"{input}\", \"{output}\"] (placeholders: {input}, {output}, {output_dir}, {embed}, {device}; "
-              "the environment it needs goes in [compile] env / --env), or choose ep = \"ref\" (built in) or an EP "
-              "that compiles at load time (cpu, dml)"));
     say(options, "compile: running the " + options.ep + " compiler");
     ExternalOptions eo;
     eo.command = options.command;
@@ -111,7 +155,10 @@ nlohmann::json compile_model(const fs::path& input, const fs::path& output, cons
       vo.inputs = options.validation_inputs;
       vo.inputs_origin = options.validation_inputs_origin;
     }
-    metrics["validation"] = validate_compiled(output, vo);
+    metrics["validation"] = backend == "ort" ? validate_in_ort(output, input,
+                                                               find_ort_target(ort_target_spec(options, target)),
+                                                               options.provider_options, vo)
+                                             : validate_compiled(output, vo);
     say(options, summarize_validation(metrics["validation"]));
     if (metrics["validation"].contains("warnings")) {
       metrics["warnings"] = metrics["validation"]["warnings"];

@@ -1,11 +1,14 @@
 // The compile step: one entry point that turns an ONNX model into what the
 // target execution provider loads, then validates it.
 //
-//   ep = "ref"                 built-in ahead-of-time backend (ref_backend.h)
-//   aot_compile = false EPs    the prepared model (prepare_backend.h)
-//   other aot_compile EPs      the vendor's compiler, `[compile] command`
-//                              (external_backend.h); without one, an error
-//                              that says what to configure
+//   backend = "ort"       ONNX Runtime's compile API with the EP, built into
+//                         ORT or from a plugin library (ort_backend.h); the
+//                         default for EPs compiled ahead of time
+//   backend = "command"   the vendor's compiler, `[compile] command`
+//                         (external_backend.h); the default when one is given
+//   backend = "ref"       winml-make's own, for ep = "ref" (ref_backend.h)
+//   backend = "prepare"   the checked model, for EPs that compile at load time
+//                         (prepare_backend.h)
 //
 // An input that is already an EPContext model is refused (InputError).
 #pragma once
@@ -19,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "compile/ep_target.h"
+#include "compile/ort_target.h"
 #include "config/config.h"
 #include "model/model_io.h"
 #include "model/tensor_file.h"
@@ -27,11 +32,15 @@ namespace winml::compile {
 
 struct CompileOptions {
   std::string ep = "cpu";
-  std::string device;  // [compile] device (vendor compilers' {device}); empty: the EP's default
+  std::string device;   // [compile] device (vendor compilers' {device}); empty: the EP's default
+  std::optional<std::string> backend;  // [compile] backend; unset: the EP's default
   bool embed = false;
   bool validate = true;
   std::vector<std::string> command;          // vendor compiler (placeholders)
   std::map<std::string, std::string> env;    // its environment
+  // backend = "ort": as configured, relative to project_dir (ort_target.h).
+  std::string ort_library, ep_library;
+  std::map<std::string, std::string> provider_options, session_options;
   std::map<std::string, std::int64_t> dims;  // [model] dims
   // Validation feeds these (the first calibration sample); other inputs get ones.
   std::map<std::string, model::TensorFile> validation_inputs;
@@ -41,8 +50,9 @@ struct CompileOptions {
   std::filesystem::path log_file;     // a vendor compiler's output
   // Names the configuration in messages: the config file, or "the command line".
   std::string config_origin = "the command line";
-  // How the user sets the vendor compiler, for messages.
+  // How the user sets the vendor compiler and the ORT target, for messages.
   std::string command_setting = "[compile] command";
+  OrtTargetSpec::Settings ort_settings;
   std::function<void(const std::string&)> log;  // progress and notes, one line each
   int threads = 0;                              // validation
   const std::atomic<bool>* cancel = nullptr;    // stops a vendor compiler
@@ -51,6 +61,9 @@ struct CompileOptions {
   // subcommand both take them; the rest is the caller's.
   static CompileOptions from_config(const config::CompileConfig& c);
 };
+
+// The EP to find in ONNX Runtime for backend = "ort" (ort_target.h).
+OrtTargetSpec ort_target_spec(const CompileOptions& options, const EpTarget& target);
 
 // Compiles `input` to `output` (sidecars next to it), writing directly: the
 // caller provides a fresh directory (a build stage's private output).

@@ -1,90 +1,19 @@
 #include "compile/external_backend.h"
 
-#include <unistd.h>
-
 #include <fstream>
 #include <map>
-#include <set>
 
-#include "base/atomic_file.h"
 #include "base/error.h"
 #include "base/subprocess.h"
-#include "compile/epcontext_node.h"
-#include "model/epcontext.h"
-#include "model/model_io.h"
-#include "model/node_util.h"
-#include "model/path_safety.h"
-#include "model/sidecars.h"
-#include "model/walk.h"
-#include "store/digest.h"
 
 namespace winml::compile {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// Removes a directory (and everything in it) when leaving scope.
-struct RemoveOnExit {
-  fs::path dir;
-  ~RemoveOnExit() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-};
-
-}  // namespace
-
-nlohmann::json verify_epcontext_model(const fs::path& path) { return verify_epcontext_model(model::load_model(path)); }
-
-nlohmann::json verify_epcontext_model(const model::Model& m) {
-  // load_model refused absolute paths, "..", links leaving the directory and
-  // missing files (path_safety); what is left is specific to compiled output.
-  const fs::path& path = m.path;
-  auto nodes = model::find_ep_contexts(m.proto, m.dir());
-  if (nodes.empty())
-    throw BuildError(
-        file_error(path.string(), "has no EPContext nodes: the compiler did not produce a compiled model"));
-  nlohmann::json blobs = nlohmann::json::array();
-  for (const auto& n : nodes) {
-    nlohmann::json b;
-    b["node"] = n.node_name;
-    b["source"] = n.source;
-    b["partition"] = n.partition_name;
-    b["main_context"] = n.main_context;
-    if (n.embed_mode == 0) {
-      if (n.blob_file.empty()) {
-        if (n.main_context == 0) continue;  // shares the blob of its main context node
-        throw BuildError(file_error(path.string(), "EPContext node '" + n.node_name + "' has no ep_cache_context"));
-      }
-      fs::path file = model::resolve_inside(m.dir(), n.blob_file, "EPContext ep_cache_context", path);
-      if (fs::file_size(file) == 0)
-        throw BuildError(
-            file_error(path.string(), "EPContext blob '" + n.blob_file + "' of node '" + n.node_name + "' is empty"));
-      b["file"] = n.blob_file;
-      b["bytes"] = fs::file_size(file);
-    } else if (n.embed_mode == 1) {
-      if (n.blob_size == 0 && n.main_context != 0)
-        throw BuildError(file_error(path.string(), "EPContext node '" + n.node_name + "' embeds an empty blob"));
-      b["file"] = "embedded";
-      b["bytes"] = n.blob_size;
-    } else {
-      throw BuildError(file_error(path.string(), "EPContext node '" + n.node_name + "' has embed_mode " +
-                                                     std::to_string(n.embed_mode) + " (must be 0 or 1)"));
-    }
-    blobs.push_back(std::move(b));
-  }
-  return blobs;
-}
-
 nlohmann::json compile_external(const fs::path& input, const fs::path& out, const EpTarget& target,
                                 const ExternalOptions& options) {
-  const fs::path out_dir = out.parent_path();
-  fs::create_directories(out_dir);
-  const fs::path work = out_dir / (".compile" + std::string(kTempMarker) + std::to_string(::getpid()));
-  fs::remove_all(work);
-  fs::create_directories(work);
-  RemoveOnExit cleanup{work};
+  ScratchDir scratch(out);
+  const fs::path& work = scratch.path();
 
   const fs::path staged = work / out.filename();
   std::map<std::string, std::string> values = {
@@ -123,51 +52,15 @@ nlohmann::json compile_external(const fs::path& input, const fs::path& out, cons
     throw failure(std::string("wrote an unusable model: ") + e.what());
   }
 
-  // Content-addressed blob names, references rewritten.
-  model::Model m = model::load_model(staged);
-  const std::string stem = out.stem().string();
-  std::map<std::string, std::string> renamed;  // old reference -> new name
-  nlohmann::json digests = nlohmann::json::array();
-  std::set<fs::path> keep{staged};
-  for (const auto& [location, file] : m.external_files) keep.insert(file->path());
-  model::for_each_graph(*m.proto.mutable_graph(), [&](onnx::GraphProto& g, int) {
-    for (auto& n : *g.mutable_node()) {
-      if (!model::is_epcontext_node(n)) continue;
-      const auto* embed = model::find_attr(n, "embed_mode");
-      if (embed && embed->i() != 0) continue;
-      if (!embed) continue;  // a missing embed_mode means embedded
-      onnx::AttributeProto* context = model::find_attr(n, "ep_cache_context");
-      if (!context || context->s().empty()) continue;
-      auto it = renamed.find(context->s());
-      if (it == renamed.end()) {
-        fs::path file = model::resolve_inside(work, context->s(), "EPContext ep_cache_context", staged);
-        store::Digest d = store::hash_file(file);
-        std::string name = stem + "_" + d.hex() + ".bin";
-        if (fs::path(name) != fs::path(context->s())) fs::rename(file, work / name);
-        keep.insert(work / name);
-        digests.push_back({{"file", name}, {"digest", d.hex()}, {"bytes", fs::file_size(work / name)}});
-        it = renamed.emplace(context->s(), name).first;
-      }
-      context->set_s(it->second);
-    }
-  });
-  write_file_atomic(staged, model::serialize_deterministic(m.proto));
-
-  nlohmann::json discarded = nlohmann::json::array();
-  for (const auto& entry : fs::recursive_directory_iterator(work))
-    if (entry.is_regular_file() && !keep.count(entry.path()))
-      discarded.push_back(fs::relative(entry.path(), work).string());
-
-  model::remove_model(out);  // and the sidecars of an earlier result
-  model::move_model(staged, out);
+  PlacedModel placed = place_compiled_model(work, staged, out);
 
   nlohmann::json metrics;
   metrics["backend"] = "external";
   // As configured, placeholders kept: metrics are cached and shared, so no machine paths.
   metrics["command"] = quote_command(options.command);
   metrics["epcontext_nodes"] = blobs;
-  metrics["blobs"] = digests;
-  if (!discarded.empty()) metrics["discarded_files"] = discarded;
+  metrics["blobs"] = placed.blobs;
+  if (!placed.discarded.empty()) metrics["discarded_files"] = placed.discarded;
   return metrics;
 }
 

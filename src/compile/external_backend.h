@@ -1,16 +1,8 @@
 // Compile through a vendor's tool for SDK-bound EPs (qnn, vitisai, openvino,
 // ...): `[compile] command` runs with {input}, {output}, {output_dir}, {embed}
 // and {device} placeholders against a fresh directory, then the result is
-// verified before anything is moved into place:
-//   - it loads, and holds EPContext nodes;
-//   - every external ep_cache_context is a relative path without "..",
-//     inside the output directory, naming an existing non-empty file
-//     (embedded ones are non-empty);
-//   - blobs get content-addressed names "<stem>_<xxh3-128>.bin", so equal
-//     compiled bytes always have the same name and a changed blob a new one;
-//     their digests are returned for the manifest.
-// Files the tool left besides the model and its referenced sidecars are
-// discarded (and listed in the metrics).
+// verified and placed as compiled_output.h says (EPContext nodes, safe
+// non-empty blobs with content-addressed names, stray files discarded).
 #pragma once
 
 #include <atomic>
@@ -20,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "compile/compiled_output.h"
 #include "compile/ep_target.h"
-#include "model/model.h"
 
 namespace winml::compile {
 
@@ -38,11 +30,5 @@ struct ExternalOptions {
 
 nlohmann::json compile_external(const std::filesystem::path& input, const std::filesystem::path& out,
                                 const EpTarget& target, const ExternalOptions& options);
-
-// The structural checks above on a compiled model at `path` (InputError or
-// BuildError naming the file). Returns per-blob facts: file (or "embedded"),
-// bytes, source, partition. Does not rename anything.
-nlohmann::json verify_epcontext_model(const std::filesystem::path& path);
-nlohmann::json verify_epcontext_model(const model::Model& m);
 
 }  // namespace winml::compile

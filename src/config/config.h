@@ -92,11 +92,21 @@ struct CompileConfig {
   bool enabled = true;
   std::string ep = "cpu";
   std::string device;
+  std::optional<std::string> backend;  // resolved from the EP and command when unset
   bool embed = false;
   bool validate = true;
   std::vector<std::string> command;
   std::vector<std::string> env;
+  std::string ort_library;  // empty: the default ONNX Runtime (ort/library.h)
+  std::string ep_library;   // a plugin EP's library; empty: an EP built into ORT
+  std::map<std::string, std::string> provider_options;
+  std::map<std::string, std::string> session_options;
 };
+
+// The compile backends ([compile] backend).
+inline const std::vector<std::string> kCompileBackends = {"ort", "command", "ref", "prepare"};
+// Empty, or why [compile] backend cannot compile for its EP.
+std::string backend_problem(const CompileConfig& c);
 
 // Everything one model target is built with: project-wide sections merged
 // with the model's own overrides, with computed defaults resolved.
@@ -107,6 +117,12 @@ struct TargetConfig {
   OptimizeConfig optimize;
   QuantizeConfig quantize;
   CompileConfig compile;
+  // Where this model's relative paths resolve (the project directory, or
+  // the working directory of a subcommand), and the file it was read from
+  // (for messages). Not keys: a stage reading a file there declares it, and
+  // its content enters the key.
+  std::filesystem::path base_dir;
+  std::filesystem::path config_file;
 };
 
 struct ProjectConfig {

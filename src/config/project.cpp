@@ -169,6 +169,10 @@ ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
     resolve(t);
     if (auto problem = value_range_problem(t.quantize); !problem.empty())
       errors.add("quantize.value_range", "'quantize.value_range' " + problem);
+    if (t.compile.enabled)
+      if (auto problem = backend_problem(t.compile); !problem.empty()) errors.add("compile.backend", problem);
+    t.base_dir = project_dir;
+    t.config_file = doc.file;
     name_model(t, project_dir, path, errors);
     if (!names.insert(t.model.name).second)
       errors.add(path + ".name", "model name '" + t.model.name + "' is used twice; give each [[model]] a unique name");

@@ -18,6 +18,7 @@ std::string type_name(ValueType t) {
     case ValueType::kIntList: return "array of integers";
     case ValueType::kFloatList: return "array of numbers";
     case ValueType::kIntTable: return "table of integers";
+    case ValueType::kStringTable: return "table of strings";
     case ValueType::kShape: return "array of integers or dimension names";
     case ValueType::kTableList: return "array of tables";
     case ValueType::kJson: return "table";
@@ -86,6 +87,8 @@ bool type_matches(const KeyInfo& k, const json& v) {
     case ValueType::kFloatList: return all_of(v, [](const json& e) { return e.is_number(); });
     case ValueType::kIntTable:
       return v.is_object() && std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_number_integer(); });
+    case ValueType::kStringTable:
+      return v.is_object() && std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_string(); });
     case ValueType::kShape: return all_of(v, [](const json& e) { return e.is_number_integer() || e.is_string(); });
     case ValueType::kTableList: return all_of(v, [](const json& e) { return e.is_object(); });
     case ValueType::kJson: return v.is_object();

@@ -25,6 +25,7 @@ enum class ValueType {
   kIntList,
   kFloatList,
   kIntTable,   // name -> integer
+  kStringTable,  // name -> string
   kShape,      // list of integers and dimension names
   kTableList,  // array of tables with their own schema
   kJson,       // free-form, checked by the key's validator

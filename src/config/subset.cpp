@@ -24,6 +24,7 @@ json empty_value(const KeyInfo& k) {
     case ValueType::kFloat: return 0.0;
     case ValueType::kString: return "";
     case ValueType::kIntTable:
+    case ValueType::kStringTable:
     case ValueType::kJson: return json::object();
     default: return json::array();
   }
@@ -64,7 +65,10 @@ TargetConfig only_keys(const TargetConfig& full, const std::vector<std::string>&
     if (!all[section].contains(name)) throw std::logic_error("unknown config key '" + key + "'");
     kept[section][name] = all[section][name];
   }
-  return from_json(kept);
+  TargetConfig out = from_json(kept);
+  out.base_dir = full.base_dir;  // where the declared paths resolve
+  out.config_file = full.config_file;
+  return out;
 }
 
 }  // namespace winml::config

@@ -156,6 +156,14 @@ std::uint64_t inline_size(const Model& m) {
   return total;
 }
 
+std::string serialize_inline(const Model& m) {
+  if (inline_size(m) >= static_cast<std::uint64_t>(INT_MAX))
+    throw BuildError(file_error(m.path.string(), "exceeds 2 GiB with its data inline"));
+  onnx::ModelProto copy = m.proto;  // (external tensors hold references: a small copy)
+  for_each_tensor(*copy.mutable_graph(), [&](onnx::TensorProto& t, TensorSite) { make_inline(m, t); });
+  return serialize_deterministic(copy);
+}
+
 void save_model(Model& m, const fs::path& path, const SaveOptions& options) {
   if (!m.mapped_strings.empty())
     throw std::logic_error(path.string() + ": a model loaded with its blobs mapped (LoadOptions::map_blobs) is not saved");

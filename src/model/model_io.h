@@ -59,4 +59,9 @@ std::string serialize_deterministic(const google::protobuf::MessageLite& message
 // Serialized size the model would have with all its data inline.
 std::uint64_t inline_size(const Model& model);
 
+// The model's bytes with every external tensor's data inline (deterministic
+// serialization), for a consumer that takes a model as bytes. BuildError
+// when that reaches protobuf's 2 GiB limit.
+std::string serialize_inline(const Model& model);
+
 }  // namespace winml::model

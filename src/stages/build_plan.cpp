@@ -19,7 +19,7 @@ namespace winml::stages {
 namespace {
 
 constexpr const char* kPlanMagic = "winml-make-plan";
-constexpr std::uint64_t kPlanVersion = 2;
+constexpr std::uint64_t kPlanVersion = 3;
 
 std::string env_value(const std::string& name) {
   const char* v = std::getenv(name.c_str());
@@ -69,7 +69,7 @@ BuildPlan make_plan(const config::ProjectConfig& project, const StageRegistry& r
   plan.output_dir = output_dir;
   plan.build = project.build;
   auto& g = plan.graph;
-  std::set<std::string> env_names;
+  std::set<std::string> env_names, plan_files;
   for (const auto& t : project.targets) {
     const std::string& name = t.model.name;
     if (std::string problem = config::model_name_problem(name); !problem.empty())  // loading checked it already
@@ -98,6 +98,8 @@ BuildPlan make_plan(const config::ProjectConfig& project, const StageRegistry& r
         n.static_digest = graph::static_digest_of(n.static_ingredients);
         n.extra_inputs = d.files;
         env_names.insert(d.environment.begin(), d.environment.end());
+        env_names.insert(d.plan_environment.begin(), d.plan_environment.end());
+        plan_files.insert(d.plan_files.begin(), d.plan_files.end());
       }
       g.nodes.push_back(std::move(n));
       return g.nodes.size() - 1;
@@ -120,11 +122,12 @@ BuildPlan make_plan(const config::ProjectConfig& project, const StageRegistry& r
     add("package", "package", kModelFile, true, "", last_model);
   }
   plan.env_names.assign(env_names.begin(), env_names.end());
+  plan.plan_files.assign(plan_files.begin(), plan_files.end());
   return plan;
 }
 
 store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& registry, store::StatCache& stats,
-                            const std::vector<std::string>& env_names) {
+                            const std::vector<std::string>& env_names, const std::vector<std::string>& plan_files) {
   store::Hasher h;
   h.update_field(kPlanMagic);
   h.update_field(WINML_VERSION);
@@ -165,6 +168,13 @@ store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& regis
     h.update_field(e);
     h.update_field(env_value(e));
   }
+  // A stat each on a no-op: the digests come from the stat cache.
+  h.update_field(std::to_string(plan_files.size()));
+  for (const auto& f : plan_files) {
+    h.update_field(f);
+    auto d = stats.digest(f);
+    h.update_field(d ? d->hex() : "missing");
+  }
   return h.finish();
 }
 
@@ -180,6 +190,9 @@ std::string serialize_plan(const BuildPlan& plan) {
   w.finish(out);
   w.field("E").field(static_cast<std::uint64_t>(plan.env_names.size()));
   for (const auto& e : plan.env_names) w.field(e);
+  w.finish(out);
+  w.field("F").field(static_cast<std::uint64_t>(plan.plan_files.size()));
+  for (const auto& f : plan.plan_files) w.field(f);
   w.finish(out);
   w.field("C").field(static_cast<std::uint64_t>(plan.target_configs.size()));
   for (const auto& d : plan.target_configs) w.field(d);
@@ -213,6 +226,8 @@ std::optional<BuildPlan> parse_plan(std::string_view text) {
   b.auto_discover = v1, b.rebuild = v2, b.keep_going = v3, b.cache = v4;
   if (!reader.next(f) || f.size() < 2 || f[0] != "E" || !parse_u64(f[1], n) || f.size() != 2 + n) return std::nullopt;
   for (std::uint64_t i = 0; i < n; ++i) plan.env_names.push_back(field_text(f[2 + i]));
+  if (!reader.next(f) || f.size() < 2 || f[0] != "F" || !parse_u64(f[1], n) || f.size() != 2 + n) return std::nullopt;
+  for (std::uint64_t i = 0; i < n; ++i) plan.plan_files.push_back(field_text(f[2 + i]));
   if (!reader.next(f) || f.size() < 2 || f[0] != "C" || !parse_u64(f[1], n) || f.size() != 2 + n) return std::nullopt;
   for (std::uint64_t i = 0; i < n; ++i) {
     auto d = store::Digest::from_hex(f[2 + i]);

@@ -5,7 +5,8 @@
 // with a thousand models takes far longer than checking every node (toml11
 // parses ~0.4 MB/s). So the plan is stored in <output_dir>/.winml-make/plan
 // under a memo key made of everything it is derived from — the config file's
-// content, the rule overlays, the environment variables stages read, this
+// content, the rule overlays, the environment variables stages read, the
+// files stages probed to declare themselves (an ONNX Runtime library), this
 // binary and its stage registry — and reused while that key matches.
 #pragma once
 
@@ -27,7 +28,9 @@ struct BuildPlan {
   graph::Graph graph;
   fs::path output_dir;  // absolute
   config::BuildConfig build;
-  std::vector<std::string> env_names;  // environment variables whose values enter keys
+  std::vector<std::string> env_names;  // environment variables whose values enter keys or the plan
+  // Files the stages' declarations were computed from (Declarations::plan_files).
+  std::vector<std::string> plan_files;
   // Per graph.targets: the digest of the model's resolved configuration,
   // which its reports (winml_build_config.json, the manifest) describe.
   std::vector<store::Digest> target_configs;
@@ -48,7 +51,8 @@ struct PlanSource {
 };
 
 store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& registry, store::StatCache& stats,
-                            const std::vector<std::string>& env_names);
+                            const std::vector<std::string>& env_names,
+                            const std::vector<std::string>& plan_files = {});
 
 std::string serialize_plan(const BuildPlan& plan);
 std::optional<BuildPlan> parse_plan(std::string_view text);

@@ -142,7 +142,8 @@ bool BuildSession::open() {
     } wait{state_->stat_cache()};
     std::optional<BuildPlan> stored = stored_plan(plan_file);
     if (stored && stored->output_dir == probe &&
-        plan_memo_key(src, registry_, state_->stat_cache(), stored->env_names) == stored->memo_key) {
+        plan_memo_key(src, registry_, state_->stat_cache(), stored->env_names, stored->plan_files) ==
+            stored->memo_key) {
       plan_ = std::move(stored);
       return true;
     }
@@ -152,7 +153,7 @@ bool BuildSession::open() {
   lock_and_load(out);
   if (!state_) return false;
   plan_ = make_plan(p, registry_, out);
-  plan_->memo_key = plan_memo_key(src, registry_, state_->stat_cache(), plan_->env_names);
+  plan_->memo_key = plan_memo_key(src, registry_, state_->stat_cache(), plan_->env_names, plan_->plan_files);
   if (options_.write) {
     write_file_atomic(out / kStateDir / "plan", serialize_plan(*plan_));
     // So that --explain can show config values of nodes that have not run yet.

@@ -25,6 +25,8 @@ void Declarations::merge(const Declarations& other) {
   append_unique(rules, other.rules);
   append_unique(code, other.code);
   for (const auto& [k, v] : other.values) values[k] = v;
+  append_unique(plan_files, other.plan_files);
+  append_unique(plan_environment, other.plan_environment);
   writes_models = writes_models || other.writes_models;
 }
 

@@ -36,6 +36,12 @@ struct Declarations {
   std::vector<std::string> code;
   // Anything else by name (e.g. a vendor compiler's version).
   std::map<std::string, std::string> values;
+  // What declare() itself read to compute `values`: a library it loaded to
+  // ask its version (absolute paths), the environment variables that locate
+  // it. They are not key ingredients (the values are), but the plan is made
+  // again when one changes, so a stored plan's values are never stale.
+  std::vector<std::string> plan_files;
+  std::vector<std::string> plan_environment;
   // Saves ONNX models: the stage gets save options, and the external-data
   // threshold they carry enters the key.
   bool writes_models = false;

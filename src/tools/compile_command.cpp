@@ -1,4 +1,5 @@
-// winml-make compile -m IN -o OUT [--ep EP] [--device D] [--embed] [--no-validate]
+// winml-make compile -m IN -o OUT [--ep EP] [--device D] [--backend B] [--embed] [--no-validate]
+//                    [--ort-library SO] [--ep-library SO] [--provider-option K=V]... [--session-option K=V]...
 //                    [--dim NAME=VALUE]... [--env NAME]... [--json] [-- COMPILER ARGS...]
 #include <unistd.h>
 #include <CLI/CLI.hpp>
@@ -15,20 +16,50 @@
 
 namespace winml::cli {
 
+namespace {
+
+// KEY=VALUE flags into a table (a key given twice: the last wins).
+std::map<std::string, std::string> parse_key_values(const std::vector<std::string>& flags, const std::string& flag) {
+  std::map<std::string, std::string> out;
+  for (const auto& f : flags) {
+    const auto eq = f.find('=');
+    if (eq == std::string::npos || eq == 0) throw InputError(flag + " " + f + ": expected KEY=VALUE");
+    out[f.substr(0, eq)] = f.substr(eq + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
 Command add_compile_command(CLI::App& app) {
   struct Options {
-    std::string input, output, ep = "cpu", device;
+    std::string input, output, ep = "cpu", device, backend, ort_library, ep_library;
+    std::vector<std::string> provider_options, session_options;
     bool embed = false, no_validate = false, json = false;
     std::vector<std::string> dims, env, command;
     int threads = 0;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand(
-      "compile", "Compile a model for an execution provider (EPContext for `ref` and vendor EPs) and validate it");
+      "compile",
+      "Compile a model for an execution provider (EPContext: through ONNX Runtime, a vendor compiler or the `ref` "
+      "backend) and validate it");
   sub->add_option("-m,--model", opts->input, "Input ONNX model")->required();
   sub->add_option("-o,--output", opts->output, "Output model (sidecars are written next to it)")->required();
   sub->add_option("--ep", opts->ep, "Target execution provider (rules/ep/<ep>.toml)")->capture_default_str();
-  sub->add_option("--device", opts->device, "Target device for a vendor compiler's {device} (default: the EP's)");
+  sub->add_option("--device", opts->device, "Target device: cpu, gpu or npu (default: the EP's)");
+  sub->add_option("--backend", opts->backend,
+                  "ort (ONNX Runtime's compile API), command (the vendor compiler after --), ref (for --ep ref) or "
+                  "prepare (EPs that compile at load time); default: as [compile] backend")
+      ->check(CLI::IsMember(config::kCompileBackends));
+  sub->add_option("--ort-library", opts->ort_library,
+                  "The libonnxruntime.so --backend ort loads (default: ONNX Runtime 1.29.0 from scripts/fetch-ort.sh)");
+  sub->add_option("--ep-library", opts->ep_library, "A plugin EP's library that ONNX Runtime registers");
+  sub->add_option("--provider-option", opts->provider_options, "The EP's provider option, KEY=VALUE (repeatable)")
+      ->allow_extra_args(false);
+  sub->add_option("--session-option", opts->session_options,
+                  "A session config entry for the compile, KEY=VALUE (repeatable)")
+      ->allow_extra_args(false);
   sub->add_flag("--embed", opts->embed, "Store EPContext blobs inside the model (embed_mode = 1)");
   sub->add_flag("--no-validate", opts->no_validate, "Skip running the result on all-ones inputs");
   // One value per occurrence, so that `--` and the compiler's own arguments
@@ -47,6 +78,11 @@ Command add_compile_command(CLI::App& app) {
             section.ep = opts->ep;
             section.device = opts->device;
             section.embed = opts->embed;
+            if (!opts->backend.empty()) section.backend = opts->backend;
+            section.ort_library = opts->ort_library;
+            section.ep_library = opts->ep_library;
+            section.provider_options = parse_key_values(opts->provider_options, "--provider-option");
+            section.session_options = parse_key_values(opts->session_options, "--session-option");
             section.validate = !opts->no_validate;
             section.command = opts->command;
             // Resolved like a build's: the EP's default device when none is given.
@@ -56,6 +92,8 @@ Command add_compile_command(CLI::App& app) {
             o.project_dir = std::filesystem::current_path();
             o.config_origin = "the command line";
             o.command_setting = "the arguments after `--`";
+            o.ort_settings = {"--ort-library", "--ep-library", "--device", "the arguments after `--`",
+                              "the working directory"};
             o.dims = parse_dim_flags(opts->dims);
             for (const auto& name : opts->env) {
               const char* v = std::getenv(name.c_str());

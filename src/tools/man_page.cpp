@@ -55,6 +55,9 @@ const Entry kEnvironment[] = {
      "export recipe); the project's own rules/ overrides both."},
     {"NO_COLOR", "When set and not empty, no colour in the build's output, whatever --color says."},
     {"WINML_RUNTIME_ISA", "generic or avx2: force a lower GEMM variant of the CPU runtime."},
+    {"WINML_ORT_CACHE",
+     "Where scripts/fetch-ort.sh puts ONNX Runtime, and where the default [compile] ort_library is looked for "
+     "(DIR/1.29.0/lib/libonnxruntime.so.1); else $XDG_CACHE_HOME/winml-make/ort, else ~/.cache/winml-make/ort."},
 };
 const Entry kFiles[] = {
     {"winml.toml", "The project's configuration (winml.toml.example in the documentation lists every key)."},

@@ -70,21 +70,24 @@ TEST(ExplainCli, ADryRunNamesAStagesOwnChangeBehindAStaleInput) {
   p.write_config(std::string(kNamedModel) + "[compile]\nep = \"ref\"\n");
   p.build();
   // compile.ep enters optimize (its EP table) and compile: optimize reruns,
-  // and compile would rerun for its own setting whatever optimize writes.
+  // and compile would rerun for its own settings whatever optimize writes
+  // (the EP and the backend it resolves to: ref -> prepare).
   p.write_config(std::string(kNamedModel) + "[compile]\nep = \"cpu\"\n");
   auto dry = p.build({"-n", "--explain"});
   EXPECT_EQ(stage_reason(dry, "optimize").rfind("config compile.ep changed", 0), 0u) << dry.dump(2);
   // (Its EP's rules file changed with it: "+N more".)
   const std::string compile = stage_reason(dry, "compile");
-  EXPECT_EQ(compile.rfind("config compile.ep changed (+", 0), 0u) << compile;
+  EXPECT_EQ(compile.rfind("config compile.backend changed (+", 0), 0u) << compile;
   EXPECT_TRUE(compile.ends_with("; an input will be rebuilt too")) << compile;
   EXPECT_TRUE(any_contains(stage_explanation(dry, "compile"), "config compile.ep: \"ref\" -> \"cpu\"")) << dry.dump(2);
+  EXPECT_TRUE(any_contains(stage_explanation(dry, "compile"), "config compile.backend: \"ref\" -> \"prepare\""))
+      << dry.dump(2);
   // A stage with nothing of its own changed still says only that.
   EXPECT_EQ(stage_reason(dry, "package"), "an input will be rebuilt (reruns only if its content changes)");
   auto status = p.run({"status"});
   EXPECT_NE(status.out.find("compile   stale: " + compile), std::string::npos) << status.out;
   auto built = p.build();
-  EXPECT_EQ(stage_reason(built, "compile").rfind("config compile.ep changed", 0), 0u) << built.dump(2);
+  EXPECT_EQ(stage_reason(built, "compile").rfind("config compile.backend changed", 0), 0u) << built.dump(2);
 }
 
 TEST(ExplainCli, ADryRunWithAMissingSourceSaysWouldFailInStageOrder) {

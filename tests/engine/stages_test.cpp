@@ -7,11 +7,13 @@
 #include "config/project.h"
 #include "graph/key.h"
 #include "model/model_io.h"
+#include "ort/library.h"
 #include "stages/auto_optimize.h"
 #include "stages/build_plan.h"
 #include "stages/declarations.h"
 #include "stages/manifest.h"
 #include "stages/registry.h"
+#include "store/digest.h"
 #include "support/temp_dir.h"
 
 using namespace winml;
@@ -234,6 +236,45 @@ TEST(Plan, MemoKeyFollowsTheConfigFileAndTheEnvironment) {
   test::write_text(dir / "winml.toml", "[model]\nsource = \"a.onnx\"\n");
   test::write_text(dir / "rules" / "ep" / "custom.toml", "[ep]\nname = \"custom\"\n");  // an overlay
   EXPECT_NE(k1, stages::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"}));
+}
+
+TEST(Plan, MemoKeyFollowsTheFilesStagesProbed) {
+  test::TempDir dir;
+  test::write_text(dir / "winml.toml", "[model]\nsource = \"a.onnx\"\n");
+  test::write_text(dir / "lib.so", "one");
+  store::StatCache stats(store::real_disk(), dir.path());
+  stages::PlanSource src{dir.path(), dir / "winml.toml", {}};
+  const std::vector<std::string> probed = {(dir / "lib.so").string()};
+  auto k1 = stages::plan_memo_key(src, stages::builtin_stages(), stats, {}, probed);
+  EXPECT_EQ(k1, stages::plan_memo_key(src, stages::builtin_stages(), stats, {}, probed));
+  EXPECT_NE(k1, stages::plan_memo_key(src, stages::builtin_stages(), stats, {}, {}));
+  test::write_text(dir / "lib.so", "another library");
+  EXPECT_NE(k1, stages::plan_memo_key(src, stages::builtin_stages(), stats, {}, probed));
+  fs::remove(dir / "lib.so");
+  EXPECT_NE(k1, stages::plan_memo_key(src, stages::builtin_stages(), stats, {}, probed));
+}
+
+TEST(Plan, AnOrtBackendDeclaresWhatOnnxRuntimeReports) {
+  test::TempDir dir;
+  auto project = load(dir, "[model]\nsource = \"a.onnx\"\n[compile]\nep = \"cpu\"\nbackend = \"ort\"\n");
+  auto plan = stages::make_plan(project, stages::builtin_stages(), dir / "out");
+  const std::string library = ort::default_library_path().string();
+  EXPECT_EQ(plan.plan_files, (std::vector<std::string>{library}));
+  for (const auto& name : ort::default_library_environment())
+    EXPECT_NE(std::find(plan.env_names.begin(), plan.env_names.end(), name), plan.env_names.end()) << name;
+  const auto& compile = plan.graph.nodes[plan.graph.find("a", "compile")];
+  std::map<std::string, std::string> values;
+  for (const auto& i : compile.static_ingredients)
+    if (i.name.starts_with("value:")) values[i.name.substr(6)] = i.text;
+  EXPECT_EQ(values["onnxruntime.version"], "1.29.0");
+  EXPECT_EQ(values["onnxruntime.library"], store::hash_file(library).hex());
+  EXPECT_EQ(values["ep.name"], "CPUExecutionProvider");
+  EXPECT_EQ(values["ep.vendor"], "Microsoft");
+  EXPECT_EQ(values["ep.version"], "1.29.0");
+  EXPECT_EQ(values.count("ep.library"), 0u);  // built into ORT
+  auto back = stages::parse_plan(stages::serialize_plan(plan));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->plan_files, plan.plan_files);
 }
 
 TEST(AutoLoop, ReoptimizesTheOriginalUntilNothingNewIsFound) {

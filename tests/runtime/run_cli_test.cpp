@@ -195,3 +195,53 @@ TEST(RunCli, ProfileListsTheSlowestNodesByName) {
   EXPECT_NE(text.out.find("slowest nodes:"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("big_matmul"), std::string::npos) << text.out;
 }
+
+TEST(RunCli, RunsInOnnxRuntimeAsAnApplicationWould) {
+  test::TempDir dir;
+  auto model = write_model(dir, doubling_model());
+  auto ort = test::run_cli({"run", "-m", model.string(), "--runtime", "ort", "--dim", "batch=4", "--json"});
+  ASSERT_EQ(ort.exit_code, 0) << ort.err;
+  auto j = nlohmann::json::parse(ort.out);
+  EXPECT_EQ(j["runtime"], "onnxruntime 1.29.0");
+  EXPECT_EQ(j["execution_provider"], "CPUExecutionProvider");
+  EXPECT_EQ(j["outputs"][0]["shape"], nlohmann::json({4, 3}));
+  EXPECT_EQ(j["outputs"][0]["min"], 2.0);
+  EXPECT_EQ(j["outputs"][0]["max"], 2.0);
+  // The same seeded inputs as winml-make's runtime: the same outputs (x * 2 is exact).
+  auto in_winml = test::run_cli({"run", "-m", model.string(), "--random", "--seed", "5", "--json", "--output-dir",
+                                 (dir / "winml").string()});
+  auto in_ort = test::run_cli({"run", "-m", model.string(), "--random", "--seed", "5", "--json", "--runtime", "ort",
+                               "--ep", "cpu", "--output-dir", (dir / "ort").string()});
+  ASSERT_EQ(in_ort.exit_code, 0) << in_ort.err;
+  EXPECT_EQ(model::read_npy(dir / "winml" / "y.npy").data, model::read_npy(dir / "ort" / "y.npy").data);
+  // Another ORT library.
+  auto v130 = test::run_cli(
+      {"run", "-m", model.string(), "--runtime", "ort", "--ort-library", WINML_ORT_LIBRARY_1_30, "--json"});
+  ASSERT_EQ(v130.exit_code, 0) << v130.err;
+  EXPECT_EQ(nlohmann::json::parse(v130.out)["runtime"], "onnxruntime 1.30.0");
+}
+
+TEST(RunCli, OnnxRuntimeOptionsAreCheckedBeforeRunning) {
+  test::TempDir dir;
+  auto model = write_model(dir, doubling_model());
+  auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"run", "-m", model.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return test::run_cli(args);
+  };
+  auto r = run({"--ep", "cpu"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("add --runtime ort"), std::string::npos) << r.err;
+  r = run({"--runtime", "ort", "--repeat", "2", "--profile"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("not with --runtime ort"), std::string::npos) << r.err;
+  r = run({"--runtime", "ort", "--ort-library", (dir / "missing.so").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find((dir / "missing.so").string() + ": no such file"), std::string::npos) << r.err;
+  r = run({"--runtime", "ort", "--ep", "qnn"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("has no execution provider QNNExecutionProvider"), std::string::npos) << r.err;
+  r = run({"--runtime", "ort", "--device", "npu"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("give --ep"), std::string::npos) << r.err;
+}

@@ -9,7 +9,8 @@
 // removed, or a comment added). Each is tried on two models, a real CNN
 // (examples/quickstart, imported) and a generated model whose optimized.onnx
 // crosses the external-data threshold only after constant folding (exported
-// by a command), and the CNN for an EP whose compiler is a command; with
+// by a command), the CNN for an EP whose compiler is a command, and the CNN
+// compiled through ONNX Runtime with the ref plugin EP; with
 // `[build] auto` off and on. A key may not apply to every model (a source and
 // an export command exclude each other) but must apply to one of them. Then
 // 200 seeded random sequences of edits on the CNN.
@@ -243,6 +244,23 @@ ModelKind vendor() {
   return k;
 }
 
+// The CNN compiled through ONNX Runtime with the ref plugin EP. The
+// alternatives of the ORT keys point at files written here: ORT 1.30.0's
+// library (the default is 1.29.0's) and a second path to the plugin.
+ModelKind through_ort() {
+  ModelKind k = cnn();
+  k.name = "ort";
+  k.config["compile"] = {{"ep", "ref"}, {"backend", "ort"}};
+  k.write_files = [write = k.write_files](const fs::path& dir) {
+    write(dir);
+    fs::create_directories(dir / "ort");
+    fs::create_symlink(WINML_ORT_LIBRARY_1_30, dir / "ort" / "libonnxruntime.so.1");
+    fs::create_directories(dir / "ep");
+    fs::create_symlink(test::winml_make_binary().parent_path() / "libwinml_ref_ep.so", dir / "ep" / "libplugin_ep.so");
+  };
+  return k;
+}
+
 ModelKind folding() {
   constexpr std::int64_t n = 100000;  // optimized.onnx ~1.2 MB: past a 1 MiB threshold, under 2
   return {"folding",
@@ -394,11 +412,11 @@ void every_edit_on_every_model(bool auto_on, const std::vector<ModelKind>& kinds
 }  // namespace
 
 TEST(StageContractProperty, EveryKeyAndRulesFileWithAutoOff) {
-  every_edit_on_every_model(false, {cnn(), folding(), vendor()});
+  every_edit_on_every_model(false, {cnn(), folding(), vendor(), through_ort()});
 }
 
 TEST(StageContractProperty, EveryKeyAndRulesFileWithAutoOn) {
-  every_edit_on_every_model(true, {cnn(), folding(), vendor()});
+  every_edit_on_every_model(true, {cnn(), folding(), vendor(), through_ort()});
 }
 
 TEST(StageContractProperty, TwoHundredRandomEditSequencesOnTheCnn) {
