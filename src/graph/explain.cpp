@@ -110,8 +110,11 @@ std::vector<Ingredient> besides_inputs(const std::vector<Ingredient>& all) {
 std::vector<std::string> explain_change_besides_inputs(const std::optional<std::vector<Ingredient>>& old_ingredients,
                                                        const std::vector<Ingredient>& new_ingredients) {
   if (!old_ingredients) return {};
+  // Named: a Change points into these lists, which a range-for over diff()
+  // of temporaries would destroy before its body.
+  const std::vector<Ingredient> before = besides_inputs(*old_ingredients), after = besides_inputs(new_ingredients);
   std::vector<std::string> out;
-  for (const auto& c : diff(besides_inputs(*old_ingredients), besides_inputs(new_ingredients))) out.push_back(line(c));
+  for (const auto& c : diff(before, after)) out.push_back(line(c));
   return out;
 }
 

@@ -90,6 +90,21 @@ TEST(ExplainCli, ADryRunNamesAStagesOwnChangeBehindAStaleInput) {
   EXPECT_EQ(stage_reason(built, "compile").rfind("config compile.backend changed", 0), 0u) << built.dump(2);
 }
 
+TEST(ExplainCli, AStagesOwnChangeBehindAStaleInputShowsItsValuesIntact) {
+  // Long values (heap-allocated strings) of a stage whose input will be
+  // rebuilt too: the explanation once read them from freed lists.
+  Project p;
+  p.write_model("net.onnx", 1);
+  p.write_config(std::string(kNamedModel) + "[compile]\nep = \"ref\"\n");
+  p.build();
+  p.write_config(std::string(kNamedModel) +
+                 "[quantize]\nsamples = 3\n[compile]\nep = \"ref\"\nenv = [\"A_RATHER_LONG_VARIABLE_NAME\"]\n");
+  auto dry = p.build({"-n", "--explain"});
+  EXPECT_TRUE(any_contains(stage_explanation(dry, "compile"),
+                           "config compile.env: [] -> [\"A_RATHER_LONG_VARIABLE_NAME\"] (digest "))
+      << dry.dump(2);
+}
+
 TEST(ExplainCli, ADryRunWithAMissingSourceSaysWouldFailInStageOrder) {
   Project p;
   p.write_config(kNamedModel);  // net.onnx does not exist
