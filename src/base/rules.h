@@ -63,7 +63,7 @@ const Rules& active();
 void set_active(Rules rules);
 
 // While alive, active() on the constructing thread returns `rules` (a stage
-// runs inside a scope of the rules files it declared: see stages/declarations.h).
+// runs inside a scope of the rules files it declared: see pipeline/declarations.h).
 class Scope {
  public:
   explicit Scope(Rules rules);

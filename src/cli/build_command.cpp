@@ -19,7 +19,7 @@
 #include "cli/shard.h"
 #include "cli/tools_module.h"
 #include "remote/http_cache.h"
-#include "stages/registry.h"
+#include "pipeline/registry.h"
 #include "store/cache.h"
 #include "store/lock.h"
 
@@ -82,21 +82,21 @@ nlohmann::json remote_json(const remote::RemoteSettings& settings, const remote:
 int run_build(const Context& ctx, const BuildFlags& f) {
   const auto start = std::chrono::steady_clock::now();
   const std::atomic<bool>& cancel = install_interrupt_handler();
-  stages::BuildSessionOptions so = session_options(ctx, !f.dry_run, &cancel);
+  pipeline::BuildSessionOptions so = session_options(ctx, !f.dry_run, &cancel);
   so.lock_timeout_seconds = f.lock_timeout;
   // A build of every model looks up every file the last one did.
   so.prefetch_stats = f.targets.empty() && f.shard.empty() && !f.rebuild;
   // Deliberately never freed: tearing down the plan and state of a large
   // project costs ~5% of a no-op build, and the process ends right after.
   // Held by a static, so it stays reachable and leak checkers agree.
-  static stages::BuildSession* kept_until_exit = nullptr;
-  kept_until_exit = new stages::BuildSession(so, tool_stages());
-  stages::BuildSession& session = *kept_until_exit;
+  static pipeline::BuildSession* kept_until_exit = nullptr;
+  kept_until_exit = new pipeline::BuildSession(so, tool_stages());
+  pipeline::BuildSession& session = *kept_until_exit;
   if (!session.open()) {
     std::cerr << "winml-make: interrupted while waiting for the lock\n";
     return kExitInterrupted;
   }
-  const stages::BuildPlan& plan = session.plan();
+  const pipeline::BuildPlan& plan = session.plan();
   graph::BuildOptions o;
   o.targets = select_targets(session, f.targets);
   if (!f.shard.empty()) {

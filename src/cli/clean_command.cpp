@@ -1,7 +1,7 @@
 // winml-make clean [TARGET...|--dead] [-o DIR]: removes what the build records
-// say winml-make wrote for the models (stages/clean.h), and the build records
+// say winml-make wrote for the models (pipeline/clean.h), and the build records
 // themselves; never a file it did not write, and not the shared cache.
-// --dead: only models winml.toml no longer configures (stages/dead_models.h).
+// --dead: only models winml.toml no longer configures (pipeline/dead_models.h).
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -12,9 +12,9 @@
 #include "cli/interrupt.h"
 #include "cli/project_options.h"
 #include "cli/tools_module.h"
-#include "stages/clean.h"
-#include "stages/dead_models.h"
-#include "stages/registry.h"
+#include "pipeline/clean.h"
+#include "pipeline/dead_models.h"
+#include "pipeline/registry.h"
 
 namespace winml::cli {
 
@@ -35,11 +35,11 @@ Command add_clean_command(CLI::App& app) {
   sub->fallthrough();
   return {sub, [opts](const Context& ctx) {
             const std::atomic<bool>& cancel = install_interrupt_handler();
-            stages::BuildSession session(session_options(ctx, /*write=*/true, &cancel), tool_stages());
+            pipeline::BuildSession session(session_options(ctx, /*write=*/true, &cancel), tool_stages());
             if (!session.open()) return static_cast<int>(kExitInterrupted);
             std::set<std::string> selected;
             if (opts->dead) {
-              for (const auto& m : stages::dead_models(session)) {
+              for (const auto& m : pipeline::dead_models(session)) {
                 if (m.recorded) selected.insert(m.name);
                 else
                   std::cout << "kept " << m.dir.string()
@@ -53,7 +53,7 @@ Command add_clean_command(CLI::App& app) {
               selected = select_targets(session, opts->targets);
             }
             int exit_code = 0;
-            for (const auto& m : stages::clean_models(session, selected)) {
+            for (const auto& m : pipeline::clean_models(session, selected)) {
               if (!m.problem.empty()) {
                 std::cerr << "winml-make: error: " << m.problem << "\n";
                 exit_code = static_cast<int>(kExitBuildFailure);

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "stages/code_digest.h"
+#include "pipeline/code_digest.h"
 
 namespace winml::cli {
 
@@ -20,7 +20,7 @@ fs::path Context::config_file() const {
 std::string version_string() {
   std::string out =
       std::string("winml-make ") + WINML_VERSION + "\ncode digests (in the keys of the stages that run the code):";
-  for (const auto& unit : stages::code_units())
+  for (const auto& unit : pipeline::code_units())
     out += "\n  " + std::string(unit.name) + std::string(24 - std::min<std::size_t>(23, unit.name.size()), ' ') +
            std::string(unit.digest);
   return out;

@@ -7,7 +7,7 @@
 #include "cli/project_options.h"
 #include "cli/tools_module.h"
 #include "graph/dot.h"
-#include "stages/registry.h"
+#include "pipeline/registry.h"
 
 namespace winml::cli {
 
@@ -20,7 +20,7 @@ Command add_graph_command(CLI::App& app) {
   sub->add_option("targets", opts->targets, "Models to show (default: all)");
   sub->fallthrough();
   return {sub, [opts](const Context& ctx) {
-            stages::BuildSession session(session_options(ctx, /*write=*/false, nullptr), tool_stages());
+            pipeline::BuildSession session(session_options(ctx, /*write=*/false, nullptr), tool_stages());
             session.open();
             auto selected = select_targets(session, opts->targets);
             graph::Graph g = session.plan().graph;

@@ -11,9 +11,9 @@ namespace winml::cli {
 
 namespace fs = std::filesystem;
 
-stages::BuildSessionOptions session_options(const Context& ctx, bool write, const std::atomic<bool>* cancel) {
+pipeline::BuildSessionOptions session_options(const Context& ctx, bool write, const std::atomic<bool>* cancel) {
   const std::string& output_dir = ctx.output_dir;
-  stages::BuildSessionOptions o;
+  pipeline::BuildSessionOptions o;
   o.source.project_dir = ctx.project_dir();
   o.source.config_file = ctx.config_file().empty() ? o.source.project_dir / config::kProjectFile : ctx.config_file();
   if (ctx.config_file().empty() && !fs::exists(o.source.config_file))
@@ -31,7 +31,7 @@ stages::BuildSessionOptions session_options(const Context& ctx, bool write, cons
   return o;
 }
 
-std::set<std::string> select_targets(const stages::BuildSession& session, const std::vector<std::string>& names) {
+std::set<std::string> select_targets(const pipeline::BuildSession& session, const std::vector<std::string>& names) {
   std::set<std::string> out;
   const auto& all = session.plan().graph.targets;
   for (const auto& n : names) {

@@ -8,15 +8,15 @@
 #include <vector>
 
 #include "cli/context.h"
-#include "stages/build_session.h"
+#include "pipeline/build_session.h"
 
 namespace winml::cli {
 
 // -C/-c from the context, -o `output_dir` (may be empty).
-stages::BuildSessionOptions session_options(const Context& ctx, bool write, const std::atomic<bool>* cancel);
+pipeline::BuildSessionOptions session_options(const Context& ctx, bool write, const std::atomic<bool>* cancel);
 
 // The named targets (all when `names` is empty); InputError for an unknown name.
-std::set<std::string> select_targets(const stages::BuildSession& session, const std::vector<std::string>& names);
+std::set<std::string> select_targets(const pipeline::BuildSession& session, const std::vector<std::string>& names);
 
 // The cache directory: --cache-dir, else $WINML_MAKE_CACHE_DIR, else ~/.cache/winml-make.
 std::filesystem::path cache_dir(const std::string& option);

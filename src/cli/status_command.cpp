@@ -8,8 +8,8 @@
 #include "cli/context.h"
 #include "cli/project_options.h"
 #include "cli/tools_module.h"
-#include "stages/dead_models.h"
-#include "stages/registry.h"
+#include "pipeline/dead_models.h"
+#include "pipeline/registry.h"
 
 namespace winml::cli {
 
@@ -24,7 +24,7 @@ Command add_status_command(CLI::App& app) {
   sub->add_flag("--json", opts->json, "Machine-readable output");
   sub->fallthrough();
   return {sub, [opts](const Context& ctx) {
-            stages::BuildSession session(session_options(ctx, /*write=*/false, nullptr), tool_stages());
+            pipeline::BuildSession session(session_options(ctx, /*write=*/false, nullptr), tool_stages());
             session.open();
             const auto& plan = session.plan();
             graph::BuildOptions o;
@@ -45,7 +45,7 @@ Command add_status_command(CLI::App& app) {
               if (o.targets.empty() || o.targets.count(plan.graph.targets[ti]))
                 reports[plan.graph.targets[ti]] = session.reports_current(ti, by_target[ti]);
             // Models no longer configured: only when every model is shown.
-            const auto dead = o.targets.empty() ? stages::dead_models(session) : std::vector<stages::DeadModel>{};
+            const auto dead = o.targets.empty() ? pipeline::dead_models(session) : std::vector<pipeline::DeadModel>{};
             if (opts->json) {
               auto report = run_report(plan.graph, results, "ok", true, 0, plan.output_dir.string());
               for (auto& t : report["targets"])

@@ -42,9 +42,9 @@ const ToolsModule& tools_module() {
   return *module;
 }
 
-const stages::StageRegistry& tool_stages() {
-  static const stages::StageRegistry registry = stages::StageRegistry::deferred(
-      "model tools", {tools_module_path()}, [](stages::StageRegistry& r) { tools_module().register_stages(r); });
+const pipeline::StageRegistry& tool_stages() {
+  static const pipeline::StageRegistry registry = pipeline::StageRegistry::deferred(
+      "model tools", {tools_module_path()}, [](pipeline::StageRegistry& r) { tools_module().register_stages(r); });
   return registry;
 }
 

@@ -1,4 +1,4 @@
-// The model tools: the stages (src/adapters) and every command that reads or
+// The model tools: the stages (src/stages) and every command that reads or
 // writes ONNX (src/tools), built as a module of their own that this binary
 // opens the first time it needs one of them. A build with nothing to run, a
 // status or a clean never loads it, nor libonnx and libprotobuf behind it:
@@ -11,8 +11,8 @@
 #include <mutex>
 
 #include "graph/runner.h"
-#include "stages/build_session.h"
-#include "stages/registry.h"
+#include "pipeline/build_session.h"
+#include "pipeline/registry.h"
 
 namespace winml::rules {
 class Rules;
@@ -26,8 +26,8 @@ struct ToolsModule {
   const char* stamp;
   // The whole command line (every subcommand), as winml-make's main.
   int (*main)(int argc, char** argv);
-  void (*register_stages)(stages::StageRegistry& registry);
-  std::unique_ptr<graph::NodeRunner> (*make_runner)(stages::BuildSession& session);
+  void (*register_stages)(pipeline::StageRegistry& registry);
+  std::unique_ptr<graph::NodeRunner> (*make_runner)(pipeline::BuildSession& session);
   // The module holds its own copy of the process's active rules.
   void (*use_rules)(const rules::Rules& rules);
   // graph::NodeRunner::artifact_files without a session (for `cache verify`).
@@ -44,13 +44,13 @@ std::filesystem::path tools_module_path();
 const ToolsModule& tools_module();
 
 // The module's stages, loaded when a plan is made or a stage runs.
-const stages::StageRegistry& tool_stages();
+const pipeline::StageRegistry& tool_stages();
 
 // Runs nodes through the module's runner, loaded at the first node that runs
 // (or the first model whose sidecars must be read).
 class ToolRunner : public graph::NodeRunner {
  public:
-  explicit ToolRunner(stages::BuildSession& session) : session_(session) {}
+  explicit ToolRunner(pipeline::BuildSession& session) : session_(session) {}
   graph::RunResult run(const graph::RunRequest& request) override { return runner().run(request); }
   std::vector<std::string> model_files(const std::filesystem::path& model) override {
     return runner().model_files(model);
@@ -61,7 +61,7 @@ class ToolRunner : public graph::NodeRunner {
 
  private:
   graph::NodeRunner& runner();
-  stages::BuildSession& session_;
+  pipeline::BuildSession& session_;
   std::once_flag once_;
   std::unique_ptr<graph::NodeRunner> runner_;
 };

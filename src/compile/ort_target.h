@@ -1,5 +1,5 @@
 // The execution provider a model compiles with through ONNX Runtime, found
-// before any stage runs: the plan asks for it (adapters/compile_stage.cpp),
+// before any stage runs: the plan asks for it (stages/compile_stage.cpp),
 // so a missing ORT library, EP library, EP or device is an input error
 // (exit 2) before `export` starts, naming what is missing and the key that
 // points at it. What is found enters the compile stage's key: ORT's version,

@@ -1,6 +1,6 @@
 // A graph as checksummed text records (store/record_io.h), so that a build
 // whose configuration did not change can skip parsing and resolving it (see
-// stages/build_plan.h). Static ingredients are not stored: the ingredient log has
+// pipeline/build_plan.h). Static ingredients are not stored: the ingredient log has
 // them by static digest.
 #pragma once
 

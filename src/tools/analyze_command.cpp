@@ -8,9 +8,9 @@
 #include "model/model_io.h"
 #include "tools/commands.h"
 
-namespace winml::cli {
+namespace winml::tools {
 
-Command add_analyze_command(CLI::App& app) {
+cli::Command add_analyze_command(CLI::App& app) {
   struct Options {
     std::string model, output, device;
     std::vector<std::string> eps;
@@ -25,7 +25,7 @@ Command add_analyze_command(CLI::App& app) {
   sub->add_option("-o,--output", opts->output, "Write the analysis (analyze_result.json schema) to FILE");
   sub->add_flag("--json", opts->json, "Print the analysis as JSON instead of a summary");
   sub->add_flag("--no-timestamp", opts->no_timestamp, "Leave out analysis_timestamp (reproducible output)");
-  return {sub, [opts](const Context&) {
+  return {sub, [opts](const cli::Context&) {
             model::Model m = model::load_model(opts->model);
             analyze::AnalyzeOptions o;
             o.eps = opts->eps;
@@ -40,4 +40,4 @@ Command add_analyze_command(CLI::App& app) {
           }};
 }
 
-}  // namespace winml::cli
+}  // namespace winml::tools

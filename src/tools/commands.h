@@ -4,17 +4,17 @@
 
 #include "cli/context.h"
 
-namespace winml::cli {
+namespace winml::tools {
 
-Command add_inspect_command(CLI::App& app);
-Command add_optimize_command(CLI::App& app);
-Command add_analyze_command(CLI::App& app);
-Command add_run_command(CLI::App& app);
-Command add_quantize_command(CLI::App& app);
-Command add_compile_command(CLI::App& app);
-Command add_epcontext_command(CLI::App& app);
+cli::Command add_inspect_command(CLI::App& app);
+cli::Command add_optimize_command(CLI::App& app);
+cli::Command add_analyze_command(CLI::App& app);
+cli::Command add_run_command(CLI::App& app);
+cli::Command add_quantize_command(CLI::App& app);
+cli::Command add_compile_command(CLI::App& app);
+cli::Command add_epcontext_command(CLI::App& app);
 // After every other (the build's options are not completed after a subcommand).
-Command add_completions_command(CLI::App& app, const Command& build);
-Command add_man_command(CLI::App& app, const Command& build);
+cli::Command add_completions_command(CLI::App& app, const cli::Command& build);
+cli::Command add_man_command(CLI::App& app, const cli::Command& build);
 
-}  // namespace winml::cli
+}  // namespace winml::tools

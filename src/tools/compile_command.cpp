@@ -14,7 +14,7 @@
 #include "tools/commands.h"
 #include "tools/dim_flags.h"
 
-namespace winml::cli {
+namespace winml::tools {
 
 namespace {
 
@@ -31,7 +31,7 @@ std::map<std::string, std::string> parse_key_values(const std::vector<std::strin
 
 }  // namespace
 
-Command add_compile_command(CLI::App& app) {
+cli::Command add_compile_command(CLI::App& app) {
   struct Options {
     std::string input, output, ep = "cpu", device, backend, ort_library, ep_library;
     std::vector<std::string> provider_options, session_options;
@@ -73,7 +73,7 @@ Command add_compile_command(CLI::App& app) {
   sub->add_option(
       "compiler", opts->command,
       "After --: the vendor compiler with {input}, {output}, {output_dir}, {embed} and {device} placeholders");
-  return {sub, [opts](const Context&) {
+  return {sub, [opts](const cli::Context&) {
             config::CompileConfig section;
             section.ep = opts->ep;
             section.device = opts->device;
@@ -119,4 +119,4 @@ Command add_compile_command(CLI::App& app) {
           }};
 }
 
-}  // namespace winml::cli
+}  // namespace winml::tools

@@ -7,7 +7,7 @@
 #include "base/error.h"
 #include "base/text.h"
 
-namespace winml::cli {
+namespace winml::tools {
 
 namespace {
 
@@ -192,4 +192,4 @@ std::string completion_script(const CompletionModel& model, const std::string& s
   throw InputError("completions " + shell + ": expected bash, zsh or fish");
 }
 
-}  // namespace winml::cli
+}  // namespace winml::tools

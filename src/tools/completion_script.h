@@ -11,7 +11,7 @@ class App;
 class Option;
 }  // namespace CLI
 
-namespace winml::cli {
+namespace winml::tools {
 
 struct CompletionOption {
   std::vector<std::string> names;  // "--jobs", "-j"
@@ -39,4 +39,4 @@ CompletionModel completion_model(const CLI::App& root, const std::function<bool(
 // another shell.
 std::string completion_script(const CompletionModel& model, const std::string& shell);
 
-}  // namespace winml::cli
+}  // namespace winml::tools

@@ -7,18 +7,18 @@
 #include "tools/commands.h"
 #include "tools/completion_script.h"
 
-namespace winml::cli {
+namespace winml::tools {
 
-Command add_completions_command(CLI::App& app, const Command& build) {
+cli::Command add_completions_command(CLI::App& app, const cli::Command& build) {
   auto shell = std::make_shared<std::string>();
   CLI::App* sub = app.add_subcommand("completions", "Print a shell completion script (bash, zsh or fish)");
   sub->add_option("shell", *shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
   const CLI::App* root = &app;
-  return {sub, [shell, root, build](const Context&) {
+  return {sub, [shell, root, build](const cli::Context&) {
             const auto owns = [&build](const CLI::Option* o) { return build.owns(o); };
             std::cout << completion_script(completion_model(*root, owns), *shell);
             return 0;
           }};
 }
 
-}  // namespace winml::cli
+}  // namespace winml::tools

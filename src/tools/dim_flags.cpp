@@ -4,7 +4,7 @@
 
 #include "base/error.h"
 
-namespace winml::cli {
+namespace winml::tools {
 
 std::map<std::string, std::int64_t> parse_dim_flags(const std::vector<std::string>& flags) {
   std::map<std::string, std::int64_t> dims;
@@ -23,4 +23,4 @@ std::map<std::string, std::int64_t> parse_dim_flags(const std::vector<std::strin
   return dims;
 }
 
-}  // namespace winml::cli
+}  // namespace winml::tools

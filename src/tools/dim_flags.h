@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-namespace winml::cli {
+namespace winml::tools {
 
 // InputError naming the flag for anything but NAME=VALUE with a non-negative
 // integer VALUE (0 is a valid, empty, dimension).
 std::map<std::string, std::int64_t> parse_dim_flags(const std::vector<std::string>& flags);
 
-}  // namespace winml::cli
+}  // namespace winml::tools

@@ -6,9 +6,9 @@
 #include "compile/epcontext_convert.h"
 #include "tools/commands.h"
 
-namespace winml::cli {
+namespace winml::tools {
 
-Command add_epcontext_command(CLI::App& app) {
+cli::Command add_epcontext_command(CLI::App& app) {
   struct Options {
     std::string input, output;
     bool embed = false, extern_ = false, json = false;
@@ -25,7 +25,7 @@ Command add_epcontext_command(CLI::App& app) {
   sub->callback([embed, ext] {
     if (embed->count() + ext->count() != 1) throw CLI::RequiredError("--embed or --extern");
   });
-  return {sub, [opts](const Context&) {
+  return {sub, [opts](const cli::Context&) {
             auto metrics = compile::convert_epcontext(opts->input, opts->output, opts->embed);
             if (opts->json) {
               std::cout << metrics.dump(2) << "\n";
@@ -40,4 +40,4 @@ Command add_epcontext_command(CLI::App& app) {
           }};
 }
 
-}  // namespace winml::cli
+}  // namespace winml::tools

@@ -7,9 +7,9 @@
 #include "model/model_io.h"
 #include "tools/commands.h"
 
-namespace winml::cli {
+namespace winml::tools {
 
-Command add_inspect_command(CLI::App& app) {
+cli::Command add_inspect_command(CLI::App& app) {
   struct Options {
     std::string model;
     bool json = false;
@@ -19,7 +19,7 @@ Command add_inspect_command(CLI::App& app) {
       app.add_subcommand("inspect", "Summarize a model: IR, opsets, I/O, ops, weights, sidecars, EPContext");
   sub->add_option("-m,--model", opts->model, "ONNX model file")->required();
   sub->add_flag("--json", opts->json, "Print JSON instead of text");
-  return {sub, [opts](const Context&) {
+  return {sub, [opts](const cli::Context&) {
             model::Model m = model::load_model(opts->model);
             auto summary = model::inspect_model(m);
             if (opts->json) std::cout << summary.dump(2) << "\n";
@@ -28,4 +28,4 @@ Command add_inspect_command(CLI::App& app) {
           }};
 }
 
-}  // namespace winml::cli
+}  // namespace winml::tools

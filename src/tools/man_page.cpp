@@ -4,7 +4,7 @@
 
 #include "base/error.h"
 
-namespace winml::cli {
+namespace winml::tools {
 
 namespace {
 
@@ -117,4 +117,4 @@ std::string man_page(const CompletionModel& m, const std::string& version) {
   return o.str();
 }
 
-}  // namespace winml::cli
+}  // namespace winml::tools

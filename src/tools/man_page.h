@@ -7,8 +7,8 @@
 
 #include "tools/completion_script.h"
 
-namespace winml::cli {
+namespace winml::tools {
 
 std::string man_page(const CompletionModel& model, const std::string& version);
 
-}  // namespace winml::cli
+}  // namespace winml::tools

@@ -1,20 +1,20 @@
 // The model tools' entry point: what winml-make finds in this module when
 // it loads it (cli/tools_module.h).
-#include "adapters/builtin.h"
-#include "adapters/stage_runner.h"
+#include "stages/builtin.h"
+#include "stages/stage_runner.h"
 #include "base/rules.h"
 #include "cli/command_line.h"
 #include "cli/tools_module.h"
 #include "cli/tools_stamp.h"
 #include "tools/commands.h"
 
-namespace winml::cli {
+namespace winml::tools {
 
 namespace {
 
 // The whole command line: the engine's commands and the tools'.
 int tools_main(int argc, char** argv) {
-  CommandLine line;
+  cli::CommandLine line;
   line.add_engine_commands();
   for (auto add : {add_inspect_command, add_optimize_command, add_analyze_command, add_run_command,
                    add_quantize_command, add_compile_command, add_epcontext_command})
@@ -24,7 +24,7 @@ int tools_main(int argc, char** argv) {
   return line.run(argc, argv);
 }
 
-std::unique_ptr<graph::NodeRunner> make_runner(stages::BuildSession& session) {
+std::unique_ptr<graph::NodeRunner> make_runner(pipeline::BuildSession& session) {
   return std::make_unique<stages::StageRunner>(session);
 }
 
@@ -32,11 +32,11 @@ void use_rules(const rules::Rules& r) { rules::set_active(r); }
 
 }  // namespace
 
-}  // namespace winml::cli
+}  // namespace winml::tools
 
 extern "C" __attribute__((visibility("default"))) const winml::cli::ToolsModule* winml_make_tools() {
   static const winml::cli::ToolsModule module{
-      winml::cli::kToolsStamp,  &winml::cli::tools_main, &winml::stages::register_builtin_stages,
-      &winml::cli::make_runner, &winml::cli::use_rules,  &winml::stages::artifact_files};
+      winml::cli::kToolsStamp,  &winml::tools::tools_main, &winml::stages::register_builtin_stages,
+      &winml::tools::make_runner, &winml::tools::use_rules,  &winml::stages::artifact_files};
   return &module;
 }

@@ -11,7 +11,7 @@
 #include "passes/registry.h"
 #include "tools/commands.h"
 
-namespace winml::cli {
+namespace winml::tools {
 
 namespace {
 
@@ -42,7 +42,7 @@ std::string text_report(const passes::OptimizeReport& r, const std::string& out)
 
 }  // namespace
 
-Command add_optimize_command(CLI::App& app) {
+cli::Command add_optimize_command(CLI::App& app) {
   struct Options {
     std::string model, output, level = "basic", ep;
     std::vector<std::string> enable, disable;
@@ -61,7 +61,7 @@ Command add_optimize_command(CLI::App& app) {
                   "Target execution provider (rules/ep/<EP>.toml); enables contrib-op fusions it runs");
   sub->add_flag("--json", opts->json, "Print the optimization report as JSON");
   sub->allow_extras();
-  return {sub, [opts, sub](const Context&) {
+  return {sub, [opts, sub](const cli::Context&) {
             passes::OptimizeOptions o;
             o.level = opts->level;
             o.ep = opts->ep;
@@ -80,4 +80,4 @@ Command add_optimize_command(CLI::App& app) {
           }};
 }
 
-}  // namespace winml::cli
+}  // namespace winml::tools

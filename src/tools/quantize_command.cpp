@@ -16,7 +16,7 @@
 #include "tools/commands.h"
 #include "tools/dim_flags.h"
 
-namespace winml::cli {
+namespace winml::tools {
 
 namespace {
 
@@ -112,7 +112,7 @@ void print_summary(const std::string& in, const std::string& out, const nlohmann
 
 }  // namespace
 
-Command add_quantize_command(CLI::App& app) {
+cli::Command add_quantize_command(CLI::App& app) {
   auto o = std::make_shared<QuantizeArgs>();
   CLI::App* sub = app.add_subcommand("quantize", "Quantize one model (QDQ with calibration, or float16)");
   sub->add_option("-m,--model", o->model, "Input ONNX model (float)")->required();
@@ -144,7 +144,7 @@ Command add_quantize_command(CLI::App& app) {
   sub->add_flag("--no-accuracy", o->no_accuracy, "Skip the accuracy comparison with the float model");
   sub->add_option("--report", o->report, "Also write the report JSON to this file");
   sub->add_flag("--json", o->json, "Print the report as JSON");
-  return {sub, [o](const Context&) {
+  return {sub, [o](const cli::Context&) {
             config::QuantizeConfig cfg = section_from(*o);
             quant::QuantizeContext ctx;
             ctx.ep = o->ep;
@@ -164,4 +164,4 @@ Command add_quantize_command(CLI::App& app) {
           }};
 }
 
-}  // namespace winml::cli
+}  // namespace winml::tools

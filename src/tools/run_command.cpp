@@ -19,7 +19,7 @@
 #include "tools/dim_flags.h"
 #include "tools/run_report.h"
 
-namespace winml::cli {
+namespace winml::tools {
 
 namespace {
 
@@ -101,7 +101,7 @@ int run(const RunOptions& o) {
 
 }  // namespace
 
-Command add_run_command(CLI::App& app) {
+cli::Command add_run_command(CLI::App& app) {
   auto opts = std::make_shared<RunOptions>();
   CLI::App* sub = app.add_subcommand("run", "Run a model on the CPU runtime or in ONNX Runtime and summarize its outputs");
   sub->add_option("-m,--model", opts->model, "ONNX model file")->required();
@@ -131,7 +131,7 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--device", opts->device, "With --ep: cpu, gpu or npu (default: the EP's)");
   sub->add_option("--provider-option", opts->provider_options, "With --ep: a provider option, KEY=VALUE (repeatable)")
       ->allow_extra_args(false);
-  return {sub, [opts](const Context&) { return run(*opts); }};
+  return {sub, [opts](const cli::Context&) { return run(*opts); }};
 }
 
-}  // namespace winml::cli
+}  // namespace winml::tools

@@ -10,7 +10,7 @@
 #include "tools/dim_flags.h"
 #include "tools/run_report.h"
 
-namespace winml::cli {
+namespace winml::tools {
 
 namespace {
 
@@ -81,4 +81,4 @@ int run_in_ort(const RunOptions& o) {
   return print_run_report(o, std::move(r));
 }
 
-}  // namespace winml::cli
+}  // namespace winml::tools

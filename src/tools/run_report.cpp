@@ -11,7 +11,7 @@
 #include "model/tensor_file.h"
 #include "runtime/tensor_stats.h"
 
-namespace winml::cli {
+namespace winml::tools {
 
 namespace {
 
@@ -108,4 +108,4 @@ int print_run_report(const RunOptions& o, RunResult r) {
   return 0;
 }
 
-}  // namespace winml::cli
+}  // namespace winml::tools

@@ -9,7 +9,7 @@
 
 #include "runtime/tensor.h"
 
-namespace winml::cli {
+namespace winml::tools {
 
 struct RunOptions {
   std::string model;
@@ -43,4 +43,4 @@ int print_run_report(const RunOptions& o, RunResult r);
 // --runtime ort.
 int run_in_ort(const RunOptions& o);
 
-}  // namespace winml::cli
+}  // namespace winml::tools

@@ -2,17 +2,17 @@
 // and the auto loop driven by fake optimize and analyze stages.
 #include <gtest/gtest.h>
 
-#include "adapters/builtin.h"
-#include "adapters/save_options.h"
+#include "stages/builtin.h"
+#include "stages/save_options.h"
 #include "config/project.h"
 #include "graph/key.h"
 #include "model/model_io.h"
 #include "ort/library.h"
-#include "stages/auto_optimize.h"
-#include "stages/build_plan.h"
-#include "stages/declarations.h"
-#include "stages/manifest.h"
-#include "stages/registry.h"
+#include "pipeline/auto_optimize.h"
+#include "pipeline/build_plan.h"
+#include "pipeline/declarations.h"
+#include "pipeline/manifest.h"
+#include "pipeline/registry.h"
 #include "store/digest.h"
 #include "support/temp_dir.h"
 
@@ -37,38 +37,38 @@ bool has(const std::vector<std::string>& v, const std::string& s) {
 }
 
 // Writes the passes it was given into the output, so a test can see them.
-class FakeOptimize : public stages::Stage {
+class FakeOptimize : public pipeline::Stage {
  public:
   std::vector<std::map<std::string, bool>> calls;
   std::string implementation() const override { return "fake-optimize"; }
-  stages::Declarations declare(const config::TargetConfig&) const override {
+  pipeline::Declarations declare(const config::TargetConfig&) const override {
     return {.config = {"optimize"}, .rules = {"optimize/presets.toml"}, .values = {{"fake", "optimize"}}};
   }
-  stages::StageResult run(const stages::StageContext& ctx) override {
+  pipeline::StageResult run(const pipeline::StageContext& ctx) override {
     calls.push_back(ctx.config.optimize.passes);
     std::string text;
     for (const auto& [k, v] : ctx.config.optimize.passes) text += k + "=" + (v ? "1" : "0") + ";";
     test::write_text(ctx.output, text);
-    stages::StageResult r;
+    pipeline::StageResult r;
     r.metrics["nodes_after"] = 7;
     return r;
   }
 };
 
 // Discovers one flag per round from a fixed list, reading what optimize wrote.
-class FakeAnalyze : public stages::Stage {
+class FakeAnalyze : public pipeline::Stage {
  public:
   std::vector<std::string> script;  // flag discovered in round i (empty: nothing new)
   std::vector<std::string> always;  // discovered in every round
   std::vector<std::string> inputs_seen;
   std::string implementation() const override { return "fake-analyze"; }
-  stages::Declarations declare(const config::TargetConfig&) const override {
+  pipeline::Declarations declare(const config::TargetConfig&) const override {
     return {.config = {"compile.ep"}, .environment = {"FAKE_ANALYZE_ENV"}, .rules = {"ep/cpu.toml"}};
   }
-  stages::StageResult run(const stages::StageContext& ctx) override {
+  pipeline::StageResult run(const pipeline::StageContext& ctx) override {
     inputs_seen.push_back(test::read_text(ctx.input));
     test::write_text(ctx.output, "{}");
-    stages::StageResult r;
+    pipeline::StageResult r;
     r.metrics["discovered_flags"] = nlohmann::json::object();
     std::size_t round = inputs_seen.size() - 1;
     // Everything found so far stays discovered, like a real analysis of a model optimized with it.
@@ -84,11 +84,11 @@ struct AutoRun {
   config::TargetConfig config;
   std::shared_ptr<FakeOptimize> optimize = std::make_shared<FakeOptimize>();
   std::shared_ptr<FakeAnalyze> analyze = std::make_shared<FakeAnalyze>();
-  stages::StageResult run() {
+  pipeline::StageResult run() {
     config.build.auto_discover = true;
     test::write_text(dir / "export.onnx", "model");
-    stages::AutoOptimizeStage stage(optimize, analyze);
-    stages::StageContext ctx{config,
+    pipeline::AutoOptimizeStage stage(optimize, analyze);
+    pipeline::StageContext ctx{config,
                              dir.path(),
                              "winml.toml",
                              dir / "export.onnx",
@@ -109,7 +109,7 @@ struct AutoRun {
 TEST(Plan, OneChainPerModelWithWhatEachStageReads) {
   test::TempDir dir;
   auto project = load(dir, "[[model]]\nsource = \"a.onnx\"\n[[model]]\nsource = \"b.onnx\"\nquantize = false\n");
-  auto plan = stages::make_plan(project, stages::builtin_stages(), dir / "build");
+  auto plan = pipeline::make_plan(project, stages::builtin_stages(), dir / "build");
   ASSERT_EQ(plan.graph.targets, (std::vector<std::string>{"a", "b"}));
   ASSERT_EQ(plan.graph.nodes.size(), 12u);
   const auto& g = plan.graph;
@@ -131,7 +131,7 @@ TEST(Plan, OneChainPerModelWithWhatEachStageReads) {
   auto export_a = ingredient_names(g.nodes[g.find("a", "export")]);
   EXPECT_EQ(export_a, (std::vector<std::string>{"implementation", "config:build.external_data_threshold_mib",
                                                 "config:model.source", "code:winml_model",
-                                                "code:adapters/export_stages", "code:stages/stage"}));
+                                                "code:stages/export_stages", "code:pipeline/stage"}));
   EXPECT_EQ(g.nodes[g.find("a", "export")].extra_inputs,
             (std::vector<graph::InputDecl>{{graph::InputKind::kModel, "a.onnx"}}));
   // Identical models share static digests past import.
@@ -141,7 +141,7 @@ TEST(Plan, OneChainPerModelWithWhatEachStageReads) {
 TEST(Plan, TheAutoLoopDeclaresEverythingOptimizeAndAnalyzeDeclare) {
   test::TempDir dir;
   auto project = load(dir, "[model]\nsource = \"a.onnx\"\n[build]\nauto = true\n");
-  auto plan = stages::make_plan(project, stages::builtin_stages(), dir / "build");
+  auto plan = pipeline::make_plan(project, stages::builtin_stages(), dir / "build");
   const auto& g = plan.graph;
   auto names = ingredient_names(g.nodes[g.find("a", "optimize")]);
   for (const auto& n : ingredient_names(g.nodes[g.find("a", "analyze")])) {
@@ -151,9 +151,9 @@ TEST(Plan, TheAutoLoopDeclaresEverythingOptimizeAndAnalyzeDeclare) {
   EXPECT_TRUE(has(names, "rules:optimize/presets.toml"));  // optimize's and analyze's
   EXPECT_TRUE(has(names, "config:build.external_data_threshold_mib"));
   EXPECT_TRUE(has(names, "config:build.max_auto_iterations"));
-  EXPECT_TRUE(has(names, "code:stages/auto_optimize"));
+  EXPECT_TRUE(has(names, "code:pipeline/auto_optimize"));
   // The wrapper merges, it does not pick: fakes with disjoint declarations.
-  auto merged = stages::AutoOptimizeStage(std::make_shared<FakeOptimize>(), std::make_shared<FakeAnalyze>())
+  auto merged = pipeline::AutoOptimizeStage(std::make_shared<FakeOptimize>(), std::make_shared<FakeAnalyze>())
                     .declare(project.targets[0]);
   EXPECT_EQ(merged.rules, (std::vector<std::string>{"optimize/presets.toml", "ep/cpu.toml"}));
   EXPECT_EQ(merged.environment, (std::vector<std::string>{"FAKE_ANALYZE_ENV"}));
@@ -165,9 +165,9 @@ TEST(Plan, TheAutoLoopDeclaresEverythingOptimizeAndAnalyzeDeclare) {
 TEST(Plan, AStageSeesOnlyWhatItDeclared) {
   test::TempDir dir;
   auto project = load(dir, "[model]\nsource = \"a.onnx\"\n[quantize]\nsamples = 3\n[compile]\nembed = true\n");
-  stages::Declarations d{.config = {"quantize", "compile.ep"}, .rules = {"ep/cpu.toml"}};
+  pipeline::Declarations d{.config = {"quantize", "compile.ep"}, .rules = {"ep/cpu.toml"}};
   ::setenv("WINML_TEST_UNDECLARED", "x", 1);
-  auto view = stages::declared_view(d, project.targets[0]);
+  auto view = pipeline::declared_view(d, project.targets[0]);
   ::unsetenv("WINML_TEST_UNDECLARED");
   EXPECT_EQ(view.config.quantize.samples, 3);
   EXPECT_EQ(view.config.compile.ep, "cpu");
@@ -185,8 +185,8 @@ TEST(Plan, AStageSeesOnlyWhatItDeclared) {
   }
   EXPECT_TRUE(rules::active().read("optimize/presets.toml"));
   // A model-writing stage without the declaration cannot get save options.
-  stages::StageContext ctx{view.config, dir.path(), "winml.toml", {}, {}, dir / "out.onnx", {}, {}, false, nullptr, {}};
-  EXPECT_THROW(save_options(ctx), std::logic_error);
+  pipeline::StageContext ctx{view.config, dir.path(), "winml.toml", {}, {}, dir / "out.onnx", {}, {}, false, nullptr, {}};
+  EXPECT_THROW(stages::save_options(ctx), std::logic_error);
 }
 
 TEST(Plan, StoredFormRoundTrips) {
@@ -194,9 +194,9 @@ TEST(Plan, StoredFormRoundTrips) {
   auto project = load(dir,
                       "[model]\nname = \"m\"\n[export]\ncommand = [\"sh\", \"x.sh\", \"{output}\"]\n"
                       "inputs = [\"x.sh\", \"data/**\"]\nenv = [\"FLAVOR\"]\n[build]\nauto = true\njobs = 3\n");
-  auto plan = stages::make_plan(project, stages::builtin_stages(), dir / "out");
+  auto plan = pipeline::make_plan(project, stages::builtin_stages(), dir / "out");
   plan.memo_key = store::digest_of("key");
-  auto back = stages::parse_plan(stages::serialize_plan(plan));
+  auto back = pipeline::parse_plan(pipeline::serialize_plan(plan));
   ASSERT_TRUE(back);
   EXPECT_EQ(back->memo_key, plan.memo_key);
   EXPECT_EQ(back->output_dir, plan.output_dir);
@@ -215,27 +215,27 @@ TEST(Plan, StoredFormRoundTrips) {
   }
   EXPECT_EQ(back->graph.nodes[1].kind, "optimize.auto");
   // A flipped byte makes the stored plan unusable rather than wrong.
-  std::string text = stages::serialize_plan(plan);
+  std::string text = pipeline::serialize_plan(plan);
   text[text.size() / 2] ^= 1;
-  EXPECT_FALSE(stages::parse_plan(text));
+  EXPECT_FALSE(pipeline::parse_plan(text));
 }
 
 TEST(Plan, MemoKeyFollowsTheConfigFileAndTheEnvironment) {
   test::TempDir dir;
   test::write_text(dir / "winml.toml", "[model]\nsource = \"a.onnx\"\n");
   store::StatCache stats(store::real_disk(), dir.path());
-  stages::PlanSource src{dir.path(), dir / "winml.toml", {}};
-  auto k1 = stages::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"});
-  EXPECT_EQ(k1, stages::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"}));
+  pipeline::PlanSource src{dir.path(), dir / "winml.toml", {}};
+  auto k1 = pipeline::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"});
+  EXPECT_EQ(k1, pipeline::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"}));
   ::setenv("WINML_TEST_FLAVOR", "x", 1);
-  auto k2 = stages::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"});
+  auto k2 = pipeline::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"});
   ::unsetenv("WINML_TEST_FLAVOR");
   EXPECT_NE(k1, k2);
   test::write_text(dir / "winml.toml", "[model]\nsource = \"b.onnx\"\n");
-  EXPECT_NE(k1, stages::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"}));
+  EXPECT_NE(k1, pipeline::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"}));
   test::write_text(dir / "winml.toml", "[model]\nsource = \"a.onnx\"\n");
   test::write_text(dir / "rules" / "ep" / "custom.toml", "[ep]\nname = \"custom\"\n");  // an overlay
-  EXPECT_NE(k1, stages::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"}));
+  EXPECT_NE(k1, pipeline::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"}));
 }
 
 TEST(Plan, MemoKeyFollowsTheFilesStagesProbed) {
@@ -243,21 +243,21 @@ TEST(Plan, MemoKeyFollowsTheFilesStagesProbed) {
   test::write_text(dir / "winml.toml", "[model]\nsource = \"a.onnx\"\n");
   test::write_text(dir / "lib.so", "one");
   store::StatCache stats(store::real_disk(), dir.path());
-  stages::PlanSource src{dir.path(), dir / "winml.toml", {}};
+  pipeline::PlanSource src{dir.path(), dir / "winml.toml", {}};
   const std::vector<std::string> probed = {(dir / "lib.so").string()};
-  auto k1 = stages::plan_memo_key(src, stages::builtin_stages(), stats, {}, probed);
-  EXPECT_EQ(k1, stages::plan_memo_key(src, stages::builtin_stages(), stats, {}, probed));
-  EXPECT_NE(k1, stages::plan_memo_key(src, stages::builtin_stages(), stats, {}, {}));
+  auto k1 = pipeline::plan_memo_key(src, stages::builtin_stages(), stats, {}, probed);
+  EXPECT_EQ(k1, pipeline::plan_memo_key(src, stages::builtin_stages(), stats, {}, probed));
+  EXPECT_NE(k1, pipeline::plan_memo_key(src, stages::builtin_stages(), stats, {}, {}));
   test::write_text(dir / "lib.so", "another library");
-  EXPECT_NE(k1, stages::plan_memo_key(src, stages::builtin_stages(), stats, {}, probed));
+  EXPECT_NE(k1, pipeline::plan_memo_key(src, stages::builtin_stages(), stats, {}, probed));
   fs::remove(dir / "lib.so");
-  EXPECT_NE(k1, stages::plan_memo_key(src, stages::builtin_stages(), stats, {}, probed));
+  EXPECT_NE(k1, pipeline::plan_memo_key(src, stages::builtin_stages(), stats, {}, probed));
 }
 
 TEST(Plan, AnOrtBackendDeclaresWhatOnnxRuntimeReports) {
   test::TempDir dir;
   auto project = load(dir, "[model]\nsource = \"a.onnx\"\n[compile]\nep = \"cpu\"\nbackend = \"ort\"\n");
-  auto plan = stages::make_plan(project, stages::builtin_stages(), dir / "out");
+  auto plan = pipeline::make_plan(project, stages::builtin_stages(), dir / "out");
   const std::string library = ort::default_library_path().string();
   EXPECT_EQ(plan.plan_files, (std::vector<std::string>{library}));
   for (const auto& name : ort::default_library_environment())
@@ -272,7 +272,7 @@ TEST(Plan, AnOrtBackendDeclaresWhatOnnxRuntimeReports) {
   EXPECT_EQ(values["ep.vendor"], "Microsoft");
   EXPECT_EQ(values["ep.version"], "1.29.0");
   EXPECT_EQ(values.count("ep.library"), 0u);  // built into ORT
-  auto back = stages::parse_plan(stages::serialize_plan(plan));
+  auto back = pipeline::parse_plan(pipeline::serialize_plan(plan));
   ASSERT_TRUE(back);
   EXPECT_EQ(back->plan_files, plan.plan_files);
 }
@@ -305,7 +305,7 @@ TEST(AutoLoop, ExplicitPassesWinAndTheBoundIsRespected) {
   EXPECT_EQ(r.metrics["unapplied_flags"], (nlohmann::json{{"fuse_layer_norm", true}}));
   EXPECT_EQ(test::read_text(a.dir / "out" / "optimized.onnx"), "fold_constants=1;fuse_gelu=0;");
   // The replayable config holds exactly what was applied, with auto off.
-  auto text = stages::build_config_text(a.config, r.metrics["discovered_flags"]);
+  auto text = pipeline::build_config_text(a.config, r.metrics["discovered_flags"]);
   auto j = nlohmann::json::parse(text);
   EXPECT_EQ(j["build"]["auto"], false);
   EXPECT_EQ(j["optimize"]["fold_constants"], true);  // pass flags sit in [optimize] itself
@@ -315,13 +315,13 @@ TEST(AutoLoop, ExplicitPassesWinAndTheBoundIsRespected) {
 
 TEST(AutoLoop, WithoutAnAnalyzerOptimizesOnceAndDiscoversNothing) {
   AutoRun a;
-  stages::AutoOptimizeStage stage(a.optimize, nullptr);
+  pipeline::AutoOptimizeStage stage(a.optimize, nullptr);
   EXPECT_EQ(stage.implementation(), "fake-optimize+auto(no analyze)");
   a.analyze = nullptr;
   a.config.build.auto_discover = true;
   test::write_text(a.dir / "export.onnx", "model");
   fs::create_directories(a.dir / "out");
-  stages::StageContext ctx{a.config,
+  pipeline::StageContext ctx{a.config,
                            a.dir.path(),
                            "winml.toml",
                            a.dir / "export.onnx",

@@ -1,4 +1,4 @@
-// Code digests in keys: what src/stages/code_digest.cmake computes when the
+// Code digests in keys: what src/pipeline/code_digest.cmake computes when the
 // tool is built, run here on an edited copy of the sources, changes exactly
 // the units that contain the edited file, and through the declarations
 // exactly the keys of the stages that run that code.
@@ -10,10 +10,10 @@
 #include <set>
 #include <sstream>
 
-#include "adapters/builtin.h"
+#include "stages/builtin.h"
 #include "config/project.h"
-#include "stages/build_plan.h"
-#include "stages/registry.h"
+#include "pipeline/build_plan.h"
+#include "pipeline/registry.h"
 #include "support/cli_runner.h"
 #include "support/temp_dir.h"
 
@@ -29,7 +29,7 @@ Digests run_script(const fs::path& root, const test::TempDir& work) {
   const fs::path out = work / "digests.cpp";
   auto r = test::run_program({WINML_CMAKE_COMMAND, "-DROOT=" + root.string(), "-DUNITS=" WINML_CODE_UNITS_FILE,
                               "-DOUT=" + out.string(), "-P",
-                              (test::source_dir() / "src/stages/code_digest.cmake").string()});
+                              (test::source_dir() / "src/pipeline/code_digest.cmake").string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   Digests d;
   std::regex entry(R"re(\{"([^"]+)", "([0-9a-f]{32})"\})re");
@@ -59,7 +59,7 @@ std::set<std::string> changed(const Digests& a, const Digests& b) {
 std::map<std::string, std::set<std::string>> units_by_stage() {
   test::TempDir dir;
   test::write_text(dir / "winml.toml", "[model]\nsource = \"m.onnx\"\n");
-  auto plan = stages::make_plan(config::load_project(dir.path()), stages::builtin_stages(), dir / "build");
+  auto plan = pipeline::make_plan(config::load_project(dir.path()), stages::builtin_stages(), dir / "build");
   std::map<std::string, std::set<std::string>> out;
   for (const auto& n : plan.graph.nodes)
     for (const auto& i : n.static_ingredients)
@@ -124,12 +124,12 @@ TEST(CodeDigest, EditingAKernelChangesEveryStageThatRunsTheRuntime) {
   EXPECT_EQ(stages_affected(units), (std::set<std::string>{"analyze", "compile", "optimize", "quantize"}));
 }
 
-TEST(CodeDigest, EditingAStageAdapterChangesThatStageAlone) {
+TEST(CodeDigest, EditingAStageChangesThatStageAlone) {
   test::TempDir work;
   copy_sources(work / "src");
   const Digests before = run_script(work / "src", work);
-  append_comment(work / "src" / "adapters" / "compile_stage.h");
+  append_comment(work / "src" / "stages" / "compile_stage.h");
   const auto units = changed(before, run_script(work / "src", work));
-  EXPECT_EQ(units, (std::set<std::string>{"adapters/compile_stage"}));
+  EXPECT_EQ(units, (std::set<std::string>{"stages/compile_stage"}));
   EXPECT_EQ(stages_affected(units), (std::set<std::string>{"compile"}));
 }

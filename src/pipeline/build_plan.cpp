@@ -1,0 +1,242 @@
+#include "pipeline/build_plan.h"
+
+#include <cstdlib>
+#include <set>
+
+#include "base/error.h"
+#include "base/this_executable.h"
+#include "config/model_name.h"
+#include "config/project.h"
+#include "graph/graph_io.h"
+#include "graph/key.h"
+#include "pipeline/auto_optimize.h"
+#include "pipeline/layout.h"
+#include "store/disk.h"
+#include "store/record_io.h"
+
+namespace winml::pipeline {
+
+namespace {
+
+constexpr const char* kPlanMagic = "winml-make-plan";
+constexpr std::uint64_t kPlanVersion = 3;
+
+std::string env_value(const std::string& name) {
+  const char* v = std::getenv(name.c_str());
+  return v ? nlohmann::json(std::string(v)).dump() : "null";
+}
+
+}  // namespace
+
+std::shared_ptr<Stage> stage_for(const graph::Node& node, const StageRegistry& registry) {
+  if (node.kind == "optimize.auto") {
+    auto opt = registry.find("optimize");
+    if (!opt) return nullptr;
+    return std::make_shared<AutoOptimizeStage>(opt, registry.find("analyze"));
+  }
+  return registry.find(node.kind);
+}
+
+void check_output_dir(const fs::path& project_dir, const fs::path& config_file, const fs::path& out,
+                      const std::string& named) {
+  // Builds delete in the output directory: it must not hold the project.
+  std::error_code ec;
+  const fs::path real_out = fs::weakly_canonical(out, ec);
+  const fs::path real_project = fs::weakly_canonical(project_dir, ec);
+  const fs::path rel = real_project.lexically_relative(real_out);
+  if (!rel.empty() && *rel.begin() != "..")
+    throw InputError(file_error(config_file.string(), named + " '" + out.string() +
+                                                          "' is the project directory or contains it; choose a "
+                                                          "folder of its own, such as \"build\""));
+  if (fs::exists(out, ec) && !fs::is_directory(out, ec))
+    throw InputError(file_error(out.string(), named + " names a file that is not a directory"));
+}
+
+fs::path output_dir_of(const config::ProjectConfig& project, const fs::path& override_dir) {
+  if (!override_dir.empty()) {
+    const fs::path out = fs::absolute(override_dir).lexically_normal();
+    check_output_dir(project.project_dir, project.config_file, out, "-o");
+    return out;
+  }
+  fs::path p(project.build.output_dir);
+  const fs::path out = (p.is_absolute() ? p : project.project_dir / p).lexically_normal();
+  check_output_dir(project.project_dir, project.config_file, out, "[build] output_dir");
+  return out;
+}
+
+BuildPlan make_plan(const config::ProjectConfig& project, const StageRegistry& registry, const fs::path& output_dir) {
+  BuildPlan plan;
+  plan.output_dir = output_dir;
+  plan.build = project.build;
+  auto& g = plan.graph;
+  std::set<std::string> env_names, plan_files;
+  for (const auto& t : project.targets) {
+    const std::string& name = t.model.name;
+    if (std::string problem = config::model_name_problem(name); !problem.empty())  // loading checked it already
+      throw InputError(file_error(project.config_file.string(), "model name '" + name + "' " + problem));
+    g.targets.push_back(name);
+    plan.target_configs.push_back(store::digest_of(config::canonical_json_text(t)));
+    const nlohmann::json cfg = config::to_json(t);
+    std::size_t last_model = graph::npos;  // the latest enabled node producing a model
+
+    auto add = [&](const std::string& stage_name, const std::string& kind, const char* output, bool enabled,
+                   std::string disabled_reason, std::size_t dep) -> std::size_t {
+      graph::Node n;
+      n.target = name;
+      n.name = stage_name;
+      n.kind = kind;
+      n.primary_output = output;
+      n.enabled = enabled;
+      n.disabled_reason = std::move(disabled_reason);
+      if (dep != graph::npos) n.deps.push_back(dep);
+      if (enabled) {
+        auto stage = stage_for(n, registry);
+        if (!stage) throw std::logic_error("no stage registered for '" + kind + "'");
+        n.implementation = stage->implementation();
+        const Declarations d = stage->declare(t);
+        n.static_ingredients = key_ingredients(d, n.implementation, cfg);
+        n.static_digest = graph::static_digest_of(n.static_ingredients);
+        n.extra_inputs = d.files;
+        env_names.insert(d.environment.begin(), d.environment.end());
+        env_names.insert(d.plan_environment.begin(), d.plan_environment.end());
+        plan_files.insert(d.plan_files.begin(), d.plan_files.end());
+      }
+      g.nodes.push_back(std::move(n));
+      return g.nodes.size() - 1;
+    };
+
+    std::string export_kind = t.model.source.empty() ? "export" : "import";
+    last_model = add("export", export_kind, kExportFile, true, "", graph::npos);
+    const bool opt_on = t.optimize.enabled;
+    std::size_t opt = add("optimize", t.build.auto_discover ? "optimize.auto" : "optimize", kOptimizedFile, opt_on,
+                          "disabled in config (optimize.enabled = false)", last_model);
+    if (opt_on) last_model = opt;
+    const bool has_analyze = registry.find("analyze") != nullptr;
+    add("analyze", "analyze", kAnalyzeFile, has_analyze, "no analyze implementation in this build", last_model);
+    std::size_t q = add("quantize", "quantize", kQuantizedFile, t.quantize.enabled,
+                        "disabled in config (quantize.enabled = false)", last_model);
+    if (t.quantize.enabled) last_model = q;
+    std::size_t c = add("compile", "compile", kCompiledFile, t.compile.enabled,
+                        "disabled in config (compile.enabled = false)", last_model);
+    if (t.compile.enabled) last_model = c;
+    add("package", "package", kModelFile, true, "", last_model);
+  }
+  plan.env_names.assign(env_names.begin(), env_names.end());
+  plan.plan_files.assign(plan_files.begin(), plan_files.end());
+  return plan;
+}
+
+store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& registry, store::StatCache& stats,
+                            const std::vector<std::string>& env_names, const std::vector<std::string>& plan_files) {
+  store::Hasher h;
+  h.update_field(kPlanMagic);
+  h.update_field(WINML_VERSION);
+  h.update_field(registry.fingerprint());
+  // This very binary: a rebuilt winml-make never trusts another's plan.
+  // Named by its real path: "/proc/self/exe" is one stat-cache entry for
+  // whichever binary runs (two builds of the tool would re-hash each other),
+  // and under valgrind its stat describes valgrind while its bytes are ours.
+  const fs::path& self_path = this_executable();
+  if (auto self = stats.digest(self_path.empty() ? std::string("/proc/self/exe") : self_path.string()))
+    h.update_digest(*self);
+  // And the stages' code where it is not in this binary (a module loaded on
+  // demand): hashed, not loaded.
+  for (const auto& f : registry.code_files()) {
+    h.update_field(f.string());
+    auto d = stats.digest(f);
+    h.update_field(d ? d->hex() : "missing");
+  }
+  h.update_field(source.project_dir.string());
+  h.update_field(source.config_file.string());
+  h.update_field(source.output_dir_override.string());
+  h.update_field(std::to_string(source.defines.size()));
+  for (const auto& d : source.defines) h.update_field(d);
+  auto config_digest = stats.digest(source.config_file);
+  h.update_field(config_digest ? config_digest->hex() : "missing");
+  // Rule overlays change validation and resolved defaults.
+  std::vector<fs::path> overlays;
+  if (const char* d = std::getenv("WINML_MAKE_RULES_DIR"); d && *d) overlays.emplace_back(d);
+  overlays.push_back(source.project_dir / "rules");
+  for (const auto& dir : overlays) {
+    h.update_field(dir.string());
+    for (const auto& rel : store::real_disk().list_files(dir)) {
+      h.update_field(rel);
+      if (auto d = stats.digest(dir / rel)) h.update_digest(*d);
+    }
+  }
+  for (const auto& e : env_names) {
+    h.update_field(e);
+    h.update_field(env_value(e));
+  }
+  // A stat each on a no-op: the digests come from the stat cache.
+  h.update_field(std::to_string(plan_files.size()));
+  for (const auto& f : plan_files) {
+    h.update_field(f);
+    auto d = stats.digest(f);
+    h.update_field(d ? d->hex() : "missing");
+  }
+  return h.finish();
+}
+
+std::string serialize_plan(const BuildPlan& plan) {
+  std::string out;
+  store::RecordWriter w;
+  w.field("H").field(kPlanMagic).field(kPlanVersion).field(plan.memo_key).field(plan.output_dir.string());
+  w.finish(out);
+  const auto& b = plan.build;
+  w.field("B").field(b.output_dir).field(std::uint64_t(b.auto_discover)).field(std::uint64_t(b.rebuild));
+  w.field(b.max_auto_iterations).field(b.external_data_threshold_mib).field(b.jobs);
+  w.field(std::uint64_t(b.keep_going)).field(std::uint64_t(b.cache));
+  w.finish(out);
+  w.field("E").field(static_cast<std::uint64_t>(plan.env_names.size()));
+  for (const auto& e : plan.env_names) w.field(e);
+  w.finish(out);
+  w.field("F").field(static_cast<std::uint64_t>(plan.plan_files.size()));
+  for (const auto& f : plan.plan_files) w.field(f);
+  w.finish(out);
+  w.field("C").field(static_cast<std::uint64_t>(plan.target_configs.size()));
+  for (const auto& d : plan.target_configs) w.field(d);
+  w.finish(out);
+  graph::write_graph(plan.graph, out);
+  return out;
+}
+
+std::optional<BuildPlan> parse_plan(std::string_view text) {
+  using store::field_text;
+  using store::parse_i64;
+  using store::parse_u64;
+  store::RecordReader reader(text);
+  std::vector<std::string_view> f;
+  BuildPlan plan;
+  std::uint64_t version = 0, n = 0, v1 = 0, v2 = 0, v3 = 0, v4 = 0;
+  if (!reader.next(f) || f.size() != 5 || f[0] != "H" || f[1] != kPlanMagic || !parse_u64(f[2], version) ||
+      version != kPlanVersion)
+    return std::nullopt;
+  auto key = store::Digest::from_hex(f[3]);
+  if (!key) return std::nullopt;
+  plan.memo_key = *key;
+  plan.output_dir = field_text(f[4]);
+  if (!reader.next(f) || f.size() != 9 || f[0] != "B") return std::nullopt;
+  auto& b = plan.build;
+  b.output_dir = field_text(f[1]);
+  if (!parse_u64(f[2], v1) || !parse_u64(f[3], v2) || !parse_i64(f[4], b.max_auto_iterations) ||
+      !parse_i64(f[5], b.external_data_threshold_mib) || !parse_i64(f[6], b.jobs) || !parse_u64(f[7], v3) ||
+      !parse_u64(f[8], v4))
+    return std::nullopt;
+  b.auto_discover = v1, b.rebuild = v2, b.keep_going = v3, b.cache = v4;
+  if (!reader.next(f) || f.size() < 2 || f[0] != "E" || !parse_u64(f[1], n) || f.size() != 2 + n) return std::nullopt;
+  for (std::uint64_t i = 0; i < n; ++i) plan.env_names.push_back(field_text(f[2 + i]));
+  if (!reader.next(f) || f.size() < 2 || f[0] != "F" || !parse_u64(f[1], n) || f.size() != 2 + n) return std::nullopt;
+  for (std::uint64_t i = 0; i < n; ++i) plan.plan_files.push_back(field_text(f[2 + i]));
+  if (!reader.next(f) || f.size() < 2 || f[0] != "C" || !parse_u64(f[1], n) || f.size() != 2 + n) return std::nullopt;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    auto d = store::Digest::from_hex(f[2 + i]);
+    if (!d) return std::nullopt;
+    plan.target_configs.push_back(*d);
+  }
+  if (!graph::read_graph(reader, plan.graph) || plan.target_configs.size() != plan.graph.targets.size())
+    return std::nullopt;
+  return plan;
+}
+
+}  // namespace winml::pipeline

@@ -1,0 +1,93 @@
+// One build (or status, clean, graph) of a project: finds or makes the plan,
+// takes the output directory's lock, loads the build state, and at the end
+// writes each model's build_manifest.json and winml_build_config.json and
+// saves the state.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "graph/builder.h"
+#include "pipeline/build_plan.h"
+#include "pipeline/layout.h"
+#include "store/build_state.h"
+#include "store/ingredient_log.h"
+#include "store/lock.h"
+
+namespace winml::pipeline {
+
+struct BuildSessionOptions {
+  PlanSource source;
+  bool write = true;  // takes the lock and may write; false for status, graph and dry runs
+  double lock_timeout_seconds = -1;
+  const std::atomic<bool>* cancel = nullptr;
+  // Stat every file the last build looked up on other threads while the plan
+  // is read (StatCache::start_prefetch). For a build of every model: one of
+  // a few models would stat files it never looks at.
+  bool prefetch_stats = false;
+  // Told when another process holds the lock (it is then waited for).
+  std::function<void(const fs::path& lock_file, const std::string& holder)> on_lock_wait;
+};
+
+class BuildSession {
+ public:
+  BuildSession(BuildSessionOptions options, const StageRegistry& registry);
+  ~BuildSession();
+
+  // False when interrupted while waiting for the lock. Throws InputError for
+  // a bad config.
+  bool open();
+
+  const BuildPlan& plan() const { return *plan_; }
+  const StageRegistry& registry() const { return registry_; }
+  store::BuildState& state() { return *state_; }
+  store::IngredientLog& ingredients() { return *ingredients_; }
+  fs::path state_dir() const { return plan_->output_dir / kStateDir; }
+  fs::path target_dir(const std::string& target) const { return plan_->output_dir / target; }
+  const BuildSessionOptions& options() const { return options_; }
+  // The previous build into this output directory was killed (its lock file
+  // still says "working"); its temporaries here are already swept.
+  bool after_crash() const { return after_crash_; }
+
+  // The parsed configuration, loaded on first use (a reused plan needs it
+  // only when a node runs or a manifest is written). Thread-safe.
+  const config::ProjectConfig& project();
+  const config::TargetConfig& target(const std::string& name);
+
+  // True when the model's build_manifest.json and winml_build_config.json
+  // are what this tool wrote and describe its stage records as they are now
+  // (false after they were deleted or edited, or after a build was killed
+  // between recording its stages and writing its reports). `nodes`: the
+  // model's nodes (Graph::nodes_by_target()[target_index]).
+  bool reports_current(std::size_t target_index, const std::vector<std::size_t>& nodes);
+
+  // Writes manifests and build configs of the targets this build touched
+  // (or that lack them), then saves the state. `elapsed` per target.
+  void finish(const std::vector<graph::NodeResult>& results, const std::set<std::string>& selected_targets,
+              bool interrupted);
+
+ private:
+  void lock_and_load(const fs::path& output_dir);
+  // After a killed build (store::DirectoryLock::last_holder_was_killed),
+  // removes the temporary files it left in the output directory.
+  void sweep_after_crash(const fs::path& output_dir);
+
+  BuildSessionOptions options_;
+  const StageRegistry& registry_;
+  std::optional<BuildPlan> plan_;
+  bool after_crash_ = false;
+  fs::path loaded_dir_;
+  std::unique_ptr<store::DirectoryLock> lock_;
+  std::unique_ptr<store::BuildState> state_;
+  std::unique_ptr<store::IngredientLog> ingredients_;
+  std::mutex project_mu_;
+  std::optional<config::ProjectConfig> project_;
+};
+
+}  // namespace winml::pipeline

@@ -1,0 +1,94 @@
+#include "pipeline/declarations.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "config/subset.h"
+#include "graph/key.h"
+#include "pipeline/code_digest.h"
+
+namespace winml::pipeline {
+
+namespace {
+template <typename T>
+void append_unique(std::vector<T>& to, const std::vector<T>& from) {
+  for (const auto& x : from)
+    if (std::find(to.begin(), to.end(), x) == to.end()) to.push_back(x);
+}
+}  // namespace
+
+void Declarations::merge(const Declarations& other) {
+  append_unique(config, other.config);
+  append_unique(files, other.files);
+  append_unique(environment, other.environment);
+  append_unique(rules, other.rules);
+  append_unique(code, other.code);
+  for (const auto& [k, v] : other.values) values[k] = v;
+  append_unique(plan_files, other.plan_files);
+  append_unique(plan_environment, other.plan_environment);
+  writes_models = writes_models || other.writes_models;
+}
+
+std::vector<std::string> Declarations::config_keys() const {
+  std::vector<std::string> keys = config;
+  if (writes_models) keys.push_back("build.external_data_threshold_mib");
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+namespace {
+
+// One ingredient per config key: "config:quantize.samples" = 8.
+void add_config(const nlohmann::json& cfg, const std::string& key, std::vector<graph::Ingredient>& out) {
+  auto dot = key.find('.');
+  const std::string section = key.substr(0, dot);
+  if (!cfg.contains(section)) throw std::logic_error("stage declares unknown config section '" + section + "'");
+  const nlohmann::json& s = cfg[section];
+  if (dot == std::string::npos) {
+    for (const auto& [k, v] : s.items()) out.push_back(graph::text_ingredient("config:" + section + "." + k, v.dump()));
+    return;
+  }
+  const std::string name = key.substr(dot + 1);
+  if (!s.contains(name)) throw std::logic_error("stage declares unknown config key '" + key + "'");
+  out.push_back(graph::text_ingredient("config:" + key, s[name].dump()));
+}
+
+}  // namespace
+
+std::vector<graph::Ingredient> key_ingredients(const Declarations& d, const std::string& implementation,
+                                               const nlohmann::json& config) {
+  std::vector<graph::Ingredient> out;
+  out.push_back(graph::text_ingredient("implementation", implementation));
+  for (const auto& key : d.config_keys()) add_config(config, key, out);
+  for (const auto& name : d.environment) {
+    const char* v = std::getenv(name.c_str());
+    out.push_back(graph::text_ingredient("env:" + name, v ? nlohmann::json(std::string(v)).dump() : "null"));
+  }
+  for (const auto& path : d.rules) {
+    auto text = rules::active().read(path);
+    out.push_back(text ? graph::text_ingredient("rules:" + path, *text)
+                       : graph::digest_ingredient("rules:" + path, store::digest_of("\0absent"), "(absent)"));
+  }
+  std::vector<std::string> code = d.code;
+  code.push_back("pipeline/stage");
+  for (const auto& unit : code) {
+    const std::string hex = code_digest(unit);
+    out.push_back(graph::digest_ingredient("code:" + unit, *store::Digest::from_hex(hex), hex));
+  }
+  for (const auto& [name, value] : d.values) out.push_back(graph::text_ingredient("value:" + name, value));
+  return out;
+}
+
+DeclaredView declared_view(const Declarations& d, const config::TargetConfig& full) {
+  DeclaredView v{config::only_keys(full, d.config_keys()), {}, {}};
+  std::map<std::string, rules::Rules::File> files;
+  for (const auto& path : d.rules) files[path] = rules::active().file(path);
+  v.rules = rules::Rules::only(std::move(files));
+  for (const auto& name : d.environment)
+    if (const char* value = std::getenv(name.c_str())) v.environment[name] = value;
+  return v;
+}
+
+}  // namespace winml::pipeline

@@ -1,0 +1,71 @@
+// Everything a stage's output depends on besides its input artifact, in one
+// value. The engine hashes exactly this into the stage's key (pipeline/build_plan.cpp)
+// and builds the StageContext from it alone (stages/stage_runner.cpp): the
+// stage sees the declared config keys (every other key comes back empty), the
+// declared rules files (others read as absent), the declared files resolved,
+// the declared environment variables, and save options only when it declared
+// that it writes models. So an incremental build cannot see anything a clean
+// build would not, and a key cannot miss anything the stage reads.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/rules.h"
+#include "config/config.h"
+#include "graph/node.h"
+
+namespace winml::pipeline {
+
+struct Declarations {
+  // Config keys: a whole section ("quantize") or one key ("compile.ep").
+  std::vector<std::string> config;
+  // Files besides the input model (calibration data, export scripts), paths
+  // relative to the project: their contents enter the key.
+  std::vector<graph::InputDecl> files;
+  // Environment variables by name: their values enter the key.
+  std::vector<std::string> environment;
+  // rules/ files by path ("ep/cpu.toml", "optimize/presets.toml"): their text
+  // (shipped or from an overlay) enters the key.
+  std::vector<std::string> rules;
+  // Code units (pipeline/code_digest.h) whose build-time digest of the sources
+  // enters the key: editing them invalidates exactly this stage.
+  std::vector<std::string> code;
+  // Anything else by name (e.g. a vendor compiler's version).
+  std::map<std::string, std::string> values;
+  // What declare() itself read to compute `values`: a library it loaded to
+  // ask its version (absolute paths), the environment variables that locate
+  // it. They are not key ingredients (the values are), but the plan is made
+  // again when one changes, so a stored plan's values are never stale.
+  std::vector<std::string> plan_files;
+  std::vector<std::string> plan_environment;
+  // Saves ONNX models: the stage gets save options, and the external-data
+  // threshold they carry enters the key.
+  bool writes_models = false;
+
+  // Union with `other` (wrappers such as the auto loop run several stages).
+  void merge(const Declarations& other);
+  // The config keys the context holds: `config`, plus the threshold when
+  // the stage writes models; sorted, without duplicates.
+  std::vector<std::string> config_keys() const;
+};
+
+// The static key ingredients of a stage that declared `d`, for a model
+// configured as `config` (canonical JSON, config::to_json):
+//   implementation, config:<section>.<key>, env:<name>, rules:<path>,
+//   code:<unit> (stages/stage is every stage's), value:<name>.
+std::vector<graph::Ingredient> key_ingredients(const Declarations& d, const std::string& implementation,
+                                               const nlohmann::json& config);
+
+// What a stage that declared `d` sees of the model configured as `full`.
+struct DeclaredView {
+  config::TargetConfig config;                     // only the declared keys (config/subset.h)
+  rules::Rules rules;                              // only the declared rules files
+  std::map<std::string, std::string> environment;  // only the declared variables that are set
+};
+DeclaredView declared_view(const Declarations& d, const config::TargetConfig& full);
+
+}  // namespace winml::pipeline

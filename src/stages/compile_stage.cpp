@@ -1,0 +1,95 @@
+#include "stages/compile_stage.h"
+#include "stages/save_options.h"
+
+#include "base/error.h"
+#include "compile/compile.h"
+#include "compile/ort_target.h"
+#include "ort/library.h"
+#include "model/model_io.h"
+#include "quant/calibration/samples.h"
+
+namespace winml::stages {
+
+namespace {
+
+// The first calibration sample, which validation feeds: a model whose inputs
+// select a branch (a sample rate, say) does not run on all-ones inputs.
+void use_first_calibration_sample(const pipeline::StageContext& ctx, compile::CompileOptions& o) {
+  const std::string& data = ctx.config.quantize.calibration_data;
+  if (data.empty()) return;
+  const model::Model m = model::load_model(ctx.input);
+  auto samples =
+      quant::directory_samples(ctx.project_path(data), 1, quant::model_inputs(m.proto, ctx.config.model.dims, false));
+  o.validation_inputs = samples->sample(0);
+  o.validation_inputs_origin = "the first calibration sample in " + data;
+}
+
+// backend = "ort": the EP is found now, when the plan is made, so a missing
+// ORT library, EP library, EP or device stops the build before any stage
+// runs (InputError, exit 2). What ORT reports enters the key: swapping either
+// library reruns compile (and what follows, by content).
+void declare_ort_target(const config::TargetConfig& config, pipeline::Declarations& d) {
+  compile::CompileOptions o = compile::CompileOptions::from_config(config.compile);
+  o.project_dir = config.base_dir;
+  o.config_origin = config.config_file.empty() ? "the configuration" : config.config_file.string();
+  const compile::OrtTargetSpec spec = compile::ort_target_spec(o, compile::ep_target(config.compile.ep));
+  const compile::OrtTarget& t = compile::find_ort_target(spec);
+  d.values["onnxruntime.version"] = t.library->version();
+  d.values["onnxruntime.library"] = t.ort_library_digest.hex();
+  d.values["ep.name"] = t.ep_name;
+  d.values["ep.vendor"] = t.ep_vendor;
+  d.values["ep.version"] = t.ep_version;
+  d.values["ep.hardware"] = t.hardware;
+  if (!t.driver_version.empty()) d.values["ep.driver_version"] = t.driver_version;
+  d.plan_files.push_back(spec.ort_library.string());
+  if (!spec.ep_library.empty()) {
+    d.values["ep.library"] = t.ep_library_digest.hex();
+    d.plan_files.push_back(spec.ep_library.string());
+  }
+  // Where the default library is looked for.
+  if (config.compile.ort_library.empty()) d.plan_environment = ort::default_library_environment();
+}
+
+}  // namespace
+
+pipeline::Declarations CompileStage::declare(const config::TargetConfig& config) const {
+  pipeline::Declarations d;
+  d.config = {"compile", "model.dims", "quantize.calibration_data"};
+  d.environment = config.compile.env;
+  d.rules = {"ep/" + config.compile.ep + ".toml"};
+  d.code = {"winml_compile", "stages/compile_stage"};
+  // Validation runs on the first calibration sample when there are samples,
+  // read by the quantizer's sample reader (its code enters the key too).
+  if (!config.quantize.calibration_data.empty()) {
+    d.files = {{graph::InputKind::kTree, config.quantize.calibration_data}};
+    d.code.push_back("winml_quant");
+  }
+  if (config.compile.backend == "ort") declare_ort_target(config, d);  // (resolved: always set)
+  d.writes_models = true;
+  return d;
+}
+
+pipeline::StageResult CompileStage::run(const pipeline::StageContext& ctx) {
+  const config::CompileConfig& c = ctx.config.compile;
+  compile::CompileOptions o = compile::CompileOptions::from_config(c);
+  for (const auto& name : c.env) {
+    auto v = ctx.environment.find(name);
+    if (v == ctx.environment.end())
+      throw InputError(file_error(ctx.config_file, "[compile] env: variable " + name + " is not set"));
+    o.env[name] = v->second;
+  }
+  o.dims = ctx.config.model.dims;
+  use_first_calibration_sample(ctx, o);
+  o.external_data_threshold = save_options(ctx).external_data_threshold;
+  o.project_dir = ctx.project_dir;
+  o.log_file = ctx.log_file;
+  o.cancel = ctx.cancel;
+  o.config_origin = ctx.config_file;
+  o.log = ctx.start_log();
+  ctx.check_cancel();
+  pipeline::StageResult r;
+  r.metrics = compile::compile_model(ctx.input, ctx.output, o);
+  return r;
+}
+
+}  // namespace winml::stages

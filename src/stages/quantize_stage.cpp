@@ -1,0 +1,68 @@
+#include "stages/quantize_stage.h"
+#include "stages/save_options.h"
+
+#include <cstdio>
+
+#include "base/error.h"
+#include "model/model_io.h"
+#include "quant/quantize.h"
+
+namespace winml::stages {
+
+pipeline::Declarations QuantizeStage::declare(const config::TargetConfig& config) const {
+  pipeline::Declarations d;
+  d.config = {"quantize", "compile.ep", "model.dims"};
+  if (!config.quantize.calibration_data.empty())
+    d.files = {{graph::InputKind::kTree, config.quantize.calibration_data}};
+  d.rules = {"ep/" + config.compile.ep + ".toml"};
+  d.code = {"winml_quant", "stages/quantize_stage"};
+  d.writes_models = true;
+  return d;
+}
+
+namespace {
+
+// [quantize] min_sqnr_db: an accuracy floor the build enforces, naming the
+// output and the figure.
+void check_min_sqnr(const nlohmann::json& report, double limit) {
+  const auto& accuracy = report.value("accuracy", nlohmann::json::array());
+  if (accuracy.empty())
+    throw BuildError("[quantize] min_sqnr_db = " + nlohmann::json(limit).dump() +
+                     " is set, but no output's SQNR could be measured");
+  for (const auto& a : accuracy) {
+    const std::string output = a.value("output", std::string("?"));
+    const auto& sqnr = a.value("sqnr_db", nlohmann::json());
+    if (a.value("identical", false)) continue;  // no loss at all meets any floor
+    if (!sqnr.is_number())
+      throw BuildError("the SQNR of output '" + output + "' could not be measured; [quantize] min_sqnr_db = " +
+                       nlohmann::json(limit).dump() + " needs it");
+    if (sqnr.get<double>() < limit) {
+      char figure[32];
+      std::snprintf(figure, sizeof figure, "%.1f", sqnr.get<double>());
+      throw BuildError("output '" + output + "' has an SQNR of " + figure + " dB against the float model, below " +
+                       "[quantize] min_sqnr_db = " + nlohmann::json(limit).dump() +
+                       " (try per_channel, another calibration_method, more samples, or keep nodes in float)");
+    }
+  }
+}
+
+}  // namespace
+
+pipeline::StageResult QuantizeStage::run(const pipeline::StageContext& ctx) {
+  model::Model in = model::load_model(ctx.input);
+  quant::QuantizeContext q;
+  q.ep = ctx.config.compile.ep;
+  q.dims = ctx.config.model.dims;
+  q.base_dir = ctx.project_dir;
+  q.model_path = ctx.input.filename().string();
+  q.log = ctx.start_log();
+  quant::QuantizeResult result = quant::quantize_model(in, ctx.config.quantize, q);
+  ctx.check_cancel();
+  if (const auto& limit = ctx.config.quantize.min_sqnr_db) check_min_sqnr(result.report, *limit);
+  model::save_model(result.model, ctx.output, save_options(ctx));
+  pipeline::StageResult r;
+  r.metrics = std::move(result.report);
+  return r;
+}
+
+}  // namespace winml::stages
