@@ -1,6 +1,7 @@
 // The parsers of what the tool reads back from its own folders and from a
 // shared cache server: the build state (snapshot and journal), the
-// ingredient log, local cache entries and remote action entries. The first
+// ingredient log, local cache entries and remote action entries (with a
+// signature line or not), and the output rules applied to what parses. The first
 // input byte picks the parser; for the checksummed line formats every line
 // gets a valid checksum, so that mutations reach the field parsers.
 #include <xxhash.h>
@@ -60,8 +61,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       });
       break;
     }
-    case 3: fuzz::expecting_only_our_errors([&] { store::parse_entry(with_checksums(text)); }); break;
-    case 4: fuzz::expecting_only_our_errors([&] { remote::decode_action(std::string(text), key); }); break;
+    case 3:  // a local entry, then the output rules every entry must pass
+      fuzz::expecting_only_our_errors([&] {
+        if (auto e = store::parse_entry(with_checksums(text))) store::outputs_problem(e->outputs, "export.onnx");
+      });
+      break;
+    case 4:  // a server's entry (its signature line split off), then the output rules
+      fuzz::expecting_only_our_errors([&] {
+        if (auto e = remote::decode_action(std::string(text), key)) store::outputs_problem(e->entry.outputs);
+      });
+      break;
   }
   return 0;
 }
