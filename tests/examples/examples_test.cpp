@@ -116,8 +116,18 @@ TEST(Examples, QuickstartRunsThePipelineAndPackagesTheRefBlob) {
   expect_same_outputs(moved / "quantized.onnx", moved / "model.onnx", {1, 3, 64, 64}, "image");
   // ONNX Runtime with the `ref` plugin EP: the quantized model compiled through ORT (embedded and .bin)
   // and the packaged model.onnx compute what ORT's CPU EP computes on the quantized model.
+  // So do the quantized model compiled by winml-make through ORT with the plugin (--backend ort), both forms.
+  std::vector<fs::path> compiled = {moved / "model.onnx"};
+  for (bool embed : {false, true}) {
+    compiled.push_back(e.root() / (embed ? "ort_backend_embed" : "ort_backend_bin") / "compiled.onnx");
+    std::vector<std::string> args = {"compile", "-m", (moved / "quantized.onnx").string(), "-o",
+                                     compiled.back().string(), "--ep", "ref", "--backend", "ort"};
+    if (embed) args.push_back("--embed");
+    auto r = test::run_cli(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
   test::expect_plugin_matches_cpu(moved / "quantized.onnx", e.root() / "ort",
-                                  {{"image", test::random_tensor({1, 3, 64, 64}, 5)}}, 1e-3, {moved / "model.onnx"});
+                                  {{"image", test::random_tensor({1, 3, 64, 64}, 5)}}, 1e-3, compiled);
 }
 
 TEST(Examples, ResNet50ExportsAndQuantizesW8A16PerChannel) {
@@ -166,7 +176,12 @@ TEST(Examples, VitExternalDataFlowsThroughEveryStage) {
   const fs::path features = e.root() / "ort" / "features.onnx";
   fs::create_directories(features.parent_path());
   with_head_input_as_output(e.out("vit", "quantized.onnx"), features);
-  test::expect_plugin_matches_cpu(features, e.root() / "ort", {{"input", x}}, 1e-3);
+  // And through winml-make's `ort` backend (the .bin form; both forms are compiled through ORT above).
+  const fs::path through_winml_make = e.root() / "ort_backend" / "compiled.onnx";
+  auto r = test::run_cli({"compile", "-m", features.string(), "-o", through_winml_make.string(), "--ep", "ref",
+                          "--backend", "ort", "--no-validate"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  test::expect_plugin_matches_cpu(features, e.root() / "ort", {{"input", x}}, 1e-3, {through_winml_make});
 }
 
 TEST(Examples, MultiModelBuildsEveryModelInParallelWithPerModelOverrides) {

@@ -158,18 +158,21 @@ TEST_P(CorpusInOrt, CompiledWithThePluginComputesWhatOnnxRuntimeComputes) {
   auto run = test::run_cli(q);
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
 
-  // The built-in backend's artifacts.
+  // winml-make's artifacts: the built-in backend's, and its `ort` backend's (ORT's compile API with the plugin).
   std::map<std::string, fs::path> builtin;
-  for (bool embed : {false, true}) {
-    const fs::path out = dir / (embed ? "builtin_embed" : "builtin_bin") / "compiled.onnx";
-    std::vector<std::string> args = {"compile", "-m", quantized.string(), "-o", out.string(), "--ep", "ref",
-                                     "--no-validate"};
-    if (embed) args.push_back("--embed");
-    args.insert(args.end(), dim_flags.begin(), dim_flags.end());
-    run = test::run_cli(args);
-    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-    builtin[embed ? "built-in ref, embedded" : "built-in ref, .bin"] = out;
-  }
+  for (const char* backend : {"ref", "ort"})
+    for (bool embed : {false, true}) {
+      const std::string name = std::string(backend) + (embed ? "_embed" : "_bin");
+      const fs::path out = dir / name / "compiled.onnx";
+      std::vector<std::string> args = {"compile", "-m", quantized.string(), "-o", out.string(), "--ep", "ref",
+                                       "--backend", backend, "--no-validate"};
+      if (embed) args.push_back("--embed");
+      if (std::string(backend) == "ref") args.insert(args.end(), dim_flags.begin(), dim_flags.end());
+      else if (!dims.empty()) args.push_back("--provider-option=dims=" + dims_option(dims));
+      run = test::run_cli(args);
+      ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+      builtin["winml-make compile --backend " + name] = out;
+    }
 
   // ORT's CPU EP on the uncompiled models (and its basic level, for its own drift).
   const auto feeds = sample(c.inputs, 17);
