@@ -22,4 +22,6 @@ cmake --build "$out" -j"$(nproc)" --target "${targets[@]}"
 # halt_on_error: the first report fails the test; leaks are reported too.
 export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:allocator_may_return_null=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+# Leaks inside libraries we do not build (ONNX Runtime's), with their reasons.
+export LSAN_OPTIONS=suppressions=$root/scripts/lsan-suppressions.txt
 ctest --test-dir "$out" -L sanitize --output-on-failure -j"$(nproc)" "$@"
