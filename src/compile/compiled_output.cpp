@@ -74,7 +74,8 @@ nlohmann::json verify_epcontext_model(const model::Model& m) {
   return blobs;
 }
 
-PlacedModel place_compiled_model(const fs::path& scratch, const fs::path& staged, const fs::path& out) {
+PlacedModel place_compiled_model(const fs::path& scratch, const fs::path& staged, const fs::path& out,
+                                 const nlohmann::json& verified) {
   PlacedModel placed;
   model::Model m = model::load_model(staged);
   const std::string stem = out.stem().string();
@@ -106,6 +107,10 @@ PlacedModel place_compiled_model(const fs::path& scratch, const fs::path& staged
   for (const auto& entry : fs::recursive_directory_iterator(scratch))
     if (entry.is_regular_file() && !keep.count(entry.path()))
       placed.discarded.push_back(fs::relative(entry.path(), scratch).string());
+
+  placed.epcontext_nodes = verified;
+  for (auto& n : placed.epcontext_nodes)
+    if (auto it = renamed.find(n.value("file", std::string())); it != renamed.end()) n["file"] = it->second;
 
   model::remove_model(out);  // and the sidecars of an earlier result
   model::move_model(staged, out);

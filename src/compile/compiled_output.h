@@ -40,12 +40,13 @@ nlohmann::json verify_epcontext_model(const model::Model& m);
 struct PlacedModel {
   nlohmann::json blobs = nlohmann::json::array();      // {file, digest, bytes} of each external blob
   nlohmann::json discarded = nlohmann::json::array();  // files the compiler left besides the model's
+  nlohmann::json epcontext_nodes;                      // verify_epcontext_model's facts, blobs by their new names
 };
 
-// Renames the blobs of the verified model `staged` (inside `scratch`) to
-// content-addressed names and moves it with its files to `out`, replacing an
-// earlier model there and its sidecars.
+// Renames the blobs of the model `staged` (inside `scratch`), verified as
+// `verified` (verify_epcontext_model), to content-addressed names and moves it
+// with its files to `out`, replacing an earlier model there and its sidecars.
 PlacedModel place_compiled_model(const std::filesystem::path& scratch, const std::filesystem::path& staged,
-                                 const std::filesystem::path& out);
+                                 const std::filesystem::path& out, const nlohmann::json& verified);
 
 }  // namespace winml::compile

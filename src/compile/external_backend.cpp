@@ -52,13 +52,13 @@ nlohmann::json compile_external(const fs::path& input, const fs::path& out, cons
     throw failure(std::string("wrote an unusable model: ") + e.what());
   }
 
-  PlacedModel placed = place_compiled_model(work, staged, out);
+  PlacedModel placed = place_compiled_model(work, staged, out, blobs);
 
   nlohmann::json metrics;
   metrics["backend"] = "external";
   // As configured, placeholders kept: metrics are cached and shared, so no machine paths.
   metrics["command"] = quote_command(options.command);
-  metrics["epcontext_nodes"] = blobs;
+  metrics["epcontext_nodes"] = placed.epcontext_nodes;
   metrics["blobs"] = placed.blobs;
   if (!placed.discarded.empty()) metrics["discarded_files"] = placed.discarded;
   return metrics;

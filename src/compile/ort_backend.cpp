@@ -150,7 +150,7 @@ nlohmann::json compile_ort(const fs::path& input, const fs::path& out, const Ort
       throw BuildError(file_error(input.string(), "EPContext node '" + c.node_name + "' was compiled by " + c.source +
                                                       ", not by the EP asked for (" + t.ep_name + ")"));
   if (!left.empty()) say(o, "compile: left to ONNX Runtime's other EPs: " + describe(left));
-  PlacedModel placed = place_compiled_model(scratch.path(), staged, out);
+  PlacedModel placed = place_compiled_model(scratch.path(), staged, out, epcontext_nodes);
 
   nlohmann::json metrics;
   metrics["backend"] = "ort";
@@ -159,7 +159,7 @@ nlohmann::json compile_ort(const fs::path& input, const fs::path& out, const Ort
       {"name", t.ep_name}, {"vendor", t.ep_vendor}, {"version", t.ep_version}, {"hardware", t.hardware}};
   if (!t.driver_version.empty()) metrics["execution_provider"]["driver_version"] = t.driver_version;
   metrics["embed"] = o.embed;
-  metrics["epcontext_nodes"] = epcontext_nodes;
+  metrics["epcontext_nodes"] = placed.epcontext_nodes;
   metrics["blobs"] = placed.blobs;
   metrics["nodes_not_compiled"] = nlohmann::json(left);
   if (!placed.discarded.empty()) metrics["discarded_files"] = placed.discarded;

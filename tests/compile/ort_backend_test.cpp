@@ -202,6 +202,7 @@ TEST(OrtBackend, CompilesWithThePluginEpInSidecarsAndEmbedded) {
   ASSERT_EQ(c["blobs"].size(), 1u) << c.dump(1);
   const std::string blob = c["blobs"][0]["file"];
   EXPECT_TRUE(fs::exists(p.out("net", blob)));
+  EXPECT_EQ(c["epcontext_nodes"][0]["file"], blob);  // as placed, not as ORT named it
   EXPECT_TRUE(fs::exists(p.out("net", "model" + blob.substr(std::string("compiled").size()))));
   EXPECT_EQ(c["validation"]["mode"], "run");
   EXPECT_EQ(c["validation"]["runtime"], "onnxruntime 1.29.0");
