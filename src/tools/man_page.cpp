@@ -36,7 +36,7 @@ struct Entry {
   const char* text;
 };
 
-// What docs/cli.md's tables say; tests/cli/man_page_test.cpp keeps them in step.
+// What docs/cli.md's tables say; tests/tools/man_page_test.cpp keeps them in step.
 const Entry kExitCodes[] = {
     {"0", "Success, including a build where everything was up to date and status with stale stages."},
     {"1",

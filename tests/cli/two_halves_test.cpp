@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "cli/command_line.h"
-#include "cli/help_text.h"
+#include "support/help_text.h"
 #include "support/cli_runner.h"
 #include "support/temp_dir.h"
 

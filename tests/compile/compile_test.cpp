@@ -6,7 +6,7 @@
 #include "base/atomic_file.h"
 #include "base/error.h"
 #include "compile/compile.h"
-#include "compile/compile_util.h"
+#include "support/compile_util.h"
 #include "compile/epcontext_node.h"
 #include "model/epcontext.h"
 #include "model/model_io.h"

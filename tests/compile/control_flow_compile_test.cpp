@@ -4,7 +4,7 @@
 // into freed memory: garbage indices, axes and sizes at run time).
 #include <gtest/gtest.h>
 
-#include "compile/compile_util.h"
+#include "support/compile_util.h"
 #include "model/onnx.h"
 #include "support/cli_runner.h"
 #include "support/model_builder.h"

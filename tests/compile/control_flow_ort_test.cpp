@@ -5,7 +5,7 @@
 // uncompiled model, for either branch, run after run.
 #include <gtest/gtest.h>
 
-#include "compile/compile_util.h"
+#include "support/compile_util.h"
 #include "model/tensor_file.h"
 #include "support/cli_runner.h"
 #include "support/model_builder.h"

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "base/error.h"
-#include "compile/compile_util.h"
+#include "support/compile_util.h"
 #include "compile/epcontext_node.h"
 #include "compile/validate.h"
 #include "model/model_io.h"

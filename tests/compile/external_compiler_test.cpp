@@ -9,7 +9,7 @@
 #include <regex>
 #include <set>
 
-#include "compile/compile_util.h"
+#include "support/compile_util.h"
 #include "compile/epcontext_node.h"
 #include "model/model_io.h"
 #include "model/node_util.h"

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "compile/compile.h"
-#include "compile/compile_util.h"
+#include "support/compile_util.h"
 #include "compile/epcontext_convert.h"
 #include "model/blob_alignment.h"
 #include "model/epcontext.h"

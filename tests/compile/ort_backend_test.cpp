@@ -8,8 +8,8 @@
 
 #include <fstream>
 
-#include "compile/compile_util.h"
-#include "engine/project.h"
+#include "support/compile_util.h"
+#include "support/project.h"
 #include "model/epcontext.h"
 #include "model/model_io.h"
 #include "support/cli_runner.h"

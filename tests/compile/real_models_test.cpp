@@ -5,7 +5,7 @@
 // Runtime's own verdict on our EPContext nodes.
 #include <gtest/gtest.h>
 
-#include "compile/compile_util.h"
+#include "support/compile_util.h"
 #include "model/model_io.h"
 #include "runtime/session.h"
 #include "support/cli_runner.h"

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "base/error.h"
-#include "compile/compile_util.h"
+#include "support/compile_util.h"
 #include "model/model_io.h"
 #include "runtime/errors.h"
 #include "runtime/ref_blob/plan_codec.h"

@@ -22,7 +22,7 @@
 #include <fstream>
 #include <random>
 
-#include "engine/project.h"
+#include "support/project.h"
 #include "model/model_io.h"
 #include "model/walk.h"
 #include "quant/calibration/samples.h"

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compile/compile_util.h"
-#include "engine/project.h"
+#include "support/compile_util.h"
+#include "support/project.h"
 #include "model/model_io.h"
 #include "model/sidecars.h"
 #include "runtime/tensor.h"

@@ -1,4 +1,4 @@
-// The export command rule and the torchvision recipe, run for real.
+// The export command rule, run for real.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -117,31 +117,4 @@ TEST(ExportPlan, UnknownPlaceholderIsAnInputError) {
   test::TempDir dir;
   auto plan = exporting::plan_export(command_config({"echo", "{outptu}"}), dir.path(), "winml.toml", process_env());
   EXPECT_THROW(exporting::run_export(plan, dir.path(), dir / "b" / "export.onnx", dir / "b" / "log"), InputError);
-}
-
-TEST(TorchvisionRecipe, ExportsARealModel) {
-  test::TempDir dir;
-  config::ExportConfig cfg;
-  cfg.torchvision = "mobilenet_v3_small";
-  cfg.opset = 13;
-  auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml", process_env());
-  EXPECT_FALSE(plan.recipe_text.empty());
-  exporting::run_export(plan, dir.path(), dir / "build" / "export.onnx", dir / "build" / "export.log");
-  model::Model m = model::load_model(dir / "build" / "export.onnx");
-  EXPECT_EQ(m.opset(), 13);
-  EXPECT_EQ(m.proto.graph().input(0).name(), "input");
-  EXPECT_GT(m.proto.graph().node_size(), 50);
-}
-
-TEST(TorchvisionRecipe, UnknownModelNamesTheChoices) {
-  test::TempDir dir;
-  config::ExportConfig cfg;
-  cfg.torchvision = "resnet_fifty";
-  auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml", process_env());
-  try {
-    exporting::run_export(plan, dir.path(), dir / "build" / "export.onnx", dir / "build" / "export.log");
-    FAIL();
-  } catch (const BuildError& e) {
-    EXPECT_NE(std::string(e.what()).find("torchvision has no model 'resnet_fifty'"), std::string::npos) << e.what();
-  }
 }

@@ -22,7 +22,7 @@
 #include <fstream>
 #include <random>
 
-#include "compile/compile_util.h"
+#include "support/compile_util.h"
 #include "model/model_io.h"
 #include "ort_ep/harness.h"
 #include "runtime/tensor.h"

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "compile/compile_util.h"
+#include "support/compile_util.h"
 #include "model/epcontext.h"
 #include "model/model_io.h"
 #include "ort_ep/harness.h"

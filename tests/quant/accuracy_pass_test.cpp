@@ -15,7 +15,7 @@
 #include "quant/calibration/calibrate.h"
 #include "quant/quantize.h"
 #include "quant/runtime_runner.h"
-#include "quant/support/quant_models.h"
+#include "support/quant_models.h"
 
 namespace winml::test {
 namespace {

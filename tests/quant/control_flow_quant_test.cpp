@@ -13,7 +13,7 @@
 #include "model/walk.h"
 #include "quant/accuracy.h"
 #include "quant/quantize.h"
-#include "quant/support/quant_models.h"
+#include "support/quant_models.h"
 #include "support/model_builder.h"
 #include "support/ort_oracle.h"
 #include "support/temp_dir.h"

@@ -11,7 +11,7 @@
 #include "model/validate.h"
 #include "quant/fp16_convert.h"
 #include "quant/fp16_support.h"
-#include "quant/support/quant_models.h"
+#include "support/quant_models.h"
 #include "support/model_builder.h"
 #include "support/ort_oracle.h"
 #include "support/temp_dir.h"

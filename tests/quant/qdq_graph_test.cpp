@@ -10,7 +10,7 @@
 #include "model/validate.h"
 #include "quant/accuracy.h"
 #include "quant/bias_correction.h"
-#include "quant/support/quant_models.h"
+#include "support/quant_models.h"
 #include "support/model_builder.h"
 #include "support/ort_oracle.h"
 #include "support/temp_dir.h"

@@ -10,7 +10,7 @@
 #include "model/model_io.h"
 #include "quant/accuracy.h"
 #include "quant/calibration/samples.h"
-#include "quant/support/quant_models.h"
+#include "support/quant_models.h"
 #include "support/cli_runner.h"
 #include "support/ort_oracle.h"
 #include "support/temp_dir.h"

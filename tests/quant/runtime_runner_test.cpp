@@ -10,7 +10,7 @@
 
 #include "quant/quantize.h"
 #include "quant/runtime_runner.h"
-#include "quant/support/quant_models.h"
+#include "support/quant_models.h"
 #include "runtime/session.h"
 #include "support/model_builder.h"
 

@@ -10,7 +10,7 @@
 #include <chrono>
 #include <functional>
 
-#include "engine/project.h"
+#include "support/project.h"
 #include "remote/server_entries.h"
 #include "remote/sha256.h"
 #include "remote/trickling_server.h"

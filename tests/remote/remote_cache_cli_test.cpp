@@ -5,7 +5,7 @@
 #include <chrono>
 #include <regex>
 
-#include "engine/project.h"
+#include "support/project.h"
 #include "remote/sha256.h"
 #include "remote/stalled_server.h"
 #include "support/nginx_server.h"

@@ -5,7 +5,7 @@
 
 #include <iostream>
 
-#include "engine/project.h"
+#include "support/project.h"
 #include "store/digest.h"
 #include "support/nginx_server.h"
 

@@ -8,7 +8,7 @@
 
 #include <sstream>
 
-#include "engine/project.h"
+#include "support/project.h"
 #include "remote/server_entries.h"
 #include "remote/wire_format.h"
 #include "store/record_io.h"

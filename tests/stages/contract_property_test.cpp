@@ -26,7 +26,7 @@
 #include "base/rules.h"
 #include "config/config.h"
 #include "config/rule_names.h"
-#include "engine/project.h"
+#include "support/project.h"
 #include "model/model_io.h"
 #include "model/tensor_file.h"
 #include "support/model_builder.h"

@@ -2,7 +2,7 @@
 // recorded flags, replay, and exactly-configured passes without auto.
 #include <gtest/gtest.h>
 
-#include "engine/project.h"
+#include "support/project.h"
 #include "model/model_io.h"
 #include "support/model_builder.h"
 

@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "engine/project.h"
+#include "support/project.h"
 #include "model/model_io.h"
 #include "support/model_builder.h"
 #include "support/ort_oracle.h"

@@ -2,7 +2,7 @@
 // of its key, and the report lands in the manifest.
 #include <gtest/gtest.h>
 
-#include "engine/project.h"
+#include "support/project.h"
 #include "model/tensor_file.h"
 #include "support/ort_oracle.h"
 

@@ -4,7 +4,7 @@
 // really completes.
 #include <gtest/gtest.h>
 
-#include "cli/help_text.h"
+#include "support/help_text.h"
 #include "support/cli_runner.h"
 #include "support/temp_dir.h"
 

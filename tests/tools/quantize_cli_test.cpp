@@ -8,7 +8,7 @@
 
 #include "model/model_io.h"
 #include "model/tensor_file.h"
-#include "quant/support/quant_models.h"
+#include "support/quant_models.h"
 #include "support/cli_runner.h"
 #include "support/model_builder.h"
 #include "support/ort_oracle.h"

@@ -4,7 +4,7 @@
 // are the first two tests.
 #include <gtest/gtest.h>
 
-#include "engine/project.h"
+#include "support/project.h"
 #include "model/model_io.h"
 #include "support/model_builder.h"
 

@@ -6,7 +6,7 @@
 
 #include <functional>
 
-#include "engine/project.h"
+#include "support/project.h"
 #include "store/cache.h"
 #include "store/digest.h"
 

@@ -14,7 +14,7 @@
 #include <random>
 #include <thread>
 
-#include "engine/project.h"
+#include "support/project.h"
 #include "store/digest.h"
 
 using namespace winml;

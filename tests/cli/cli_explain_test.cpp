@@ -3,7 +3,7 @@
 // FAILED, and lists stages after their inputs.
 #include <gtest/gtest.h>
 
-#include "engine/project.h"
+#include "support/project.h"
 
 using namespace winml;
 using test::Project;

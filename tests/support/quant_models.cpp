@@ -1,9 +1,9 @@
-#include "quant/support/quant_models.h"
+#include "support/quant_models.h"
 
 #include <cstring>
 
 #include "model/tensor_file.h"
-#include "quant/support/ort_runner.h"
+#include "support/ort_runner.h"
 #include "support/model_builder.h"
 
 namespace winml::test {

@@ -5,7 +5,7 @@
 
 #include <regex>
 
-#include "cli/help_text.h"
+#include "support/help_text.h"
 #include "support/cli_runner.h"
 #include "support/temp_dir.h"
 

@@ -10,7 +10,7 @@
 #include "store/digest.h"
 #include "store/file_hash.h"
 #include "support/temp_dir.h"
-#include "unit/xxh3_variants.h"
+#include "store/xxh3_variants.h"
 
 using namespace winml;
 

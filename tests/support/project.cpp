@@ -1,4 +1,4 @@
-#include "engine/project.h"
+#include "support/project.h"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -2,7 +2,7 @@
 // ~330 MB in vit_b_16_op17.onnx.data).
 #include <gtest/gtest.h>
 
-#include "engine/project.h"
+#include "support/project.h"
 #include "model/model_io.h"
 #include "model/sidecars.h"
 #include "store/digest.h"

@@ -6,7 +6,7 @@
 
 #include <chrono>
 
-#include "engine/project.h"
+#include "support/project.h"
 #include "model/model_io.h"
 #include "store/cache.h"
 #include "store/digest.h"

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <thread>
 
-#include "engine/project.h"
+#include "support/project.h"
 #include "model/model_io.h"
 #include "store/digest.h"
 

@@ -3,7 +3,7 @@
 // nothing else (not a user's file, not a configured model's outputs).
 #include <gtest/gtest.h>
 
-#include "engine/project.h"
+#include "support/project.h"
 
 using namespace winml;
 using test::Project;

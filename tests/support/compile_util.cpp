@@ -1,4 +1,4 @@
-#include "compile/compile_util.h"
+#include "support/compile_util.h"
 
 #include <fstream>
 

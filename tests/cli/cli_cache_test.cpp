@@ -2,7 +2,7 @@
 // blobs, and the cache subcommands.
 #include <gtest/gtest.h>
 
-#include "engine/project.h"
+#include "support/project.h"
 #include "store/cache.h"
 #include "store/digest.h"
 

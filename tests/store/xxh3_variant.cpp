@@ -5,7 +5,7 @@
 #define XXH_VECTOR WINML_XXH_VECTOR
 #include <xxhash.h>
 
-#include "unit/xxh3_variants.h"
+#include "store/xxh3_variants.h"
 
 namespace winml::test {
 

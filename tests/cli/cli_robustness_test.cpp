@@ -7,7 +7,7 @@
 #include <chrono>
 #include <thread>
 
-#include "engine/project.h"
+#include "support/project.h"
 #include "store/lock.h"
 
 using namespace winml;

@@ -1,4 +1,4 @@
-#include "quant/support/ort_runner.h"
+#include "support/ort_runner.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/fake_disk.h"
+#include "support/fake_disk.h"
 #include "store/stat_cache.h"
 
 using namespace winml;

@@ -8,7 +8,7 @@
 
 #include <map>
 
-#include "engine/project.h"
+#include "support/project.h"
 #include "store/digest.h"
 
 using namespace winml;

@@ -1,4 +1,4 @@
-#include "cli/help_text.h"
+#include "support/help_text.h"
 
 #include <regex>
 #include <sstream>

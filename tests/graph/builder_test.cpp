@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "base/error.h"
-#include "engine/fake_disk.h"
+#include "support/fake_disk.h"
 #include "graph/builder.h"
 #include "graph/inputs.h"
 #include "graph/key.h"
