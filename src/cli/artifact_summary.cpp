@@ -40,15 +40,15 @@ std::string quantize_part(const nlohmann::json& m) {
 std::vector<std::string> artifact_summary(const graph::Graph& graph, const std::vector<graph::NodeResult>& results,
                                           const std::string& dir_prefix) {
   std::vector<std::string> lines;
-  const auto by_target = graph.nodes_by_target();
+  const auto by_model = graph.nodes_by_model();
   // Every model of a small project; of a big one, those this build changed
   // (a no-op over a thousand models should not parse a thousand reports).
   constexpr std::size_t kAlwaysShown = 8;
-  const bool all = graph.targets.size() <= kAlwaysShown;
-  for (std::size_t ti = 0; ti < graph.targets.size(); ++ti) {
+  const bool all = graph.models.size() <= kAlwaysShown;
+  for (std::size_t ti = 0; ti < graph.models.size(); ++ti) {
     const graph::NodeResult* package = nullptr;
     bool complete = true, changed = false;
-    for (std::size_t i : by_target[ti]) {
+    for (std::size_t i : by_model[ti]) {
       const auto& r = results[i];
       if (r.status == graph::Status::kSkipped) continue;
       if (r.status != graph::Status::kCompleted && r.status != graph::Status::kCached &&
@@ -59,7 +59,7 @@ std::vector<std::string> artifact_summary(const graph::Graph& graph, const std::
     }
     if (!complete || !package || package->outputs.empty() || !(all || changed)) continue;
     std::vector<std::string> parts, warnings;
-    for (std::size_t i : by_target[ti]) {
+    for (std::size_t i : by_model[ti]) {
       const auto& name = graph.nodes[i].name;
       if (results[i].status == graph::Status::kSkipped) continue;
       // Parsed only where something is read from them.
@@ -72,7 +72,7 @@ std::vector<std::string> artifact_summary(const graph::Graph& graph, const std::
       for (const auto& w : m.value("warnings", nlohmann::json::array()))
         if (w.is_string()) warnings.push_back("    warning: " + name + ": " + w.get<std::string>());
     }
-    std::string line = "  " + graph.targets[ti] + ": " + dir_prefix + graph.targets[ti] + "/";
+    std::string line = "  " + graph.models[ti] + ": " + dir_prefix + graph.models[ti] + "/";
     // A model compiled into many partitions has a sidecar each: name a few.
     constexpr std::size_t kNamedFiles = 4;
     const auto& files = package->outputs;

@@ -28,7 +28,7 @@ namespace winml::cli {
 namespace {
 
 struct BuildFlags {
-  std::vector<std::string> targets;
+  std::vector<std::string> models;
   int jobs = 0;
   bool keep_going = false, dry_run = false, explain = false, json = false, rebuild = false, no_cache = false;
   bool cached_only = false, no_remote_cache = false;
@@ -85,7 +85,7 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   pipeline::BuildSessionOptions so = session_options(ctx, !f.dry_run, &cancel);
   so.lock_timeout_seconds = f.lock_timeout;
   // A build of every model looks up every file the last one did.
-  so.prefetch_stats = f.targets.empty() && f.shard.empty() && !f.rebuild;
+  so.prefetch_stats = f.models.empty() && f.shard.empty() && !f.rebuild;
   // Deliberately never freed: tearing down the plan and state of a large
   // project costs ~5% of a no-op build, and the process ends right after.
   // Held by a static, so it stays reachable and leak checkers agree.
@@ -98,13 +98,13 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   }
   const pipeline::BuildPlan& plan = session.plan();
   graph::BuildOptions o;
-  o.targets = select_targets(session, f.targets);
+  o.models = select_models(session, f.models);
   if (!f.shard.empty()) {
     const Shard shard = parse_shard(f.shard);
-    o.targets = models_in_shard(shard, plan.graph.targets, o.targets);
-    if (o.targets.empty()) {
-      // Empty targets would mean "all": a shard that drew no model builds nothing.
-      std::cout << "winml-make: shard " << f.shard << " holds none of the " << plan.graph.targets.size()
+    o.models = models_in_shard(shard, plan.graph.models, o.models);
+    if (o.models.empty()) {
+      // Empty models would mean "all": a shard that drew no model builds nothing.
+      std::cout << "winml-make: shard " << f.shard << " holds none of the " << plan.graph.models.size()
                 << " models; nothing to build\n";
       return kExitOk;
     }
@@ -154,7 +154,7 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   for (const auto& w : session.state().warnings()) log << "winml-make: warning: " << w << "\n";
   std::size_t total = 0;
   for (const auto& n : plan.graph.nodes)
-    if (o.targets.empty() || o.targets.count(n.target)) ++total;
+    if (o.models.empty() || o.models.count(n.model)) ++total;
 
   ToolRunner runner(session);
   BuildReporter reporter(log, tty, color, f.explain || f.dry_run, f.dry_run, plan.graph, total);
@@ -179,7 +179,7 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   if (remote) remote->finish();  // queued uploads: the next job may need them
   reporter.stop();
   const bool interrupted = cancel.load();
-  if (!f.dry_run) session.finish(results, o.targets, interrupted);
+  if (!f.dry_run) session.finish(results, o.models, interrupted);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   reporter.summary(results, seconds);
   if (!f.dry_run) {
@@ -215,7 +215,7 @@ int run_build(const Context& ctx, const BuildFlags& f) {
 Command add_build_command(CLI::App& app) {
   auto f = std::make_shared<BuildFlags>();
   std::vector<const CLI::Option*> own = {
-      app.add_option("targets", f->targets, "Models to build (default: all)"),
+      app.add_option("models", f->models, "Models to build (default: all)"),
       app.add_option("-j,--jobs", f->jobs, "Models built in parallel (default: [build] jobs, else one per CPU core)"),
       app.add_flag("-k,--keep-going", f->keep_going, "Keep building other models after one fails"),
       app.add_flag("-n,--dry-run", f->dry_run, "Show what would run, and why, without running anything"),

@@ -175,15 +175,15 @@ std::string cache_rejections_warning(const std::vector<graph::NodeResult>& resul
 
 nlohmann::json run_report(const graph::Graph& graph, const std::vector<graph::NodeResult>& results,
                           const std::string& status, bool dry_run, double seconds, const std::string& output_dir) {
-  nlohmann::json targets = nlohmann::json::array();
+  nlohmann::json models = nlohmann::json::array();
   nlohmann::json rejections = nlohmann::json::array();
   std::map<std::string, int> summary;
-  const auto by_target = graph.nodes_by_target();
-  for (std::size_t ti = 0; ti < graph.targets.size(); ++ti) {
-    const std::string& t = graph.targets[ti];
+  const auto by_model = graph.nodes_by_model();
+  for (std::size_t ti = 0; ti < graph.models.size(); ++ti) {
+    const std::string& t = graph.models[ti];
     nlohmann::json stages = nlohmann::json::array();
     bool selected = false;
-    for (std::size_t i : by_target[ti]) {
+    for (std::size_t i : by_model[ti]) {
       const auto& n = graph.nodes[i];
       const auto& r = results[i];
       if (r.status == graph::Status::kNotRun && r.reason.empty()) continue;
@@ -213,10 +213,10 @@ nlohmann::json run_report(const graph::Graph& graph, const std::vector<graph::No
       s["outputs"] = outs;
       stages.push_back(std::move(s));
     }
-    if (selected) targets.push_back({{"model", t}, {"stages", stages}});
+    if (selected) models.push_back({{"name", t}, {"stages", stages}});
   }
-  return {{"schema_version", 1},      {"status", status},   {"dry_run", dry_run}, {"elapsed_seconds", seconds},
-          {"output_dir", output_dir}, {"summary", summary}, {"targets", targets}, {"cache_rejections", rejections}};
+  return {{"schema_version", 2},      {"status", status},   {"dry_run", dry_run}, {"elapsed_seconds", seconds},
+          {"output_dir", output_dir}, {"summary", summary}, {"models", models},   {"cache_rejections", rejections}};
 }
 
 }  // namespace winml::cli

@@ -22,16 +22,16 @@ namespace fs = std::filesystem;
 
 Command add_clean_command(CLI::App& app) {
   struct Options {
-    std::vector<std::string> targets;
+    std::vector<std::string> models;
     bool dead = false;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand(
       "clean", "Remove the files winml-make wrote for the models, and the build records (the cache stays)");
-  auto* targets = sub->add_option("targets", opts->targets, "Models to clean (default: all, and the build records)");
+  auto* models = sub->add_option("models", opts->models, "Models to clean (default: all, and the build records)");
   sub->add_flag("--dead", opts->dead,
                 "Only the folders of models winml.toml no longer configures (winml-make status lists them)")
-      ->excludes(targets);
+      ->excludes(models);
   sub->fallthrough();
   return {sub, [opts](const Context& ctx) {
             const std::atomic<bool>& cancel = install_interrupt_handler();
@@ -50,7 +50,7 @@ Command add_clean_command(CLI::App& app) {
                 return 0;
               }
             } else {
-              selected = select_targets(session, opts->targets);
+              selected = select_models(session, opts->models);
             }
             int exit_code = 0;
             for (const auto& m : pipeline::clean_models(session, selected)) {

@@ -130,11 +130,11 @@ int CommandLine::dispatch() {
     return build_.run(ctx_);
   } catch (const InputError& e) {
     // "winml-make statsu": the word was meant as a subcommand, not a model.
-    const CLI::Option* targets = app_->get_option_no_throw("targets");
-    if (!targets || targets->count() == 0) throw;
+    const CLI::Option* models = app_->get_option_no_throw("models");
+    if (!models || models->count() == 0) throw;
     std::vector<std::string> names = kEngineCommands;
     names.insert(names.end(), kToolCommands.begin(), kToolCommands.end());
-    const std::string word = targets->results().front();
+    const std::string word = models->results().front();
     const std::string meant = nearest_match(word, names);
     if (meant.empty()) throw;
     throw InputError(std::string(e.what()) + "\n'" + word + "' is no subcommand either: did you mean 'winml-make " +

@@ -13,20 +13,20 @@ namespace winml::cli {
 
 Command add_graph_command(CLI::App& app) {
   struct Options {
-    std::vector<std::string> targets;
+    std::vector<std::string> models;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand("graph", "Print the build graph in Graphviz dot, with each stage's status");
-  sub->add_option("targets", opts->targets, "Models to show (default: all)");
+  sub->add_option("models", opts->models, "Models to show (default: all)");
   sub->fallthrough();
   return {sub, [opts](const Context& ctx) {
             pipeline::BuildSession session(session_options(ctx, /*write=*/false, nullptr), tool_stages());
             session.open();
-            auto selected = select_targets(session, opts->targets);
+            auto selected = select_models(session, opts->models);
             graph::Graph g = session.plan().graph;
             graph::BuildOptions o;
             o.dry_run = true;
-            o.targets = selected;
+            o.models = selected;
             ToolRunner runner(session);
             graph::Builder builder(
                 g, {session.options().source.project_dir, session.plan().output_dir, session.state_dir()},
@@ -37,10 +37,10 @@ Command add_graph_command(CLI::App& app) {
               graph::Graph sub;
               std::vector<std::size_t> index(g.nodes.size(), graph::npos);
               std::vector<graph::NodeResult> kept;
-              for (const auto& t : g.targets)
-                if (selected.count(t)) sub.targets.push_back(t);
+              for (const auto& t : g.models)
+                if (selected.count(t)) sub.models.push_back(t);
               for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-                if (!selected.count(g.nodes[i].target)) continue;
+                if (!selected.count(g.nodes[i].model)) continue;
                 graph::Node n = g.nodes[i];
                 for (auto& d : n.deps) d = index[d];
                 index[i] = sub.nodes.size();

@@ -1,5 +1,5 @@
 // What build, status, clean and graph share: finding the project's plan and
-// state, and choosing targets.
+// state, and choosing models.
 #pragma once
 
 #include <atomic>
@@ -15,8 +15,8 @@ namespace winml::cli {
 // -C/-c from the context, -o `output_dir` (may be empty).
 pipeline::BuildSessionOptions session_options(const Context& ctx, bool write, const std::atomic<bool>* cancel);
 
-// The named targets (all when `names` is empty); InputError for an unknown name.
-std::set<std::string> select_targets(const pipeline::BuildSession& session, const std::vector<std::string>& names);
+// The named models (all when `names` is empty); InputError for an unknown name.
+std::set<std::string> select_models(const pipeline::BuildSession& session, const std::vector<std::string>& names);
 
 // The cache directory: --cache-dir, else $WINML_MAKE_CACHE_DIR, else ~/.cache/winml-make.
 std::filesystem::path cache_dir(const std::string& option);

@@ -15,12 +15,12 @@ namespace winml::cli {
 
 Command add_status_command(CLI::App& app) {
   struct Options {
-    std::vector<std::string> targets;
+    std::vector<std::string> models;
     bool json = false;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand("status", "Show, for each model and stage, whether it is up to date or why not");
-  sub->add_option("targets", opts->targets, "Models to show (default: all)");
+  sub->add_option("models", opts->models, "Models to show (default: all)");
   sub->add_flag("--json", opts->json, "Machine-readable output");
   sub->fallthrough();
   return {sub, [opts](const Context& ctx) {
@@ -28,7 +28,7 @@ Command add_status_command(CLI::App& app) {
             session.open();
             const auto& plan = session.plan();
             graph::BuildOptions o;
-            o.targets = select_targets(session, opts->targets);
+            o.models = select_models(session, opts->models);
             o.dry_run = true;
             o.explain = true;
             ToolRunner runner(session);
@@ -40,16 +40,16 @@ Command add_status_command(CLI::App& app) {
             // text shows it only where every stage is up to date (a build
             // rewrites the reports of a model it runs anything for).
             std::map<std::string, bool> reports;
-            const auto by_target = plan.graph.nodes_by_target();
-            for (std::size_t ti = 0; ti < plan.graph.targets.size(); ++ti)
-              if (o.targets.empty() || o.targets.count(plan.graph.targets[ti]))
-                reports[plan.graph.targets[ti]] = session.reports_current(ti, by_target[ti]);
+            const auto by_model = plan.graph.nodes_by_model();
+            for (std::size_t ti = 0; ti < plan.graph.models.size(); ++ti)
+              if (o.models.empty() || o.models.count(plan.graph.models[ti]))
+                reports[plan.graph.models[ti]] = session.reports_current(ti, by_model[ti]);
             // Models no longer configured: only when every model is shown.
-            const auto dead = o.targets.empty() ? pipeline::dead_models(session) : std::vector<pipeline::DeadModel>{};
+            const auto dead = o.models.empty() ? pipeline::dead_models(session) : std::vector<pipeline::DeadModel>{};
             if (opts->json) {
               auto report = run_report(plan.graph, results, "ok", true, 0, plan.output_dir.string());
-              for (auto& t : report["targets"])
-                t["reports"] = reports[t["model"].get<std::string>()] ? "up-to-date" : "stale";
+              for (auto& t : report["models"])
+                t["reports"] = reports[t["name"].get<std::string>()] ? "up-to-date" : "stale";
               report["dead"] = nlohmann::json::array();
               for (const auto& m : dead)
                 report["dead"].push_back({{"model", m.name},
@@ -61,11 +61,11 @@ Command add_status_command(CLI::App& app) {
               return 0;
             }
             std::size_t stale = 0, stale_reports = 0;
-            for (std::size_t ti = 0; ti < plan.graph.targets.size(); ++ti) {
-              const std::string& t = plan.graph.targets[ti];
-              if (!o.targets.empty() && !o.targets.count(t)) continue;
+            for (std::size_t ti = 0; ti < plan.graph.models.size(); ++ti) {
+              const std::string& t = plan.graph.models[ti];
+              if (!o.models.empty() && !o.models.count(t)) continue;
               std::cout << t << "  (" << (plan.output_dir / t).string() << ")\n";
-              for (std::size_t i : by_target[ti]) {
+              for (std::size_t i : by_model[ti]) {
                 const auto& n = plan.graph.nodes[i];
                 const auto& r = results[i];
                 std::string what;
@@ -82,7 +82,7 @@ Command add_status_command(CLI::App& app) {
                   if (e != r.reason) std::cout << "            " << e << "\n";
               }
               bool stages_current = true;
-              for (std::size_t i : by_target[ti])
+              for (std::size_t i : by_model[ti])
                 if (results[i].status != graph::Status::kUpToDate && results[i].status != graph::Status::kSkipped)
                   stages_current = false;
               if (stages_current && !reports[t]) {

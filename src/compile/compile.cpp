@@ -2,7 +2,6 @@
 
 #include "base/error.h"
 #include "base/subprocess.h"
-#include "compile/ep_target.h"
 #include "compile/external_backend.h"
 #include "compile/ort_backend.h"
 #include "compile/ort_run.h"
@@ -10,6 +9,7 @@
 #include "compile/ref_backend.h"
 #include "compile/staging.h"
 #include "compile/validate.h"
+#include "ep/ep_table.h"
 #include "model/epcontext.h"
 
 namespace winml::compile {
@@ -31,13 +31,13 @@ CompileOptions CompileOptions::from_config(const config::CompileConfig& c) {
 
 namespace fs = std::filesystem;
 
-OrtTargetSpec ort_target_spec(const CompileOptions& o, const EpTarget& target) {
+OrtTargetSpec ort_target_spec(const CompileOptions& o, const ep::EpTable& ep_table) {
   OrtTargetSpec s;
   s.ort_library = ort_library_path(o.ort_library, o.project_dir);
-  s.ep_library = ep_library_path(o.ep_library, o.project_dir, target.name);
-  s.ep_name = target.ep_type;
-  s.ep = target.name;
-  s.device = o.device.empty() ? target.default_device : o.device;
+  s.ep_library = ep_library_path(o.ep_library, o.project_dir, ep_table.name);
+  s.ep_name = ep_table.ep_type;
+  s.ep = ep_table.name;
+  s.device = o.device.empty() ? ep_table.default_device : o.device;
   s.origin = o.config_origin;
   s.settings = o.ort_settings;
   return s;
@@ -74,7 +74,7 @@ nlohmann::json compile_model(const fs::path& input, const fs::path& output, cons
   model::Model in = model::load_model(input);
   model::refuse_epcontext_input(in.proto, input.string(),
                                 " and cannot be compiled again. Compile the model from before compilation.");
-  const EpTarget target = ep_target(options.ep);
+  const ep::EpTable ep_table = ep::load_ep_table(options.ep);
   config::CompileConfig section;  // the backend as a build resolves and checks it
   section.ep = options.ep;
   section.backend = options.backend;
@@ -93,13 +93,13 @@ nlohmann::json compile_model(const fs::path& input, const fs::path& output, cons
   }
   const std::string backend = section.backend.value_or("");
   // The EP before anything is written: a missing one is an input error.
-  if (backend == "ort") find_ort_target(ort_target_spec(options, target));
+  if (backend == "ort") find_ort_target(ort_target_spec(options, ep_table));
   fs::create_directories(output.parent_path().empty() ? fs::path(".") : output.parent_path());
 
   nlohmann::json metrics;
   if (backend == "ort") {
     OrtBackendOptions oo;
-    oo.target = ort_target_spec(options, target);
+    oo.target = ort_target_spec(options, ep_table);
     oo.embed = options.embed;
     oo.provider_options = options.provider_options;
     oo.session_options = options.session_options;
@@ -125,10 +125,10 @@ nlohmann::json compile_model(const fs::path& input, const fs::path& output, cons
       say(options,
           "compile: left outside the blobs (the runtime has no kernel): " + metrics["nodes_not_compiled"].dump());
   } else if (backend == "prepare") {
-    say(options, "compile: " + target.ep_type + " compiles at load time; writing the prepared model");
+    say(options, "compile: " + ep_table.ep_type + " compiles at load time; writing the prepared model");
     PrepareOptions po;
     po.external_data_threshold = options.external_data_threshold;
-    metrics = prepare_model(std::move(in), output, target, po);
+    metrics = prepare_model(std::move(in), output, ep_table, po);
   } else {
     say(options, "compile: running the " + options.ep + " compiler");
     ExternalOptions eo;
@@ -139,13 +139,13 @@ nlohmann::json compile_model(const fs::path& input, const fs::path& output, cons
     eo.cwd = options.project_dir;
     eo.log_file = options.log_file;
     eo.cancel = options.cancel;
-    metrics = compile_external(input, output, target, eo);
+    metrics = compile_external(input, output, ep_table, eo);
     for (const auto& b : metrics["blobs"])
       say(options, "compile: blob " + b["file"].get<std::string>() + " (" +
                        std::to_string(b["bytes"].get<std::uint64_t>()) + " bytes)");
   }
   metrics["ep"] = options.ep;
-  metrics["ep_type"] = target.ep_type;
+  metrics["ep_type"] = ep_table.ep_type;
 
   if (options.validate) {
     ValidateOptions vo;
@@ -155,10 +155,10 @@ nlohmann::json compile_model(const fs::path& input, const fs::path& output, cons
       vo.inputs = options.validation_inputs;
       vo.inputs_origin = options.validation_inputs_origin;
     }
-    metrics["validation"] = backend == "ort" ? validate_in_ort(output, input,
-                                                               find_ort_target(ort_target_spec(options, target)),
-                                                               options.provider_options, vo)
-                                             : validate_compiled(output, vo);
+    metrics["validation"] = backend == "ort"
+                                ? validate_in_ort(output, input, find_ort_target(ort_target_spec(options, ep_table)),
+                                                  options.provider_options, vo)
+                                : validate_compiled(output, vo);
     say(options, summarize_validation(metrics["validation"]));
     if (metrics["validation"].contains("warnings")) {
       metrics["warnings"] = metrics["validation"]["warnings"];

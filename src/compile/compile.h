@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "compile/ep_target.h"
 #include "compile/ort_target.h"
 #include "config/config.h"
+#include "ep/ep_table.h"
 #include "model/model_io.h"
 #include "model/tensor_file.h"
 
@@ -63,7 +63,7 @@ struct CompileOptions {
 };
 
 // The EP to find in ONNX Runtime for backend = "ort" (ort_target.h).
-OrtTargetSpec ort_target_spec(const CompileOptions& options, const EpTarget& target);
+OrtTargetSpec ort_target_spec(const CompileOptions& options, const ep::EpTable& ep_table);
 
 // Compiles `input` to `output` (sidecars next to it), writing directly: the
 // caller provides a fresh directory (a build stage's private output).

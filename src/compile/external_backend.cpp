@@ -10,7 +10,7 @@ namespace winml::compile {
 
 namespace fs = std::filesystem;
 
-nlohmann::json compile_external(const fs::path& input, const fs::path& out, const EpTarget& target,
+nlohmann::json compile_external(const fs::path& input, const fs::path& out, const ep::EpTable& ep_table,
                                 const ExternalOptions& options) {
   ScratchDir scratch(out);
   const fs::path& work = scratch.path();
@@ -21,7 +21,7 @@ nlohmann::json compile_external(const fs::path& input, const fs::path& out, cons
       {"output", fs::absolute(staged).string()},
       {"output_dir", fs::absolute(work).string()},
       {"embed", options.embed ? "1" : "0"},
-      {"device", options.device.empty() ? target.default_device : options.device}};
+      {"device", options.device.empty() ? ep_table.default_device : options.device}};
   ProcessSpec spec;
   spec.argv = substitute_placeholders(options.command, values, options.config_origin);
   spec.cwd = options.cwd;
@@ -34,12 +34,12 @@ nlohmann::json compile_external(const fs::path& input, const fs::path& out, cons
   }
   ProcessResult r = run_process(spec);
   auto failure = [&](const std::string& what) {
-    std::string message = target.name + " compiler " + what + ": " + quote_command(spec.argv);
+    std::string message = ep_table.name + " compiler " + what + ": " + quote_command(spec.argv);
     if (!options.log_file.empty())
       message += "\n--- last lines of " + options.log_file.string() + " ---\n" + tail_lines(options.log_file, 15);
     return BuildError(message);
   };
-  if (!r.started) throw BuildError(target.name + " compiler could not start: " + r.error);
+  if (!r.started) throw BuildError(ep_table.name + " compiler could not start: " + r.error);
   if (r.exit_code != 0) throw failure("failed with exit code " + std::to_string(r.exit_code));
   if (!fs::exists(staged)) throw failure("exited 0 but did not write {output} (" + staged.string() + ")");
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "compile/compiled_output.h"
-#include "compile/ep_target.h"
+#include "ep/ep_table.h"
 
 namespace winml::compile {
 
@@ -29,6 +29,6 @@ struct ExternalOptions {
 };
 
 nlohmann::json compile_external(const std::filesystem::path& input, const std::filesystem::path& out,
-                                const EpTarget& target, const ExternalOptions& options);
+                                const ep::EpTable& ep_table, const ExternalOptions& options);
 
 }  // namespace winml::compile

@@ -28,7 +28,7 @@ std::size_t typed_values(const onnx::ModelProto& m) {
 
 }  // namespace
 
-nlohmann::json prepare_model(model::Model in, const std::filesystem::path& out, const EpTarget& target,
+nlohmann::json prepare_model(model::Model in, const std::filesystem::path& out, const ep::EpTable& ep_table,
                              const PrepareOptions& options) {
   const std::string source = in.path.string();
 
@@ -41,7 +41,7 @@ nlohmann::json prepare_model(model::Model in, const std::filesystem::path& out, 
     std::vector<std::string> parts;
     for (const auto& [domain, ops] : foreign)
       parts.push_back(domain + " (" + join({ops.begin(), ops.end()}, ", ") + ")");
-    throw BuildError(file_error(source, target.ep_type + " cannot load operators of domain " + join(parts, "; ") +
+    throw BuildError(file_error(source, ep_table.ep_type + " cannot load operators of domain " + join(parts, "; ") +
                                             ": ONNX Runtime implements none of them (a custom-op library would be "
                                             "needed)"));
   }

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "compile/ep_target.h"
+#include "ep/ep_table.h"
 #include "model/model.h"
 #include "model/model_io.h"
 
@@ -21,7 +21,7 @@ struct PrepareOptions {
   std::uint64_t external_data_threshold = model::kDefaultExternalDataThreshold;
 };
 
-nlohmann::json prepare_model(model::Model in, const std::filesystem::path& out, const EpTarget& target,
+nlohmann::json prepare_model(model::Model in, const std::filesystem::path& out, const ep::EpTable& ep_table,
                              const PrepareOptions& options);
 
 }  // namespace winml::compile

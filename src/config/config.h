@@ -1,4 +1,4 @@
-// The typed configuration of a project (winml.toml) and of each model target.
+// The typed configuration of a project (winml.toml) and of each model.
 // Every key, its default and its documentation are declared once, in the
 // section's schema (sections/*.cpp); docs/configuration.md is generated from it.
 #pragma once
@@ -37,7 +37,7 @@ struct InputTensorSpec {
 };
 
 struct ModelConfig {
-  std::string name;                          // target id; resolved from source/export when empty
+  std::string name;                          // the model's name; resolved from source/export when empty
   std::string source;                        // an existing .onnx to import
   std::map<std::string, std::int64_t> dims;  // values for symbolic dimensions
 };
@@ -108,9 +108,9 @@ inline const std::vector<std::string> kCompileBackends = {"ort", "command", "ref
 // Empty, or why [compile] backend cannot compile for its EP.
 std::string backend_problem(const CompileConfig& c);
 
-// Everything one model target is built with: project-wide sections merged
+// Everything one model is built with: project-wide sections merged
 // with the model's own overrides, with computed defaults resolved.
-struct TargetConfig {
+struct ModelSettings {
   BuildConfig build;
   ModelConfig model;
   ExportConfig export_;
@@ -129,7 +129,7 @@ struct ProjectConfig {
   std::filesystem::path project_dir;  // relative paths in the config are resolved against it
   std::filesystem::path config_file;
   BuildConfig build;
-  std::vector<TargetConfig> targets;
+  std::vector<ModelSettings> models;
 };
 
 // Schemas (one per section).
@@ -147,7 +147,7 @@ std::shared_ptr<const Section<InputTensorSpec>> input_tensor_schema();
 inline const std::vector<std::string> kStageSections = {"export", "optimize", "quantize", "compile"};
 
 // JSON <-> typed, for each section.
-json to_json(const TargetConfig& t);  // canonical: every key, sorted
-json section_json(const TargetConfig& t, const std::string& section);
+json to_json(const ModelSettings& t);  // canonical: every key, sorted
+json section_json(const ModelSettings& t, const std::string& section);
 
 }  // namespace winml::config

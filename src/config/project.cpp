@@ -58,7 +58,7 @@ json merged(const json& global, const json& local) {
   return out;
 }
 
-void resolve(TargetConfig& t) {
+void resolve(ModelSettings& t) {
   t.quantize = quantize_schema()->resolved(t.quantize);
   t.compile = compile_schema()->resolved(t.compile);
 }
@@ -66,7 +66,7 @@ void resolve(TargetConfig& t) {
 // A model without `name` is named after its source file, its torchvision
 // model or the project directory; the result passes the same check as an
 // explicit name, because it becomes a folder the tool writes and deletes in.
-void name_model(TargetConfig& t, const fs::path& project_dir, const std::string& path, Errors& errors) {
+void name_model(ModelSettings& t, const fs::path& project_dir, const std::string& path, Errors& errors) {
   if (!t.model.name.empty()) return;  // checked by the schema
   std::string origin;
   if (!t.model.source.empty()) {
@@ -146,7 +146,7 @@ ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
     model_schema()->validate(known, path, errors.sink());
     errors.throw_if_any();
 
-    TargetConfig t;
+    ModelSettings t;
     t.build = project.build;
     t.model = model_schema()->read(known);
     auto section = [&, &entry = entry](const char* name) {
@@ -176,7 +176,7 @@ ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
     name_model(t, project_dir, path, errors);
     if (!names.insert(t.model.name).second)
       errors.add(path + ".name", "model name '" + t.model.name + "' is used twice; give each [[model]] a unique name");
-    project.targets.push_back(std::move(t));
+    project.models.push_back(std::move(t));
   }
   errors.throw_if_any();
   return project;
@@ -197,7 +197,7 @@ ProjectConfig load_project(const fs::path& project_dir, const fs::path& config_f
   return load_project(doc, project_dir);
 }
 
-json section_json(const TargetConfig& t, const std::string& section) {
+json section_json(const ModelSettings& t, const std::string& section) {
   if (section == "build") return build_schema()->write(t.build);
   if (section == "model") return model_schema()->write(t.model);
   if (section == "export") return export_schema()->write(t.export_);
@@ -207,12 +207,12 @@ json section_json(const TargetConfig& t, const std::string& section) {
   throw std::invalid_argument("unknown config section " + section);
 }
 
-json to_json(const TargetConfig& t) {
+json to_json(const ModelSettings& t) {
   json out = json::object();
   for (const auto& s : kTopLevel) out[s] = section_json(t, s);
   return out;
 }
 
-std::string canonical_json_text(const TargetConfig& target) { return to_json(target).dump(2) + "\n"; }
+std::string canonical_json_text(const ModelSettings& settings) { return to_json(settings).dump(2) + "\n"; }
 
 }  // namespace winml::config

@@ -1,5 +1,5 @@
 // Loading a project: winml.toml (or a replayed winml_build_config.json) into
-// validated, resolved per-model TargetConfigs.
+// validated, resolved per-model settings.
 #pragma once
 
 #include <filesystem>
@@ -20,7 +20,7 @@ ProjectConfig load_project(const std::filesystem::path& project_dir, const std::
 // The same from an already-read document (for tests and -c JSON).
 ProjectConfig load_project(const Document& doc, const std::filesystem::path& project_dir);
 
-// Replayable canonical JSON of one target (what winml_build_config.json holds).
-std::string canonical_json_text(const TargetConfig& target);
+// Replayable canonical JSON of one model (what winml_build_config.json holds).
+std::string canonical_json_text(const ModelSettings& settings);
 
 }  // namespace winml::config

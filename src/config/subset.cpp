@@ -38,8 +38,8 @@ json empty_section(const SectionSchema& s) {
 
 }  // namespace
 
-TargetConfig from_json(const json& c) {
-  TargetConfig t;
+ModelSettings from_json(const json& c) {
+  ModelSettings t;
   t.build = build_schema()->read(c.at("build"));
   t.model = model_schema()->read(c.at("model"));
   t.export_ = export_schema()->read(c.at("export"));
@@ -49,7 +49,7 @@ TargetConfig from_json(const json& c) {
   return t;
 }
 
-TargetConfig only_keys(const TargetConfig& full, const std::vector<std::string>& keys) {
+ModelSettings only_keys(const ModelSettings& full, const std::vector<std::string>& keys) {
   const json all = to_json(full);
   json kept = json::object();
   for (const auto& [section, values] : all.items()) kept[section] = empty_section(schema_of(section));
@@ -65,7 +65,7 @@ TargetConfig only_keys(const TargetConfig& full, const std::vector<std::string>&
     if (!all[section].contains(name)) throw std::logic_error("unknown config key '" + key + "'");
     kept[section][name] = all[section][name];
   }
-  TargetConfig out = from_json(kept);
+  ModelSettings out = from_json(kept);
   out.base_dir = full.base_dir;  // where the declared paths resolve
   out.config_file = full.config_file;
   return out;

@@ -13,9 +13,9 @@ namespace winml::config {
 // key, "compile.ep"); every other key is empty (false, 0, "", [], {}, unset)
 // rather than its default, so an undeclared read shows. std::logic_error for
 // a key the schema does not know.
-TargetConfig only_keys(const TargetConfig& full, const std::vector<std::string>& keys);
+ModelSettings only_keys(const ModelSettings& full, const std::vector<std::string>& keys);
 
 // Canonical JSON (to_json) back into a typed config.
-TargetConfig from_json(const json& canonical);
+ModelSettings from_json(const json& canonical);
 
 }  // namespace winml::config

@@ -25,7 +25,7 @@ const char* status_name(Status s) {
     case Status::kCached: return "cached";
     case Status::kSkipped: return "skipped";
     case Status::kFailed: return "failed";
-    case Status::kNotRun: return "skipped";
+    case Status::kNotRun: return "not-run";
     case Status::kStale: return "stale";
   }
   return "?";
@@ -85,7 +85,7 @@ void Builder::remove_artifacts(std::size_t index, bool drop_record) {
   const std::string& id = ids_[index];
   auto rec = state_.find(id);
   if (!rec) return;
-  const fs::path dir = target_dir(graph_.nodes[index].target);
+  const fs::path dir = model_dir(graph_.nodes[index].model);
   for (const auto& o : rec->outputs) remove_owned(dir / o.name);
   if (drop_record) state_.erase(id);
 }
@@ -117,7 +117,7 @@ bool Builder::decide(std::size_t index, const BuildOptions& o, const std::vector
       upstream_stale = true;
       continue;
     }
-    const std::string prefix = dn.target == node.target ? "" : dn.target + "/";
+    const std::string prefix = dn.model == node.model ? "" : dn.model + "/";
     for (const auto& out : dep.outputs) r.inputs.push_back(Ingredient{"input:" + prefix + out.name, out.digest, ""});
   }
 
@@ -170,7 +170,7 @@ bool Builder::decide(std::size_t index, const BuildOptions& o, const std::vector
   } else {
     // Paths as plain strings: std::filesystem::path construction costs more
     // than a stat on the no-op path.
-    const std::string dir = output_prefix_ + node.target + "/";
+    const std::string dir = output_prefix_ + node.model + "/";
     for (const auto& out : rec->outputs) {
       auto digest = state_.stat_cache().digest(dir + out.name);
       if (!digest) reason = "output " + out.name + " is missing";
@@ -275,7 +275,7 @@ std::vector<store::OutputFile> Builder::obtain(std::size_t index, const BuildOpt
     std::vector<InputArtifact> artifacts;
     for (std::size_t dep_index : node.deps) {
       const Node& dn = graph_.nodes[dep_index];
-      const fs::path ddir = target_dir(dn.target);
+      const fs::path ddir = model_dir(dn.model);
       InputArtifact a;
       a.primary = ddir / dn.primary_output;
       a.files.push_back(a.primary);
@@ -290,7 +290,7 @@ std::vector<store::OutputFile> Builder::obtain(std::size_t index, const BuildOpt
                    artifacts,
                    {},
                    o.cancel,
-                   paths_.state_dir / "logs" / (node.target + "." + node.name + ".log")};
+                   paths_.state_dir / "logs" / (node.model + "." + node.name + ".log")};
     for (const auto& e : d.extra) req.extra_inputs.push_back(fs::path(e.path));
     RunResult run = runner_.run(req);
     if (o.cancel && o.cancel->load()) throw Interrupted();
@@ -323,7 +323,7 @@ std::vector<store::OutputFile> Builder::obtain(std::size_t index, const BuildOpt
       continue;
     }
     const std::uint64_t size = disk_.stat((staging / n).native()).size;
-    if (observer_ && size >= kBigFile) observer_->hashing(target_dir(node.target) / n, size);
+    if (observer_ && size >= kBigFile) observer_->hashing(model_dir(node.model) / n, size);
     outputs.push_back({n, disk_.hash(staging / n, nullptr, &hashed_), size});
   }
   if (r.status == Status::kCached && o.cancel && o.cancel->load()) throw Interrupted();
@@ -333,7 +333,7 @@ std::vector<store::OutputFile> Builder::obtain(std::size_t index, const BuildOpt
 void Builder::place_and_record(std::size_t index, const BuildOptions& o, const Decision& d, const fs::path& staging,
                                std::vector<store::OutputFile> outputs, NodeResult& r) {
   const Node& node = graph_.nodes[index];
-  const fs::path dir = target_dir(node.target);
+  const fs::path dir = model_dir(node.model);
   // New files over old ones, then the recorded old files the new set lacks
   // (a sidecar an earlier, larger version had).
   const std::int64_t stamp = disk_.now_ns();
@@ -383,7 +383,7 @@ NodeResult Builder::process(std::size_t index, const BuildOptions& o, const std:
   // Per process: a command orphaned by a killed build can never write into
   // the staging area of a later one.
   const fs::path staging =
-      paths_.state_dir / "staging" / (node.target + "." + node.name + "." + std::to_string(::getpid()));
+      paths_.state_dir / "staging" / (node.model + "." + node.name + "." + std::to_string(::getpid()));
   try {
     owned_.require(staging, "write");
     disk_.remove_tree(staging);
@@ -421,7 +421,7 @@ std::vector<NodeResult> Builder::build(const BuildOptions& o) {
   std::vector<std::vector<std::size_t>> dependants(n);
   for (std::size_t i = 0; i < n; ++i) {
     const Node& node = graph_.nodes[i];
-    selected[i] = o.targets.empty() || o.targets.count(node.target);
+    selected[i] = o.models.empty() || o.models.count(node.model);
     for (std::size_t d : node.deps) dependants[d].push_back(i);
   }
   for (std::size_t i = 0; i < n; ++i)

@@ -67,14 +67,14 @@ struct NodeResult {
 struct BuildOptions {
   int jobs = 1;
   bool keep_going = false;
-  bool rebuild = false;  // delete every artifact of the selected targets first; never restore from the cache
+  bool rebuild = false;  // delete every artifact of the selected models first; never restore from the cache
   bool dry_run = false;  // decide and explain, write nothing
   bool explain = false;  // fill NodeResult::explanation
   store::LocalCache* cache = nullptr;
   store::RemoteCache* remote = nullptr;  // consulted on a local miss; used only with `cache`
   bool cached_only = false;              // a stage that would have to run fails instead
   const std::atomic<bool>* cancel = nullptr;
-  std::set<std::string> targets;  // empty: all
+  std::set<std::string> models;  // empty: all
 };
 
 class BuildObserver {
@@ -91,7 +91,7 @@ class BuildObserver {
 
 struct BuildPaths {
   fs::path project_dir;
-  fs::path output_dir;  // <output_dir>/<target>/<file>
+  fs::path output_dir;  // <output_dir>/<model>/<file>
   fs::path state_dir;   // <output_dir>/.winml-make
 };
 
@@ -100,11 +100,11 @@ class Builder {
   Builder(const Graph& graph, BuildPaths paths, store::BuildState& state, store::IngredientLog& ingredients,
           NodeRunner& runner, BuildObserver* observer = nullptr);
 
-  // One result per node of the graph (nodes of unselected targets stay kNotRun
+  // One result per node of the graph (nodes of unselected models stay kNotRun
   // with an empty reason).
   std::vector<NodeResult> build(const BuildOptions& options);
 
-  fs::path target_dir(const std::string& target) const { return paths_.output_dir / target; }
+  fs::path model_dir(const std::string& model) const { return paths_.output_dir / model; }
 
  private:
   // A node is processed in three steps, ninja's way: decide (inputs, key, and

@@ -21,11 +21,11 @@ std::string dot_id(const std::string& s) {
 
 std::string to_dot(const Graph& g, const std::function<std::string(std::size_t)>& label_extra) {
   std::string out = "digraph winml_make {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\"];\n";
-  for (std::size_t t = 0; t < g.targets.size(); ++t) {
-    out += "  subgraph " + dot_id("cluster_" + g.targets[t]) + " {\n    label=" + dot_id(g.targets[t]) + ";\n";
+  for (std::size_t t = 0; t < g.models.size(); ++t) {
+    out += "  subgraph " + dot_id("cluster_" + g.models[t]) + " {\n    label=" + dot_id(g.models[t]) + ";\n";
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
       const Node& n = g.nodes[i];
-      if (n.target != g.targets[t]) continue;
+      if (n.model != g.models[t]) continue;
       std::string label = n.name + "\n" + (n.enabled ? n.primary_output : "(disabled)");
       if (label_extra) {
         std::string extra = label_extra(i);

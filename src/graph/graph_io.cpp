@@ -8,11 +8,11 @@ using store::RecordWriter;
 
 void write_graph(const Graph& g, std::string& out) {
   RecordWriter w;
-  w.field("T").field(static_cast<std::uint64_t>(g.targets.size()));
-  for (const auto& t : g.targets) w.field(t);
+  w.field("T").field(static_cast<std::uint64_t>(g.models.size()));
+  for (const auto& t : g.models) w.field(t);
   w.finish(out);
   for (const auto& n : g.nodes) {
-    w.field("P").field(n.target).field(n.name).field(n.kind).field(n.implementation).field(n.primary_output);
+    w.field("P").field(n.model).field(n.name).field(n.kind).field(n.implementation).field(n.primary_output);
     w.field(std::string_view(n.enabled ? "1" : "0")).field(n.disabled_reason).field(n.static_digest);
     w.field(static_cast<std::uint64_t>(n.deps.size()));
     for (auto d : n.deps) w.field(static_cast<std::uint64_t>(d));
@@ -27,13 +27,13 @@ bool read_graph(store::RecordReader& reader, Graph& g) {
   std::uint64_t n = 0;
   if (!reader.next(f) || f.empty() || f[0] != "T" || f.size() < 2 || !parse_u64(f[1], n) || f.size() != 2 + n)
     return false;
-  g.targets.clear();
+  g.models.clear();
   g.nodes.clear();
-  for (std::uint64_t i = 0; i < n; ++i) g.targets.push_back(field_text(f[2 + i]));
+  for (std::uint64_t i = 0; i < n; ++i) g.models.push_back(field_text(f[2 + i]));
   while (reader.next(f)) {
     if (f[0] != "P" || f.size() < 11) return false;
     Node node;
-    node.target = field_text(f[1]);
+    node.model = field_text(f[1]);
     node.name = field_text(f[2]);
     node.kind = field_text(f[3]);
     node.implementation = field_text(f[4]);

@@ -55,22 +55,22 @@ Ingredient digest_ingredient(std::string name, const Digest& d, std::string text
   return Ingredient{std::move(name), d, std::move(text)};
 }
 
-std::size_t Graph::find(const std::string& target, const std::string& name) const {
+std::size_t Graph::find(const std::string& model, const std::string& name) const {
   for (std::size_t i = 0; i < nodes.size(); ++i)
-    if (nodes[i].target == target && nodes[i].name == name) return i;
+    if (nodes[i].model == model && nodes[i].name == name) return i;
   return npos;
 }
 
-std::vector<std::vector<std::size_t>> Graph::nodes_by_target() const {
+std::vector<std::vector<std::size_t>> Graph::nodes_by_model() const {
   std::unordered_map<std::string_view, std::size_t> index;
-  index.reserve(targets.size());
-  for (std::size_t t = 0; t < targets.size(); ++t) index.emplace(targets[t], t);
-  std::vector<std::vector<std::size_t>> out(targets.size());
+  index.reserve(models.size());
+  for (std::size_t t = 0; t < models.size(); ++t) index.emplace(models[t], t);
+  std::vector<std::vector<std::size_t>> out(models.size());
   // A model's nodes are usually adjacent: look the name up once per run of them.
   std::size_t current = npos;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    if (i == 0 || nodes[i].target != nodes[i - 1].target) {
-      auto it = index.find(nodes[i].target);
+    if (i == 0 || nodes[i].model != nodes[i - 1].model) {
+      auto it = index.find(nodes[i].model);
       current = it == index.end() ? npos : it->second;
     }
     if (current != npos) out[current].push_back(i);

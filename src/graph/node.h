@@ -1,4 +1,4 @@
-// The build graph: one chain of stage nodes per model target. A node is pure
+// The build graph: one chain of stage nodes per model. A node is pure
 // data (what it reads, what it writes, what its key is made of); running it is
 // the NodeRunner's business, so this layer knows nothing about ONNX.
 #pragma once
@@ -33,7 +33,7 @@ struct InputDecl {
 };
 
 struct Node {
-  std::string target;          // model name, also its output folder
+  std::string model;           // model name, also its output folder
   std::string name;            // stage: export, analyze, optimize, quantize, compile, package
   std::string kind;            // what the runner executes: the stage, or "import" / "optimize.auto" in its place
   std::string implementation;  // e.g. "winml-quantize/1", for reports
@@ -47,17 +47,17 @@ struct Node {
   std::vector<Ingredient> static_ingredients;
   Digest static_digest;
 
-  std::string id() const { return target + "/" + name; }
+  std::string id() const { return model + "/" + name; }
 };
 
 struct Graph {
   std::vector<Node> nodes;           // topological order: deps always point backwards
-  std::vector<std::string> targets;  // in config order
+  std::vector<std::string> models;   // in config order
 
-  // Index of `target`/`name`, or npos.
-  std::size_t find(const std::string& target, const std::string& name) const;
-  // Node indices of each target (in `targets` order), in one pass.
-  std::vector<std::vector<std::size_t>> nodes_by_target() const;
+  // Index of `model`/`name`, or npos.
+  std::size_t find(const std::string& model, const std::string& name) const;
+  // Node indices of each model (in `models` order), in one pass.
+  std::vector<std::vector<std::size_t>> nodes_by_model() const;
 };
 
 inline constexpr std::size_t npos = static_cast<std::size_t>(-1);

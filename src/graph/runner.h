@@ -32,7 +32,7 @@ struct RunRequest {
   std::vector<InputArtifact> inputs;   // one per dep, in order
   std::vector<fs::path> extra_inputs;  // the declared inputs, resolved
   const std::atomic<bool>* cancel = nullptr;
-  fs::path log_file;  // <state>/logs/<target>.<node>.log, kept for the user
+  fs::path log_file;  // <state>/logs/<model>.<node>.log, kept for the user
 };
 
 struct RunResult {

@@ -17,7 +17,7 @@ std::string AutoOptimizeStage::implementation() const {
   return optimize_->implementation() + "+auto(" + (analyze_ ? analyze_->implementation() : "no analyze") + ")";
 }
 
-Declarations AutoOptimizeStage::declare(const config::TargetConfig& config) const {
+Declarations AutoOptimizeStage::declare(const config::ModelSettings& config) const {
   Declarations d = optimize_->declare(config);
   if (analyze_) d.merge(analyze_->declare(config));
   d.merge(Declarations{.config = {"build.auto", "build.max_auto_iterations"}, .code = {"pipeline/auto_optimize"}});
@@ -26,7 +26,7 @@ Declarations AutoOptimizeStage::declare(const config::TargetConfig& config) cons
 
 namespace {
 
-StageContext ctx_with(const config::TargetConfig& cfg, const StageContext& base, const fs::path& input,
+StageContext ctx_with(const config::ModelSettings& cfg, const StageContext& base, const fs::path& input,
                       const std::vector<fs::path>& input_files, const fs::path& output) {
   return StageContext{cfg,        base.project_dir, base.config_file,   input,       input_files,  output,
                       base.files, base.environment, base.writes_models, base.cancel, base.log_file};
@@ -37,7 +37,7 @@ StageContext ctx_with(const config::TargetConfig& cfg, const StageContext& base,
 StageResult AutoOptimizeStage::run(const StageContext& ctx) {
   const std::map<std::string, bool> explicit_passes = ctx.config.optimize.passes;
   std::map<std::string, bool> flags, unapplied;
-  config::TargetConfig cfg = ctx.config;
+  config::ModelSettings cfg = ctx.config;
   StageResult result;
   int rounds = 0;
   const int max_rounds = static_cast<int>(std::max<std::int64_t>(1, ctx.config.build.max_auto_iterations));

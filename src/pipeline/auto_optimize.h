@@ -24,7 +24,7 @@ class AutoOptimizeStage : public Stage {
       : optimize_(std::move(optimize)), analyze_(std::move(analyze)) {}
   std::string implementation() const override;
   // What optimize and analyze declare, merged, and the loop's own keys.
-  Declarations declare(const config::TargetConfig& config) const override;
+  Declarations declare(const config::ModelSettings& config) const override;
   // Metrics: the optimize stage's, plus "auto": true, "analyze_iterations",
   // "discovered_flags" (applied) and "unapplied_flags" (found in the last
   // allowed round).

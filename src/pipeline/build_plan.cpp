@@ -70,19 +70,19 @@ BuildPlan make_plan(const config::ProjectConfig& project, const StageRegistry& r
   plan.build = project.build;
   auto& g = plan.graph;
   std::set<std::string> env_names, plan_files;
-  for (const auto& t : project.targets) {
+  for (const auto& t : project.models) {
     const std::string& name = t.model.name;
     if (std::string problem = config::model_name_problem(name); !problem.empty())  // loading checked it already
       throw InputError(file_error(project.config_file.string(), "model name '" + name + "' " + problem));
-    g.targets.push_back(name);
-    plan.target_configs.push_back(store::digest_of(config::canonical_json_text(t)));
+    g.models.push_back(name);
+    plan.model_settings_digests.push_back(store::digest_of(config::canonical_json_text(t)));
     const nlohmann::json cfg = config::to_json(t);
     std::size_t last_model = graph::npos;  // the latest enabled node producing a model
 
     auto add = [&](const std::string& stage_name, const std::string& kind, const char* output, bool enabled,
                    std::string disabled_reason, std::size_t dep) -> std::size_t {
       graph::Node n;
-      n.target = name;
+      n.model = name;
       n.name = stage_name;
       n.kind = kind;
       n.primary_output = output;
@@ -194,8 +194,8 @@ std::string serialize_plan(const BuildPlan& plan) {
   w.field("F").field(static_cast<std::uint64_t>(plan.plan_files.size()));
   for (const auto& f : plan.plan_files) w.field(f);
   w.finish(out);
-  w.field("C").field(static_cast<std::uint64_t>(plan.target_configs.size()));
-  for (const auto& d : plan.target_configs) w.field(d);
+  w.field("C").field(static_cast<std::uint64_t>(plan.model_settings_digests.size()));
+  for (const auto& d : plan.model_settings_digests) w.field(d);
   w.finish(out);
   graph::write_graph(plan.graph, out);
   return out;
@@ -232,9 +232,9 @@ std::optional<BuildPlan> parse_plan(std::string_view text) {
   for (std::uint64_t i = 0; i < n; ++i) {
     auto d = store::Digest::from_hex(f[2 + i]);
     if (!d) return std::nullopt;
-    plan.target_configs.push_back(*d);
+    plan.model_settings_digests.push_back(*d);
   }
-  if (!graph::read_graph(reader, plan.graph) || plan.target_configs.size() != plan.graph.targets.size())
+  if (!graph::read_graph(reader, plan.graph) || plan.model_settings_digests.size() != plan.graph.models.size())
     return std::nullopt;
   return plan;
 }

@@ -31,9 +31,9 @@ struct BuildPlan {
   std::vector<std::string> env_names;  // environment variables whose values enter keys or the plan
   // Files the stages' declarations were computed from (Declarations::plan_files).
   std::vector<std::string> plan_files;
-  // Per graph.targets: the digest of the model's resolved configuration,
+  // Per graph.models: the digest of the model's resolved configuration,
   // which its reports (winml_build_config.json, the manifest) describe.
-  std::vector<store::Digest> target_configs;
+  std::vector<store::Digest> model_settings_digests;
   store::Digest memo_key;
 };
 

@@ -170,41 +170,42 @@ const config::ProjectConfig& BuildSession::project() {
   return *project_;
 }
 
-const config::TargetConfig& BuildSession::target(const std::string& name) {
-  for (const auto& t : project().targets)
+const config::ModelSettings& BuildSession::model_settings(const std::string& name) {
+  for (const auto& t : project().models)
     if (t.model.name == name) return t;
   throw BuildError("model '" + name + "' is not in the configuration any more");
 }
 
-bool BuildSession::reports_current(std::size_t target_index, const std::vector<std::size_t>& nodes) {
+bool BuildSession::reports_current(std::size_t model_index, const std::vector<std::size_t>& nodes) {
   const auto& g = plan_->graph;
-  const std::string& t = g.targets[target_index];
+  const std::string& t = g.models[model_index];
   return reports_intact(*state_, t + "/" + kReportsRecord, plan_->output_dir.native() + "/" + t + "/",
-                        described_records(*state_, g, nodes, plan_->target_configs[target_index]));
+                        described_records(*state_, g, nodes, plan_->model_settings_digests[model_index]));
 }
 
 void BuildSession::finish(const std::vector<graph::NodeResult>& results, const std::set<std::string>& selected,
                           bool interrupted) {
   const auto& g = plan_->graph;
-  const auto by_target = g.nodes_by_target();
+  const auto by_model = g.nodes_by_model();
   const ConfinedDir owned(plan_->output_dir);
-  for (std::size_t ti = 0; ti < g.targets.size(); ++ti) {
-    const std::string& t = g.targets[ti];
+  for (std::size_t ti = 0; ti < g.models.size(); ++ti) {
+    const std::string& t = g.models[ti];
     if (!selected.empty() && !selected.count(t)) continue;
     bool touched = false;
-    for (std::size_t i : by_target[ti])
+    for (std::size_t i : by_model[ti])
       if (results[i].status != graph::Status::kUpToDate && results[i].status != graph::Status::kSkipped) touched = true;
     const std::string record_id = t + "/" + kReportsRecord;
-    const store::Digest described = described_records(*state_, g, by_target[ti], plan_->target_configs[ti], &results);
+    const store::Digest described =
+        described_records(*state_, g, by_model[ti], plan_->model_settings_digests[ti], &results);
     // Untouched models keep their reports unless those were deleted or
     // changed, or describe other stage records or another configuration.
     if (!touched && reports_intact(*state_, record_id, plan_->output_dir.native() + "/" + t + "/", described)) continue;
-    const fs::path dir = target_dir(t);
+    const fs::path dir = model_dir(t);
     owned.require(dir / kManifestFile, "write");
     store::NodeRecord record;
     record.key = described;
     const std::int64_t stamp = store::real_disk().now_ns();
-    record.outputs = write_target_reports(*plan_, target(t), by_target[ti], results, dir, interrupted);
+    record.outputs = write_model_reports(*plan_, model_settings(t), by_model[ti], results, dir, interrupted);
     record.finished_ns = store::real_disk().now_ns();
     for (const auto& out : record.outputs) state_->stat_cache().record(dir / out.name, out.digest, stamp);
     state_->put(record_id, record);

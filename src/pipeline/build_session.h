@@ -49,7 +49,7 @@ class BuildSession {
   store::BuildState& state() { return *state_; }
   store::IngredientLog& ingredients() { return *ingredients_; }
   fs::path state_dir() const { return plan_->output_dir / kStateDir; }
-  fs::path target_dir(const std::string& target) const { return plan_->output_dir / target; }
+  fs::path model_dir(const std::string& model) const { return plan_->output_dir / model; }
   const BuildSessionOptions& options() const { return options_; }
   // The previous build into this output directory was killed (its lock file
   // still says "working"); its temporaries here are already swept.
@@ -58,18 +58,18 @@ class BuildSession {
   // The parsed configuration, loaded on first use (a reused plan needs it
   // only when a node runs or a manifest is written). Thread-safe.
   const config::ProjectConfig& project();
-  const config::TargetConfig& target(const std::string& name);
+  const config::ModelSettings& model_settings(const std::string& name);
 
   // True when the model's build_manifest.json and winml_build_config.json
   // are what this tool wrote and describe its stage records as they are now
   // (false after they were deleted or edited, or after a build was killed
   // between recording its stages and writing its reports). `nodes`: the
-  // model's nodes (Graph::nodes_by_target()[target_index]).
-  bool reports_current(std::size_t target_index, const std::vector<std::size_t>& nodes);
+  // model's nodes (Graph::nodes_by_model()[model_index]).
+  bool reports_current(std::size_t model_index, const std::vector<std::size_t>& nodes);
 
-  // Writes manifests and build configs of the targets this build touched
-  // (or that lack them), then saves the state. `elapsed` per target.
-  void finish(const std::vector<graph::NodeResult>& results, const std::set<std::string>& selected_targets,
+  // Writes manifests and build configs of the models this build touched
+  // (or that lack them), then saves the state. `elapsed` per model.
+  void finish(const std::vector<graph::NodeResult>& results, const std::set<std::string>& selected_models,
               bool interrupted);
 
  private:

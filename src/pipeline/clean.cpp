@@ -20,7 +20,7 @@ std::vector<CleanedModel> clean_models(BuildSession& session, const std::set<std
   for (const auto& [model, ids] : records) {
     CleanedModel c;
     c.name = model;
-    c.dir = session.target_dir(model);
+    c.dir = session.model_dir(model);
     if (!owned.contains(c.dir / kManifestFile)) {  // e.g. the model's folder was replaced by a symlink
       c.problem = "refusing to delete in " + c.dir.string() + ": it lies outside " + owned.root().string();
       out.push_back(std::move(c));

@@ -8,13 +8,13 @@
 namespace winml::pipeline {
 
 std::vector<DeadModel> dead_models(BuildSession& session) {
-  const auto& targets = session.plan().graph.targets;
-  const std::set<std::string> configured(targets.begin(), targets.end());
+  const auto& models = session.plan().graph.models;
+  const std::set<std::string> configured(models.begin(), models.end());
   std::map<std::string, DeadModel> dead;
   auto entry = [&](const std::string& model) -> DeadModel& {
     DeadModel& m = dead[model];
     m.name = model;
-    m.dir = session.target_dir(model);
+    m.dir = session.model_dir(model);
     return m;
   };
   store::BuildState& state = session.state();

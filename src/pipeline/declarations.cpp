@@ -81,7 +81,7 @@ std::vector<graph::Ingredient> key_ingredients(const Declarations& d, const std:
   return out;
 }
 
-DeclaredView declared_view(const Declarations& d, const config::TargetConfig& full) {
+DeclaredView declared_view(const Declarations& d, const config::ModelSettings& full) {
   DeclaredView v{config::only_keys(full, d.config_keys()), {}, {}};
   std::map<std::string, rules::Rules::File> files;
   for (const auto& path : d.rules) files[path] = rules::active().file(path);

@@ -62,10 +62,10 @@ std::vector<graph::Ingredient> key_ingredients(const Declarations& d, const std:
 
 // What a stage that declared `d` sees of the model configured as `full`.
 struct DeclaredView {
-  config::TargetConfig config;                     // only the declared keys (config/subset.h)
+  config::ModelSettings config;                    // only the declared keys (config/subset.h)
   rules::Rules rules;                              // only the declared rules files
   std::map<std::string, std::string> environment;  // only the declared variables that are set
 };
-DeclaredView declared_view(const Declarations& d, const config::TargetConfig& full);
+DeclaredView declared_view(const Declarations& d, const config::ModelSettings& full);
 
 }  // namespace winml::pipeline

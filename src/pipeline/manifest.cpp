@@ -32,11 +32,11 @@ double round_ms(double s) { return static_cast<double>(static_cast<long long>(s 
 
 }  // namespace
 
-nlohmann::json manifest_json(const BuildPlan& plan, const config::TargetConfig& target,
+nlohmann::json manifest_json(const BuildPlan& plan, const config::ModelSettings& settings,
                              const std::vector<std::size_t>& nodes, const std::vector<graph::NodeResult>& results,
                              bool interrupted) {
   const auto& g = plan.graph;
-  const std::string& name = target.model.name;
+  const std::string& name = settings.model.name;
   nlohmann::json stages = nlohmann::json::array();
   double elapsed = 0;
   bool failed = false;
@@ -79,7 +79,7 @@ nlohmann::json manifest_json(const BuildPlan& plan, const config::TargetConfig& 
   m["tool_version"] = WINML_VERSION;
   m["status"] = failed ? "failed" : interrupted ? "interrupted" : "ok";
   m["cache_key"] = cache_key;
-  m["config_hash"] = store::digest_of(config::canonical_json_text(target)).hex();
+  m["config_hash"] = store::digest_of(config::canonical_json_text(settings)).hex();
   m["timestamp"] = utc_now();
   m["elapsed_seconds"] = round_ms(elapsed);
   m["final_artifact"] = kModelFile;
@@ -89,24 +89,24 @@ nlohmann::json manifest_json(const BuildPlan& plan, const config::TargetConfig& 
   return m;
 }
 
-std::string build_config_text(const config::TargetConfig& target, const nlohmann::json& discovered_flags) {
-  config::TargetConfig t = target;
+std::string build_config_text(const config::ModelSettings& settings, const nlohmann::json& discovered_flags) {
+  config::ModelSettings t = settings;
   std::map<std::string, bool> flags;
   if (discovered_flags.is_object())
     for (const auto& [k, v] : discovered_flags.items())
       if (v.is_boolean()) flags[k] = v.get<bool>();
-  t.optimize.passes = merge_flags(target.optimize.passes, flags);
+  t.optimize.passes = merge_flags(settings.optimize.passes, flags);
   t.build.auto_discover = false;
   t.build.rebuild = false;  // replaying should not delete everything again
   return config::canonical_json_text(t);
 }
 
-std::vector<store::OutputFile> write_target_reports(const BuildPlan& plan, const config::TargetConfig& target,
-                                                    const std::vector<std::size_t>& nodes,
-                                                    const std::vector<graph::NodeResult>& results,
-                                                    const std::filesystem::path& dir, bool interrupted) {
-  nlohmann::json m = manifest_json(plan, target, nodes, results, interrupted);
-  const std::string config_text = build_config_text(target, m["discovered_flags"]);
+std::vector<store::OutputFile> write_model_reports(const BuildPlan& plan, const config::ModelSettings& settings,
+                                                   const std::vector<std::size_t>& nodes,
+                                                   const std::vector<graph::NodeResult>& results,
+                                                   const std::filesystem::path& dir, bool interrupted) {
+  nlohmann::json m = manifest_json(plan, settings, nodes, results, interrupted);
+  const std::string config_text = build_config_text(settings, m["discovered_flags"]);
   const std::string manifest_text = m.dump(2) + "\n";
   std::filesystem::create_directories(dir);
   write_file_atomic(dir / kBuildConfigFile, config_text);

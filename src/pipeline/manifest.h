@@ -17,16 +17,16 @@
 
 namespace winml::pipeline {
 
-inline constexpr int kManifestSchemaVersion = 1;
+inline constexpr int kManifestSchemaVersion = 2;
 
-// `nodes`: the target's node indices in plan.graph.
-nlohmann::json manifest_json(const BuildPlan& plan, const config::TargetConfig& target,
+// `nodes`: the model's node indices in plan.graph.
+nlohmann::json manifest_json(const BuildPlan& plan, const config::ModelSettings& settings,
                              const std::vector<std::size_t>& nodes, const std::vector<graph::NodeResult>& results,
                              bool interrupted);
 
-// The replayable config: `target` with `discovered_flags` merged into
+// The replayable config: `settings` with `discovered_flags` merged into
 // [optimize] (explicit settings win) and `auto = false`.
-std::string build_config_text(const config::TargetConfig& target, const nlohmann::json& discovered_flags);
+std::string build_config_text(const config::ModelSettings& settings, const nlohmann::json& discovered_flags);
 
 // The build record that lists the two report files of a model, beside its
 // stages' records ("<model>/reports"), so that clean knows them and a build
@@ -34,9 +34,9 @@ std::string build_config_text(const config::TargetConfig& target, const nlohmann
 inline constexpr const char* kReportsRecord = "reports";
 
 // Writes both files into `dir` (atomically); returns them as recorded outputs.
-std::vector<store::OutputFile> write_target_reports(const BuildPlan& plan, const config::TargetConfig& target,
-                                                    const std::vector<std::size_t>& nodes,
-                                                    const std::vector<graph::NodeResult>& results,
-                                                    const std::filesystem::path& dir, bool interrupted);
+std::vector<store::OutputFile> write_model_reports(const BuildPlan& plan, const config::ModelSettings& settings,
+                                                   const std::vector<std::size_t>& nodes,
+                                                   const std::vector<graph::NodeResult>& results,
+                                                   const std::filesystem::path& dir, bool interrupted);
 
 }  // namespace winml::pipeline

@@ -35,7 +35,7 @@ struct StageContext {
   // project's values, every other key is empty (config/subset.h). For
   // optimize under `[build] auto`, optimize.passes already holds the flags
   // discovered so far.
-  const config::TargetConfig& config;
+  const config::ModelSettings& config;
   fs::path project_dir;     // relative paths in the config are relative to this
   std::string config_file;  // for error messages about the configuration
   // The previous stage's artifact (e.g. optimized.onnx for quantize) and all
@@ -83,7 +83,7 @@ class Stage {
   // Everything the output depends on besides the input artifact, for the
   // model configured as `config` (pipeline/declarations.h). Exactly this enters
   // the key and reaches run(); the code units' digests replace version numbers.
-  virtual Declarations declare(const config::TargetConfig& config) const = 0;
+  virtual Declarations declare(const config::ModelSettings& config) const = 0;
   // Writes ctx.output (and sidecars). Bad input: throw InputError naming the
   // file; stage failure: BuildError. Returns metrics for the manifest.
   virtual StageResult run(const StageContext& ctx) = 0;

@@ -10,7 +10,7 @@
 
 namespace winml::stages {
 
-pipeline::Declarations AnalyzeStage::declare(const config::TargetConfig&) const {
+pipeline::Declarations AnalyzeStage::declare(const config::ModelSettings&) const {
   pipeline::Declarations d;
   d.config = {"compile.ep", "compile.device", "optimize"};
   for (const auto& name : ep::ep_table_names()) d.rules.push_back("ep/" + name + ".toml");

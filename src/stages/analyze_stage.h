@@ -12,7 +12,7 @@ class AnalyzeStage : public pipeline::Stage {
   std::string implementation() const override { return "winml-analyze"; }
   // The target EP and device; [optimize] to leave out flags already enabled;
   // every EP table and the presets, which the analysis reads.
-  pipeline::Declarations declare(const config::TargetConfig& config) const override;
+  pipeline::Declarations declare(const config::ModelSettings& config) const override;
   // Writes ctx.output (analyze_result.json, without timestamp: reproducible).
   // Metrics: "discovered_flags" {pass: true} not yet enabled by [optimize],
   // "detected_pattern_count", and the target EP's "runtime_support".

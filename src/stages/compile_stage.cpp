@@ -28,11 +28,11 @@ void use_first_calibration_sample(const pipeline::StageContext& ctx, compile::Co
 // ORT library, EP library, EP or device stops the build before any stage
 // runs (InputError, exit 2). What ORT reports enters the key: swapping either
 // library reruns compile (and what follows, by content).
-void declare_ort_target(const config::TargetConfig& config, pipeline::Declarations& d) {
+void declare_ort_target(const config::ModelSettings& config, pipeline::Declarations& d) {
   compile::CompileOptions o = compile::CompileOptions::from_config(config.compile);
   o.project_dir = config.base_dir;
   o.config_origin = config.config_file.empty() ? "the configuration" : config.config_file.string();
-  const compile::OrtTargetSpec spec = compile::ort_target_spec(o, compile::ep_target(config.compile.ep));
+  const compile::OrtTargetSpec spec = compile::ort_target_spec(o, ep::load_ep_table(config.compile.ep));
   const compile::OrtTarget& t = compile::find_ort_target(spec);
   d.values["onnxruntime.version"] = t.library->version();
   d.values["onnxruntime.library"] = t.ort_library_digest.hex();
@@ -52,7 +52,7 @@ void declare_ort_target(const config::TargetConfig& config, pipeline::Declaratio
 
 }  // namespace
 
-pipeline::Declarations CompileStage::declare(const config::TargetConfig& config) const {
+pipeline::Declarations CompileStage::declare(const config::ModelSettings& config) const {
   pipeline::Declarations d;
   d.config = {"compile", "model.dims", "quantize.calibration_data"};
   d.environment = config.compile.env;

@@ -11,7 +11,7 @@ namespace winml::stages {
 
 // --- import -----------------------------------------------------------------
 
-pipeline::Declarations ImportStage::declare(const config::TargetConfig& config) const {
+pipeline::Declarations ImportStage::declare(const config::ModelSettings& config) const {
   pipeline::Declarations d;
   d.config = {"model.source"};
   d.files = {{graph::InputKind::kModel, config.model.source}};
@@ -37,7 +37,7 @@ pipeline::StageResult ImportStage::run(const pipeline::StageContext& ctx) {
 
 // --- export (command or torchvision recipe) ----------------------------------
 
-pipeline::Declarations ExportStage::declare(const config::TargetConfig& config) const {
+pipeline::Declarations ExportStage::declare(const config::ModelSettings& config) const {
   pipeline::Declarations d;
   // model.source chooses between importing it and exporting (empty here): a
   // switch explains as "model.source changed", not as a dozen new keys.

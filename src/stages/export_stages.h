@@ -13,7 +13,7 @@ class ImportStage : public pipeline::Stage {
  public:
   std::string implementation() const override { return "import"; }
   // The source model and the sidecars it names; [model] source (it lands in the metrics).
-  pipeline::Declarations declare(const config::TargetConfig& config) const override;
+  pipeline::Declarations declare(const config::ModelSettings& config) const override;
   pipeline::StageResult run(const pipeline::StageContext& ctx) override;
 };
 
@@ -22,7 +22,7 @@ class ExportStage : public pipeline::Stage {
   std::string implementation() const override { return "export"; }
   // [export]; its inputs (files, directories, glob patterns), the weights
   // file, the declared environment and the torchvision recipe.
-  pipeline::Declarations declare(const config::TargetConfig& config) const override;
+  pipeline::Declarations declare(const config::ModelSettings& config) const override;
   pipeline::StageResult run(const pipeline::StageContext& ctx) override;
 };
 

@@ -6,7 +6,7 @@
 
 namespace winml::stages {
 
-pipeline::Declarations OptimizeStage::declare(const config::TargetConfig& config) const {
+pipeline::Declarations OptimizeStage::declare(const config::ModelSettings& config) const {
   pipeline::Declarations d;
   // build.auto chooses between this stage and the auto-optimizing one: a
   // switch explains as "build.auto: true -> false", not as a key that vanished.

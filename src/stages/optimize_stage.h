@@ -11,7 +11,7 @@ class OptimizeStage : public pipeline::Stage {
   std::string implementation() const override { return "winml-optimize"; }
   // [optimize] picks the passes, presets.toml their levels; [compile] ep and
   // its table decide contrib-op fusions.
-  pipeline::Declarations declare(const config::TargetConfig& config) const override;
+  pipeline::Declarations declare(const config::ModelSettings& config) const override;
   // Metrics: the optimization report (passes, rewrites, node counts, rounds).
   pipeline::StageResult run(const pipeline::StageContext& ctx) override;
 };

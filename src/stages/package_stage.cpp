@@ -4,7 +4,7 @@
 
 namespace winml::stages {
 
-pipeline::Declarations PackageStage::declare(const config::TargetConfig&) const {
+pipeline::Declarations PackageStage::declare(const config::ModelSettings&) const {
   pipeline::Declarations d;
   d.code = {"winml_model", "stages/package_stage"};
   return d;

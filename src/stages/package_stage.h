@@ -11,7 +11,7 @@ namespace winml::stages {
 class PackageStage : public pipeline::Stage {
  public:
   std::string implementation() const override { return "package"; }
-  pipeline::Declarations declare(const config::TargetConfig& config) const override;
+  pipeline::Declarations declare(const config::ModelSettings& config) const override;
   pipeline::StageResult run(const pipeline::StageContext& ctx) override;
 };
 

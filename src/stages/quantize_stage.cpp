@@ -9,7 +9,7 @@
 
 namespace winml::stages {
 
-pipeline::Declarations QuantizeStage::declare(const config::TargetConfig& config) const {
+pipeline::Declarations QuantizeStage::declare(const config::ModelSettings& config) const {
   pipeline::Declarations d;
   d.config = {"quantize", "compile.ep", "model.dims"};
   if (!config.quantize.calibration_data.empty())

@@ -1,5 +1,5 @@
 // The quantize stage of a build: optimized.onnx -> quantized.onnx (QDQ with
-// calibrated scales, or float16), per the target's [quantize] section. The
+// calibrated scales, or float16), per the model's [quantize] section. The
 // report (nodes_quantized, nodes_skipped, calibration_time_seconds, the
 // accuracy table against the float model) lands in build_manifest.json.
 #pragma once
@@ -14,7 +14,7 @@ class QuantizeStage : public pipeline::Stage {
   // [quantize]; [compile] ep picks the operator table; [model] dims resolve
   // symbolic input dimensions of generated calibration samples; the
   // calibration samples directory, when one is configured.
-  pipeline::Declarations declare(const config::TargetConfig& config) const override;
+  pipeline::Declarations declare(const config::ModelSettings& config) const override;
   pipeline::StageResult run(const pipeline::StageContext& ctx) override;
 };
 

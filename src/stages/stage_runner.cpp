@@ -10,8 +10,8 @@ graph::RunResult StageRunner::run(const graph::RunRequest& req) {
   auto stage = stage_for(req.node, session_.registry());
   if (!stage) throw BuildError(req.node.id() + ": no implementation registered for '" + req.node.kind + "'");
   // The stage sees what it declared and nothing else (pipeline/declarations.h).
-  const pipeline::Declarations declared = stage->declare(session_.target(req.node.target));
-  const pipeline::DeclaredView view = pipeline::declared_view(declared, session_.target(req.node.target));
+  const pipeline::Declarations declared = stage->declare(session_.model_settings(req.node.model));
+  const pipeline::DeclaredView view = pipeline::declared_view(declared, session_.model_settings(req.node.model));
   rules::Scope rules_scope(view.rules);
   pipeline::StageContext ctx{view.config,
                    req.project_dir,

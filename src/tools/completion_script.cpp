@@ -15,7 +15,7 @@ std::vector<CompletionOption> options_of(const CLI::App& app, const std::functio
   std::vector<CompletionOption> out;
   for (const CLI::Option* o : app.get_options()) {
     if (!keep(o)) continue;
-    if (o->get_positional() && o->get_lnames().empty() && o->get_snames().empty()) continue;  // "targets"
+    if (o->get_positional() && o->get_lnames().empty() && o->get_snames().empty()) continue;  // "models"
     CompletionOption c;
     for (const auto& l : o->get_lnames()) c.names.push_back("--" + l);
     for (const auto& s : o->get_snames()) c.names.push_back("-" + s);

@@ -2,9 +2,9 @@
 #include <filesystem>
 
 #include "base/error.h"
-#include "compile/ep_target.h"
 #include "compile/ort_run.h"
 #include "compile/ort_target.h"
+#include "ep/ep_table.h"
 #include "model/model_io.h"
 #include "model/tensor_file.h"
 #include "tools/dim_flags.h"
@@ -36,7 +36,7 @@ int run_in_ort(const RunOptions& o) {
   const ort::Library* library = nullptr;
   std::string ep_name;
   if (!o.ep.empty()) {
-    const compile::EpTarget ep = compile::ep_target(o.ep);
+    const ep::EpTable ep = ep::load_ep_table(o.ep);
     spec.ep = ep.name;
     spec.ep_name = ep.ep_type;
     spec.ep_library = compile::ep_library_path(o.ep_library, std::filesystem::current_path(), ep.name);

@@ -10,10 +10,10 @@ namespace {
 
 graph::Graph one_model(std::vector<graph::NodeResult>& results, std::size_t sidecars, const std::string& warning) {
   graph::Graph g;
-  g.targets = {"net"};
+  g.models = {"net"};
   for (const char* stage : {"quantize", "package"}) {
     graph::Node n;
-    n.target = "net";
+    n.model = "net";
     n.name = stage;
     g.nodes.push_back(n);
     graph::NodeResult r;

@@ -72,7 +72,7 @@ TEST(BuildCli, ManifestHasTheDocumentedFields) {
   one_model(p);
   p.build();
   auto m = nlohmann::json::parse(test::read_text(p.out("net", "build_manifest.json")));
-  EXPECT_EQ(m["schema_version"], 1);
+  EXPECT_EQ(m["schema_version"], 2);
   EXPECT_EQ(m["model"], "net");
   EXPECT_EQ(m["final_artifact"], "model.onnx");
   EXPECT_EQ(m["cache_key"].get<std::string>().size(), 32u);
@@ -127,7 +127,7 @@ TEST(BuildCli, EditingOneQuantizeKeyRerunsOnlyFromQuantize) {
   EXPECT_EQ(s["net/compile"], changed ? "completed" : "up-to-date");
   EXPECT_EQ(s["net/package"], changed ? "completed" : "up-to-date");
   // --explain names the key, with old and new values.
-  const auto& q = r["targets"][0]["stages"][3];
+  const auto& q = r["models"][0]["stages"][3];
   ASSERT_EQ(q["name"], "quantize");
   EXPECT_EQ(q["reason"], "config quantize.per_channel changed");
   ASSERT_EQ(q["explanation"].size(), 1u);
@@ -144,7 +144,7 @@ TEST(BuildCli, ChangingTheSourceModelRerunsEverything) {
   auto r = p.build({"--explain"});
   EXPECT_EQ(test::stages_with(r, "net", "completed"),
             (Stages{"export", "optimize", "analyze", "quantize", "compile", "package"}));
-  EXPECT_EQ(r["targets"][0]["stages"][0]["reason"], "model net.onnx changed");
+  EXPECT_EQ(r["models"][0]["stages"][0]["reason"], "model net.onnx changed");
 }
 
 TEST(BuildCli, DryRunSaysWhatWouldRunAndWritesNothing) {
@@ -232,22 +232,22 @@ TEST(BuildCli, SeveralModelsInParallelAndKeepGoingPastABadOne) {
   p.write_config(toml);
   auto stop = p.build({"-j", "1"}, 2);
   EXPECT_EQ(test::statuses(stop)["m2/export"], "failed");
-  EXPECT_EQ(test::statuses(stop)["m3/export"], "skipped");  // stopped after the failure
+  EXPECT_EQ(test::statuses(stop)["m3/export"], "not-run");  // stopped after the failure
 
   auto r = p.build({"-j", "3", "-k"}, 2);
   auto s = test::statuses(r);
   EXPECT_EQ(s["m2/export"], "failed");
-  EXPECT_EQ(s["m2/package"], "skipped");
+  EXPECT_EQ(s["m2/package"], "not-run");
   EXPECT_EQ(s["m3/package"], "completed");
   EXPECT_TRUE(fs::exists(p.out("m3", "model.onnx")));
-  std::string reason = r["targets"][2]["stages"][0]["reason"];
+  std::string reason = r["models"][2]["stages"][0]["reason"];
   EXPECT_NE(reason.find("m2.onnx"), std::string::npos) << reason;
   auto m = nlohmann::json::parse(test::read_text(p.out("m2", "build_manifest.json")));
   EXPECT_EQ(m["status"], "failed");
   // Only the named target.
   p.write_model("m2.onnx", 12);
   auto only = p.build({"m2"});
-  EXPECT_EQ(only["targets"].size(), 1u);
+  EXPECT_EQ(only["models"].size(), 1u);
   EXPECT_EQ(test::statuses(only)["m2/package"], "completed");
 }
 
@@ -285,11 +285,11 @@ TEST(BuildCli, ExportCommandWithDeclaredInputsAndEnvironment) {
   EXPECT_EQ(test::statuses(p.build({}, 0, {{"EXPORT_FLAVOR", "a"}}))["exported/export"], "up-to-date");
   // The value of a listed variable is part of the key...
   auto env = p.build({"--explain"}, 0, {{"EXPORT_FLAVOR", "b"}});
-  EXPECT_EQ(env["targets"][0]["stages"][0]["reason"], "env EXPORT_FLAVOR changed");
+  EXPECT_EQ(env["models"][0]["stages"][0]["reason"], "env EXPORT_FLAVOR changed");
   // ...and so is every declared input file.
   p.write("export.sh", "# a comment\ncp weights.onnx \"$1\"\n");
   auto script = p.build({}, 0, {{"EXPORT_FLAVOR", "b"}});
-  EXPECT_EQ(script["targets"][0]["stages"][0]["reason"], "file export.sh changed");
+  EXPECT_EQ(script["models"][0]["stages"][0]["reason"], "file export.sh changed");
   // A failing command is a build failure (exit 1) with its output.
   p.write("export.sh", "echo 'no torch here' >&2; exit 3\n");
   auto bad = p.run({}, {{"EXPORT_FLAVOR", "b"}});
@@ -425,7 +425,7 @@ TEST(BuildCli, TheSummaryShowsTheArtifactAndItsAccuracyAndMinSqnrEnforcesIt) {
   // --json carries the figures the line was made of.
   auto report = p.build();
   double sqnr = 0;
-  for (const auto& s : report["targets"][0]["stages"])
+  for (const auto& s : report["models"][0]["stages"])
     if (s["name"] == "quantize") sqnr = s["metrics"]["accuracy"][0]["sqnr_db"].get<double>();
   ASSERT_GT(sqnr, 10.0);
 

@@ -52,7 +52,7 @@ TEST(CacheCli, CorruptBlobIsDetectedDiscardedAndRebuilt) {
   // the first to restore it finds the corruption and reruns; the rebuild
   // stores a good copy that the later ones restore.
   bool found = false;
-  for (const auto& st : r["targets"][0]["stages"]) {
+  for (const auto& st : r["models"][0]["stages"]) {
     if (st["status"] == "skipped") continue;
     bool uses_blob = st["outputs"][0]["digest"] == digest;
     if (uses_blob && !found) {

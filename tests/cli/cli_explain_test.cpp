@@ -13,13 +13,13 @@ namespace {
 const char* kNamedModel = "[model]\nname = \"net\"\nsource = \"net.onnx\"\n";
 
 std::string stage_reason(const nlohmann::json& report, const std::string& stage) {
-  for (const auto& s : report["targets"][0]["stages"])
+  for (const auto& s : report["models"][0]["stages"])
     if (s["name"] == stage) return s.value("reason", "");
   return "(no stage " + stage + ")";
 }
 
 std::vector<std::string> stage_explanation(const nlohmann::json& report, const std::string& stage) {
-  for (const auto& s : report["targets"][0]["stages"])
+  for (const auto& s : report["models"][0]["stages"])
     if (s["name"] == stage && s.contains("explanation")) return s["explanation"].get<std::vector<std::string>>();
   return {};
 }

@@ -130,7 +130,7 @@ TEST(HostileCache, SpecialFilesAndLeftoversAreFoundByVerifyAndNeverHangABuild) {
   store::LocalCache cache(p.cache_dir());
   auto blob_of = [&](int stage) {
     return cache.blob_path(
-        *store::Digest::from_hex(first["targets"][0]["stages"][stage]["outputs"][0]["digest"].get<std::string>()));
+        *store::Digest::from_hex(first["models"][0]["stages"][stage]["outputs"][0]["digest"].get<std::string>()));
   };
   // Three blobs replaced: by a directory, a FIFO and a symlink to /dev/zero.
   fs::remove(blob_of(1));

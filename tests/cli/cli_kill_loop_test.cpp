@@ -162,7 +162,7 @@ TEST(KillLoop, EveryKillIsFollowedByABuildEqualToACleanOneWithHonestRecords) {
     const json status_report = json::parse(status.out);
     for (const auto& [stage, st] : test::statuses(status_report))
       EXPECT_TRUE(st == "up-to-date" || st == "skipped") << when << ": status says " << stage << " " << st;
-    EXPECT_EQ(status_report["targets"][0]["reports"], "up-to-date") << when;
+    EXPECT_EQ(status_report["models"][0]["reports"], "up-to-date") << when;
     auto again = p.build({}, 0, env);
     for (const auto& [stage, st] : test::statuses(again))
       EXPECT_TRUE(st == "up-to-date" || st == "skipped") << when << ": " << stage << " " << st;

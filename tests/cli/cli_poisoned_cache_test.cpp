@@ -34,7 +34,7 @@ store::OutputFile put_blob(store::LocalCache& cache, const std::string& name, co
 }
 
 store::Digest export_key(const json& report) {
-  return *store::Digest::from_hex(report["targets"][0]["stages"][0]["key"].get<std::string>());
+  return *store::Digest::from_hex(report["models"][0]["stages"][0]["key"].get<std::string>());
 }
 
 class PoisonedLocalEntry : public ::testing::TestWithParam<Poison> {};

@@ -170,9 +170,8 @@ TEST(Robustness, CorruptOutputIsRebuiltNotTrusted) {
   EXPECT_TRUE(s["net/optimize"] == "cached" || s["net/optimize"] == "completed") << s["net/optimize"];
   // The file was hard-linked to its cache blob, so the cache copy is found
   // corrupt too, and dropped.
-  EXPECT_EQ(r["targets"][0]["stages"][1]["reason"].get<std::string>().rfind("output optimized.onnx was modified", 0),
-            0u)
-      << r["targets"][0]["stages"][1]["reason"];
+  EXPECT_EQ(r["models"][0]["stages"][1]["reason"].get<std::string>().rfind("output optimized.onnx was modified", 0), 0u)
+      << r["models"][0]["stages"][1]["reason"];
   EXPECT_EQ(s["net/quantize"], "up-to-date");
   EXPECT_NE(test::read_text(p.out("net", "optimized.onnx")), bytes);
 }
@@ -184,7 +183,7 @@ TEST(Robustness, DeletedOrGarbledReportsAreShownStaleAndRewritten) {
   p.build();
   const std::string config = test::read_text(p.out("net", "winml_build_config.json"));
   const std::string manifest = test::read_text(p.out("net", "build_manifest.json"));
-  auto reports_status = [&] { return nlohmann::json::parse(p.run({"status", "--json"}).out)["targets"][0]["reports"]; };
+  auto reports_status = [&] { return nlohmann::json::parse(p.run({"status", "--json"}).out)["models"][0]["reports"]; };
   EXPECT_EQ(reports_status(), "up-to-date");
 
   fs::remove(p.out("net", "winml_build_config.json"));

@@ -46,7 +46,7 @@ TEST(SidecarFlows, ExternalDataFollowsEveryStageAndAWarmCacheRestoresIt) {
   model::Model m = model::load_model(a.out("vit", "model.onnx"));
   EXPECT_EQ(m.external_files.count("model.onnx.data"), 1u);
   // The sidecar is part of the source's identity in the key.
-  std::string inputs = r["targets"][0]["stages"][0].dump();
+  std::string inputs = r["models"][0]["stages"][0].dump();
   auto manifest = nlohmann::json::parse(test::read_text(a.out("vit", "build_manifest.json")));
   EXPECT_NE(manifest["stages"][0]["inputs"].dump().find("model:vit_b_16_op17.onnx.data"), std::string::npos)
       << manifest["stages"][0]["inputs"].dump();

@@ -33,8 +33,8 @@ std::string error_of(const test::TempDir& dir, const std::string& toml) {
 TEST(Config, DefaultsAreFilledAndResolved) {
   test::TempDir dir;
   auto p = load(dir, "[model]\nsource = \"models/resnet.onnx\"\n");
-  ASSERT_EQ(p.targets.size(), 1u);
-  const auto& t = p.targets[0];
+  ASSERT_EQ(p.models.size(), 1u);
+  const auto& t = p.models[0];
   EXPECT_EQ(t.model.name, "resnet");
   EXPECT_EQ(t.build.output_dir, "build");
   EXPECT_FALSE(t.build.auto_discover);
@@ -60,7 +60,7 @@ symmetric = true
 [optimize]
 fuse_gelu = true
 )");
-  std::string text = canonical_json_text(p.targets[0]);
+  std::string text = canonical_json_text(p.models[0]);
   json j = json::parse(text);
   EXPECT_EQ(j["build"]["auto"], true);
   EXPECT_EQ(j["quantize"]["weight_symmetric"], true);
@@ -75,7 +75,7 @@ fuse_gelu = true
   // Replay through -c: the same resolved config, byte for byte.
   test::write_text(dir / "winml_build_config.json", text);
   auto replayed = load_project(dir.path(), dir / "winml_build_config.json");
-  EXPECT_EQ(canonical_json_text(replayed.targets[0]), text);
+  EXPECT_EQ(canonical_json_text(replayed.models[0]), text);
 }
 
 TEST(Config, UnknownKeyNamesLineColumnAndSuggests) {
@@ -133,9 +133,9 @@ TEST(Config, AllErrorsAreReportedAtOnce) {
 TEST(Config, BooleanStageShorthand) {
   test::TempDir dir;
   auto p = load(dir, "quantize = false\ncompile = false\n[model]\nsource = \"m.onnx\"\n");
-  EXPECT_FALSE(p.targets[0].quantize.enabled);
-  EXPECT_FALSE(p.targets[0].compile.enabled);
-  EXPECT_TRUE(p.targets[0].optimize.enabled);
+  EXPECT_FALSE(p.models[0].quantize.enabled);
+  EXPECT_FALSE(p.models[0].compile.enabled);
+  EXPECT_TRUE(p.models[0].optimize.enabled);
 }
 
 TEST(Config, SeveralModelsWithOverrides) {
@@ -152,14 +152,14 @@ quantize = false
 [model.compile]
 ep = "ref"
 )");
-  ASSERT_EQ(p.targets.size(), 2u);
-  EXPECT_EQ(p.targets[0].quantize.samples, 4);
-  EXPECT_TRUE(p.targets[0].quantize.enabled);
-  EXPECT_EQ(p.targets[1].model.name, "b");
-  EXPECT_FALSE(p.targets[1].quantize.enabled);
-  EXPECT_EQ(p.targets[1].quantize.samples, 4);  // project-wide value kept
-  EXPECT_EQ(p.targets[1].compile.ep, "ref");
-  EXPECT_EQ(p.targets[0].compile.ep, "cpu");
+  ASSERT_EQ(p.models.size(), 2u);
+  EXPECT_EQ(p.models[0].quantize.samples, 4);
+  EXPECT_TRUE(p.models[0].quantize.enabled);
+  EXPECT_EQ(p.models[1].model.name, "b");
+  EXPECT_FALSE(p.models[1].quantize.enabled);
+  EXPECT_EQ(p.models[1].quantize.samples, 4);  // project-wide value kept
+  EXPECT_EQ(p.models[1].compile.ep, "ref");
+  EXPECT_EQ(p.models[0].compile.ep, "cpu");
 }
 
 TEST(Config, DuplicateNamesAndMissingSourceAreErrors) {
@@ -174,7 +174,7 @@ TEST(Config, ExampleFileIsValidAndUpToDate) {
   EXPECT_EQ(test::read_text(example), example_toml())
       << "regenerate with: build/winml-make config --example > winml.toml.example";
   auto p = load_project(test::source_dir(), example);
-  EXPECT_EQ(p.targets.size(), 1u);
+  EXPECT_EQ(p.models.size(), 1u);
 }
 
 TEST(Config, ReferenceDocIsUpToDate) {
@@ -222,7 +222,7 @@ TEST(Config, ComputedDefaultsComeFromTheSchemaForProjectsAndSubcommandsAlike) {
   auto p = load(dir,
                 "[model]\nsource = \"m.onnx\"\n[quantize]\ncalibration_method = \"entropy\"\nweight_type = "
                 "\"uint8\"\nsymmetric = true\n[compile]\nep = \"qnn\"\n");
-  const auto& from_project = p.targets[0];
+  const auto& from_project = p.models[0];
   // What a subcommand gets from the same settings, without a project.
   QuantizeConfig q;
   q.calibration_method = "entropy";

@@ -83,7 +83,7 @@ TEST(EpTable, ConfigReadsTheDefaultDeviceThroughTheTableReader) {
   rules::Rules r;
   r.add_overlay(dir / "rules");
   rules::set_active(r);
-  EXPECT_EQ(config::load_project(dir.path()).targets.at(0).compile.device, "npu");
+  EXPECT_EQ(config::load_project(dir.path()).models.at(0).compile.device, "npu");
 
   test::write_text(dir / "rules" / "ep" / "mine.toml", "[ep]\nname = \"mine\"\ndefault_devise = \"npu\"\n");
   try {

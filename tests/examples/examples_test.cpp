@@ -195,7 +195,7 @@ TEST(Examples, MultiModelBuildsEveryModelInParallelWithPerModelOverrides) {
   EXPECT_EQ(test::statuses(report)["resnet18/quantize"], "completed");
   // One model by name: the others are not looked at.
   auto one = e.build({"resnet18"});
-  EXPECT_EQ(one["targets"].size(), 1u);
+  EXPECT_EQ(one["models"].size(), 1u);
 }
 
 TEST(Examples, CiJobInASecondCleanCheckoutRestoresEverythingFromTheCache) {

@@ -88,7 +88,7 @@ struct Fixture {
         disk(fake ? static_cast<store::DiskInterface&>(*fake) : store::real_disk()),
         root(fake ? fs::path(virtual_root) : dir.path()) {
     runner.disk = &disk;
-    for (const auto& t : targets) write(project() / (t + ".txt"), "source-" + t);
+    for (const auto& t : models) write(project() / (t + ".txt"), "source-" + t);
   }
 
   test::TempDir dir;
@@ -96,7 +96,7 @@ struct Fixture {
   store::DiskInterface& disk;
   fs::path root;
   FakeRunner runner;
-  std::vector<std::string> targets = {"a"};
+  std::vector<std::string> models = {"a"};
 
   fs::path project() const { return root; }
   fs::path out() const { return root / "build"; }
@@ -110,13 +110,13 @@ struct Fixture {
   // Per target: gen (reads <target>.txt) -> mid -> pkg.
   graph::Graph graph() {
     graph::Graph g;
-    for (const auto& t : targets) {
-      g.targets.push_back(t);
+    for (const auto& t : models) {
+      g.models.push_back(t);
       std::size_t base = g.nodes.size();
       const char* names[] = {"gen", "mid", "pkg"};
       for (int i = 0; i < 3; ++i) {
         graph::Node n;
-        n.target = t;
+        n.model = t;
         n.name = names[i];
         n.implementation = "fake";
         n.primary_output = std::string(names[i]) + ".out";
@@ -131,8 +131,8 @@ struct Fixture {
     return g;
   }
 
-  void add_target(const std::string& t) {
-    targets.push_back(t);
+  void add_model(const std::string& t) {
+    models.push_back(t);
     write(project() / (t + ".txt"), "source-" + t);
   }
 
@@ -271,7 +271,7 @@ TEST(Builder, StaleSidecarIsRemovedWhenTheNewOutputHasNone) {
 
 TEST(Builder, FailureStopsWithoutKeepGoingAndContinuesWithIt) {
   Fixture f;
-  f.add_target("b");
+  f.add_model("b");
   f.runner.failing = {"a/mid"};
   auto r = f.build(opts(1));
   EXPECT_EQ(r[1].status, graph::Status::kFailed);
@@ -296,9 +296,9 @@ TEST(Builder, FailureStopsWithoutKeepGoingAndContinuesWithIt) {
   EXPECT_EQ(statuses(r), (V{"up-to-date", "completed", "completed", "up-to-date", "up-to-date", "up-to-date"}));
 }
 
-TEST(Builder, IndependentTargetsRunInParallel) {
+TEST(Builder, IndependentModelsRunInParallel) {
   Fixture f;
-  for (int i = 0; i < 5; ++i) f.add_target("t" + std::to_string(i));
+  for (int i = 0; i < 5; ++i) f.add_model("t" + std::to_string(i));
   f.runner.sleep_ms = 30;
   auto r = f.build(opts(4));
   for (const auto& x : r) EXPECT_EQ(x.status, graph::Status::kCompleted);
@@ -312,8 +312,8 @@ TEST(Builder, StepsWithTheSameKeyRunOnceAndTheOthersRestoreIt) {
   Fixture f(Fixture::kReal);
   test::TempDir cache_dir;
   store::LocalCache cache(cache_dir.path());
-  f.add_target("b");
-  f.add_target("c");
+  f.add_model("b");
+  f.add_model("c");
   f.write(f.project() / "shared.txt", "the same source");
   graph::Graph g = f.graph();
   for (auto& n : g.nodes)
@@ -357,7 +357,7 @@ TEST(Builder, InterruptedNodeIsNotRecordedAndRerunsNextTime) {
     return o;
   }());
   stopper.join();
-  EXPECT_EQ(statuses(r), (V{"completed", "skipped", "skipped"}));
+  EXPECT_EQ(statuses(r), (V{"completed", "not-run", "not-run"}));
   EXPECT_EQ(r[1].reason, "interrupted");
   EXPECT_FALSE(f.exists(f.out() / "a" / "mid.out"));
   EXPECT_TRUE(f.disk.list_files(f.out() / ".winml-make" / "staging").empty());

@@ -41,7 +41,7 @@ class FakeOptimize : public pipeline::Stage {
  public:
   std::vector<std::map<std::string, bool>> calls;
   std::string implementation() const override { return "fake-optimize"; }
-  pipeline::Declarations declare(const config::TargetConfig&) const override {
+  pipeline::Declarations declare(const config::ModelSettings&) const override {
     return {.config = {"optimize"}, .rules = {"optimize/presets.toml"}, .values = {{"fake", "optimize"}}};
   }
   pipeline::StageResult run(const pipeline::StageContext& ctx) override {
@@ -62,7 +62,7 @@ class FakeAnalyze : public pipeline::Stage {
   std::vector<std::string> always;  // discovered in every round
   std::vector<std::string> inputs_seen;
   std::string implementation() const override { return "fake-analyze"; }
-  pipeline::Declarations declare(const config::TargetConfig&) const override {
+  pipeline::Declarations declare(const config::ModelSettings&) const override {
     return {.config = {"compile.ep"}, .environment = {"FAKE_ANALYZE_ENV"}, .rules = {"ep/cpu.toml"}};
   }
   pipeline::StageResult run(const pipeline::StageContext& ctx) override {
@@ -81,7 +81,7 @@ class FakeAnalyze : public pipeline::Stage {
 
 struct AutoRun {
   test::TempDir dir;
-  config::TargetConfig config;
+  config::ModelSettings config;
   std::shared_ptr<FakeOptimize> optimize = std::make_shared<FakeOptimize>();
   std::shared_ptr<FakeAnalyze> analyze = std::make_shared<FakeAnalyze>();
   pipeline::StageResult run() {
@@ -110,7 +110,7 @@ TEST(Plan, OneChainPerModelWithWhatEachStageReads) {
   test::TempDir dir;
   auto project = load(dir, "[[model]]\nsource = \"a.onnx\"\n[[model]]\nsource = \"b.onnx\"\nquantize = false\n");
   auto plan = pipeline::make_plan(project, stages::builtin_stages(), dir / "build");
-  ASSERT_EQ(plan.graph.targets, (std::vector<std::string>{"a", "b"}));
+  ASSERT_EQ(plan.graph.models, (std::vector<std::string>{"a", "b"}));
   ASSERT_EQ(plan.graph.nodes.size(), 12u);
   const auto& g = plan.graph;
   std::size_t quantize_b = g.find("b", "quantize"), compile_b = g.find("b", "compile");
@@ -154,7 +154,7 @@ TEST(Plan, TheAutoLoopDeclaresEverythingOptimizeAndAnalyzeDeclare) {
   EXPECT_TRUE(has(names, "code:pipeline/auto_optimize"));
   // The wrapper merges, it does not pick: fakes with disjoint declarations.
   auto merged = pipeline::AutoOptimizeStage(std::make_shared<FakeOptimize>(), std::make_shared<FakeAnalyze>())
-                    .declare(project.targets[0]);
+                    .declare(project.models[0]);
   EXPECT_EQ(merged.rules, (std::vector<std::string>{"optimize/presets.toml", "ep/cpu.toml"}));
   EXPECT_EQ(merged.environment, (std::vector<std::string>{"FAKE_ANALYZE_ENV"}));
   EXPECT_EQ(merged.values, (std::map<std::string, std::string>{{"fake", "optimize"}}));
@@ -167,7 +167,7 @@ TEST(Plan, AStageSeesOnlyWhatItDeclared) {
   auto project = load(dir, "[model]\nsource = \"a.onnx\"\n[quantize]\nsamples = 3\n[compile]\nembed = true\n");
   pipeline::Declarations d{.config = {"quantize", "compile.ep"}, .rules = {"ep/cpu.toml"}};
   ::setenv("WINML_TEST_UNDECLARED", "x", 1);
-  auto view = pipeline::declared_view(d, project.targets[0]);
+  auto view = pipeline::declared_view(d, project.models[0]);
   ::unsetenv("WINML_TEST_UNDECLARED");
   EXPECT_EQ(view.config.quantize.samples, 3);
   EXPECT_EQ(view.config.compile.ep, "cpu");

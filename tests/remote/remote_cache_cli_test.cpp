@@ -68,7 +68,7 @@ TEST(RemoteCache, ASecondCloneWithAnEmptyLocalCacheRestoresEveryStageFromTheServ
   EXPECT_EQ(test::stages_with(second, "net", "cached").size(), 6u) << second.dump();
   EXPECT_EQ(second["remote_cache"]["hits"], 6);
   EXPECT_EQ(second["remote_cache"]["uploads"], 0) << "restores are not uploaded again";
-  for (const auto& st : second["targets"][0]["stages"]) EXPECT_EQ(st["source"], "remote") << st.dump();
+  for (const auto& st : second["models"][0]["stages"]) EXPECT_EQ(st["source"], "remote") << st.dump();
   EXPECT_EQ(test::artifacts(a.root() / "build"), test::artifacts(b.root() / "build"));
 
   // The remote hit filled b's local cache: with the server gone, a third
@@ -254,7 +254,7 @@ TEST(RemoteCache, TwoShardsAndAnAssembleJobGiveTheBytesOfOneBuild) {
     Project job;
     a.clone_to(job.root());
     auto r = job.build({"--shard", shard}, 0, remote_env(server.url()));
-    for (const auto& t : r["targets"]) EXPECT_TRUE(built.insert(t["model"].get<std::string>()).second) << shard;
+    for (const auto& t : r["models"]) EXPECT_TRUE(built.insert(t["name"].get<std::string>()).second) << shard;
   }
   EXPECT_EQ(built.size(), 4u);
 

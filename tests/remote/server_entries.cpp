@@ -51,8 +51,8 @@ std::vector<fs::path> ServerEntries::entry_files() const {
 namespace {
 
 const nlohmann::json* find_stage(const nlohmann::json& report, const std::string& model, const std::string& stage) {
-  for (const auto& t : report["targets"])
-    if (t["model"] == model)
+  for (const auto& t : report["models"])
+    if (t["name"] == model)
       for (const auto& s : t["stages"])
         if (s["name"] == stage) return &s;
   return nullptr;

@@ -37,7 +37,7 @@ void write(Project& p, const onnx::ModelProto& m) {
 }
 
 nlohmann::json metrics(const nlohmann::json& report, const std::string& stage) {
-  for (const auto& s : report["targets"][0]["stages"])
+  for (const auto& s : report["models"][0]["stages"])
     if (s["name"] == stage) return s.value("metrics", nlohmann::json::object());
   return nullptr;
 }

@@ -51,8 +51,8 @@ TEST(QuantizeStage, CalibrationFilesAreInputsOfItsKey) {
   auto s = test::statuses(r);
   EXPECT_EQ(s["net/optimize"], "up-to-date");
   EXPECT_EQ(s["net/quantize"], "completed");
-  EXPECT_NE(r["targets"][0]["stages"][3]["reason"].get<std::string>().find("calib/s1/x.npy"), std::string::npos)
-      << r["targets"][0]["stages"][3].dump();
+  EXPECT_NE(r["models"][0]["stages"][3]["reason"].get<std::string>().find("calib/s1/x.npy"), std::string::npos)
+      << r["models"][0]["stages"][3].dump();
 }
 
 // The manifest without what differs between runs: timings, and whether a

@@ -78,17 +78,17 @@ void Project::clone_to(const fs::path& dest) const {
 
 std::map<std::string, std::string> statuses(const nlohmann::json& report) {
   std::map<std::string, std::string> out;
-  for (const auto& t : report.value("targets", nlohmann::json::array()))
+  for (const auto& t : report.value("models", nlohmann::json::array()))
     for (const auto& s : t["stages"])
-      out[t["model"].get<std::string>() + "/" + s["name"].get<std::string>()] = s["status"];
+      out[t["name"].get<std::string>() + "/" + s["name"].get<std::string>()] = s["status"];
   return out;
 }
 
 std::vector<std::string> stages_with(const nlohmann::json& report, const std::string& model,
                                      const std::string& status) {
   std::vector<std::string> out;
-  for (const auto& t : report.value("targets", nlohmann::json::array()))
-    if (t["model"] == model)
+  for (const auto& t : report.value("models", nlohmann::json::array()))
+    if (t["name"] == model)
       for (const auto& s : t["stages"])
         if (s["status"] == status) out.push_back(s["name"]);
   return out;
