@@ -1,6 +1,7 @@
 #include "runtime/gemm.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -86,6 +87,22 @@ std::int64_t round_up(std::int64_t v, std::int64_t to) { return (v + to - 1) / t
 
 const char* gemm_isa() { return variant().name; }
 
+std::optional<std::size_t> packed_weights_bytes(std::int64_t k, std::int64_t extent, std::int64_t kc) {
+  if (k < 0 || extent < 0 || kc < 0 || (k > 0 && kc == 0)) return std::nullopt;
+  if (k == 0 || extent == 0) return 0;
+  // (slabs - 1) whole strides, then the last slab's depth x extent.
+  const std::int64_t full = (k - 1) / kc, last = k - full * kc;
+  std::int64_t slab = 0, stride = 0, front = 0, tail = 0, floats = 0;
+  if (__builtin_mul_overflow(kc, extent, &slab) || __builtin_add_overflow(slab, PackedWeights::kSlabAlign - 1, &stride))
+    return std::nullopt;
+  stride = stride / PackedWeights::kSlabAlign * PackedWeights::kSlabAlign;
+  if (__builtin_mul_overflow(full, stride, &front) || __builtin_mul_overflow(last, extent, &tail) ||
+      __builtin_add_overflow(front, tail, &floats) ||
+      floats > static_cast<std::int64_t>(SIZE_MAX / sizeof(float)))
+    return std::nullopt;
+  return static_cast<std::size_t>(floats) * sizeof(float);
+}
+
 void sgemm(const GemmArgs& g, ThreadPool& pool) {
   if (g.m <= 0 || g.n <= 0) return;
   Tiling t = tiling(g.m, g.n, g.k);
@@ -139,6 +156,12 @@ std::shared_ptr<PackedWeights> empty_packed_weights(PackedWeights::Side side, st
     auto* data = static_cast<float*>(allocate_on_huge_pages(p->bytes()));
     p->data = std::shared_ptr<float>(data, [](float* q) { free_on_huge_pages(q); });
   }
+  // The gaps that align each slab are zeros, so a blob storing the panels
+  // has the same bytes every time.
+  const std::int64_t filled = p->kc * extent, gap = p->slab_stride() - filled;
+  if (gap > 0)
+    for (std::int64_t k2 = 0; k2 + p->kc < k; k2 += p->kc)
+      std::memset(p->slab(k2) + filled, 0, static_cast<std::size_t>(gap) * sizeof(float));
   return p;
 }
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -39,6 +40,11 @@ struct GemmArgs {
 // Tiles over the pool.
 void sgemm(const GemmArgs& args, ThreadPool& pool);
 
+// The bytes of weights of depth k and this extent packed in slabs of kc
+// (the last slab only as long as its depth), or nullopt when the numbers
+// are negative, inconsistent or overflow (a blob's metadata is checked with it).
+std::optional<std::size_t> packed_weights_bytes(std::int64_t k, std::int64_t extent, std::int64_t kc);
+
 // Constant weights packed once (at plan time) into the panel layout of the
 // GEMM kernels, so that runs never repack them. Each element's sum runs over
 // `kc`-deep slabs in order, so results do not depend on the thread count.
@@ -47,10 +53,18 @@ struct PackedWeights {
   Side side = Side::kLeft;
   std::int64_t k = 0;       // depth
   std::int64_t extent = 0;  // the weights' other dimension: m for A, n for B
-  std::int64_t kc = 0;      // depth of one slab; slab s starts at s * kc * extent
+  std::int64_t kc = 0;      // depth of one slab; slab s starts at s * slab_stride()
   const char* isa = "";     // the variant whose layout this is
   std::shared_ptr<float> data;
-  std::size_t bytes() const { return static_cast<std::size_t>(k * extent) * sizeof(float); }
+  // Floats from one slab's start to the next: kc * extent rounded up to 64
+  // bytes. Eigen's kernels store and load the packed panels of our B (its
+  // lhs) with aligned vector instructions (AVX-512: 64 bytes), so a slab
+  // must start as aligned as the panels; kc * extent alone need not be (kc
+  // is a multiple of 8, an extent may be odd: 91 classes).
+  std::int64_t slab_stride() const { return (kc * extent + kSlabAlign - 1) / kSlabAlign * kSlabAlign; }
+  float* slab(std::int64_t k2) const { return data.get() + k2 / kc * slab_stride(); }  // the slab from depth k2
+  std::size_t bytes() const { return packed_weights_bytes(k, extent, kc).value(); }
+  static constexpr std::int64_t kSlabAlign = 16;  // floats
 };
 
 // Plans keep the weights their kernels pack, in creation order (Plan::packed),

@@ -198,12 +198,14 @@ std::int64_t slab_depth(std::int64_t k, std::int64_t extent) {
 // operand (our B, in slabs of n x kc): the extent range [e0, e1), whose
 // first element `src` points at. Within a slab, panels follow each other
 // along the extent, each `depth` deep: a range starting at a panel boundary
-// packs to where the whole would.
+// packs to where the whole would. Slabs start 64-byte aligned
+// (PackedWeights::slab_stride): Eigen's lhs packing stores with aligned
+// vector instructions.
 void pack(PackedWeights& w, const float* src, std::int64_t ld, bool trans, std::int64_t e0, std::int64_t e1) {
   const Index count = e1 - e0;
   for (Index k2 = 0; k2 < w.k; k2 += w.kc) {
     Index depth = std::min<Index>(w.kc, w.k - k2);
-    float* out = w.data.get() + k2 * w.extent + e0 * depth;
+    float* out = w.slab(k2) + e0 * depth;
     if (w.side == PackedWeights::Side::kLeft) {
       // A [m,k]: Eigen rhs R(k, j) = A[j*ld + k] (column-major); transposed A [k,m] is row-major.
       if (!trans)
@@ -245,7 +247,7 @@ void packed_left(const PackedWeights& w, const float* x, Index ldx, float* c, In
     for (Index k2 = 0; k2 < w.k; k2 += w.kc) {
       Index depth = std::min<Index>(w.kc, w.k - k2);
       PackLhs<Order>()(block.as<float>(), lhs.getSubMapper(i2, k2), depth, mc);
-      const float* slab = w.data.get() + k2 * w.extent;
+      const float* slab = w.slab(k2);
       for (Index j2 = w0; j2 < w1; j2 += kNc) {
         Index nc = std::min(kNc, w1 - j2);
         // (C's columns are the weights': the bias is per column)
@@ -271,7 +273,7 @@ void packed_right(const PackedWeights& w, const float* x, Index ldx, float* c, I
     for (Index k2 = 0; k2 < w.k; k2 += w.kc) {
       Index depth = std::min<Index>(w.kc, w.k - k2);
       PackRhs<Order>()(block.as<float>(), rhs.getSubMapper(k2, j2), depth, nc);
-      const float* slab = w.data.get() + k2 * w.extent;
+      const float* slab = w.slab(k2);
       for (Index i2 = w0; i2 < w1; i2 += kMc) {
         Index mc = std::min(kMc, w1 - i2);
         // (C's rows are the weights': the bias is per row)

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "base/checked_size.h"
+#include "runtime/gemm.h"
 #include "runtime/ref_blob/byte_stream.h"
 
 namespace winml::runtime::ref_blob {
@@ -141,8 +142,7 @@ void check(const Meta& m, std::uint64_t data_bytes, const ByteReader& r) {
   }
 
   for (const auto& p : m.packed) {
-    if (p.k < 0 || p.extent < 0 || p.kc < 0 ||
-        checked_byte_size(std::initializer_list<std::int64_t>{p.k, p.extent}, sizeof(float)) != p.bytes)
+    if (packed_weights_bytes(p.k, p.extent, p.kc) != p.bytes)
       r.fail("packed weights have an inconsistent size");
     if (!range_fits(p.offset, p.bytes, data_bytes)) r.fail("packed weights lie outside the data section");
   }

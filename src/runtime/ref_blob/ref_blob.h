@@ -39,10 +39,11 @@ namespace winml::runtime::ref_blob {
 
 // The EPContext `source` of ref blobs (rules/ep/ref.toml: ep_type).
 inline constexpr const char* kSource = "WinmlMakeRefExecutionProvider";
-// 2: packed GEMM weights stored after the constants.
-inline constexpr std::uint32_t kFormatVersion = 2;
+// 2: packed GEMM weights stored after the constants. 3: each slab of packed
+// weights starts 64-byte aligned (PackedWeights::slab_stride).
+inline constexpr std::uint32_t kFormatVersion = 3;
 // The EPContext `ep_sdk_version` written with blobs of this format.
-inline constexpr const char* kSdkVersion = "winml-make-ref-2";
+inline constexpr const char* kSdkVersion = "winml-make-ref-3";
 
 // What a blob is made of.
 struct BlobContents {
