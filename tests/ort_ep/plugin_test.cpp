@@ -88,7 +88,7 @@ TEST(RefPlugin, CompilesThroughOnnxRuntimeAndRunsInBothVersions) {
     const auto contexts = contexts_of(out);
     ASSERT_EQ(contexts.size(), 1u);
     EXPECT_EQ(contexts[0].source, "WinmlMakeRefExecutionProvider");
-    EXPECT_EQ(contexts[0].ep_sdk_version, "winml-make-ref-2");
+    EXPECT_EQ(contexts[0].ep_sdk_version, "winml-make-ref-3");
     EXPECT_EQ(contexts[0].embed_mode, embed ? 1 : 0);
     if (!embed) {
       EXPECT_EQ(contexts[0].blob_file, "compiled_ref.bin");
