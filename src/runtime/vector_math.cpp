@@ -244,7 +244,7 @@ WINML_VMATH_KERNELS(, generic)
 std::vector<const Kernels*> supported() { return runnable_variants(&kernels_avx512, &kernels_avx2, &kernels_generic); }
 
 const Kernels& active() {
-  static const Kernels& k = *supported().front();
+  static const Kernels& k = *chosen_variant(&kernels_avx512, &kernels_avx2, &kernels_generic);
   return k;
 }
 

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "runtime/isa_variants.h"
+
 namespace winml::quant {
 
 namespace {
@@ -106,14 +108,12 @@ inline void log_of_parts(const V& mantissa, const V& exponent, V& out) {
 // multiples of 2^-52, so s >= 2^-104). Four values per vector, each running
 // normal()'s operations in its order (the same bits); also compiled for
 // AVX2, whose four-wide divisions take half the time (AVX2 without FMA, so
-// every operation rounds as the baseline's does).
+// every operation rounds as the baseline's does; the copy follows the
+// runtime's instruction set, WINML_RUNTIME_ISA included).
 typedef double D4 __attribute__((vector_size(32)));
 typedef std::int64_t I4 __attribute__((vector_size(32)));
 
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-void polar_factors(const double* s, double* f, std::size_t n) {
+[[gnu::always_inline]] inline void polar_factors_loop(const double* s, double* f, std::size_t n) {
   constexpr std::int64_t kExponent = std::int64_t{0x7ff} << 52;
   constexpr double kTwo52 = 0x1p52;  // (its bits or'ed with a small integer give 2^52 plus it)
   constexpr std::size_t kVectors = 4;  // independent chains of divisions in flight
@@ -140,6 +140,19 @@ void polar_factors(const double* s, double* f, std::size_t n) {
       for (std::size_t i = 0; i < 4 && 4 * g + i < lanes; ++i) f[i0 + 4 * g + i] = std::sqrt(q[i]);
     }
   }
+}
+
+__attribute__((target("avx2"))) void polar_factors_avx2(const double* s, double* f, std::size_t n) {
+  polar_factors_loop(s, f, n);
+}
+void polar_factors_generic(const double* s, double* f, std::size_t n) { polar_factors_loop(s, f, n); }
+
+// The copy for the runtime's instruction set (runtime/isa_variants.h).
+void polar_factors(const double* s, double* f, std::size_t n) {
+  using Fn = void (*)(const double*, double*, std::size_t);
+  static constexpr Fn kAvx2 = polar_factors_avx2, kGeneric = polar_factors_generic;
+  static const Fn fn = *runtime::chosen_variant<Fn>(nullptr, &kAvx2, &kGeneric);
+  fn(s, f, n);
 }
 
 }  // namespace

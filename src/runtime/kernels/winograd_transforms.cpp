@@ -132,7 +132,7 @@ std::vector<const TransformKernels*> supported() {
 }
 
 const TransformKernels& active() {
-  static const TransformKernels& k = *supported().front();
+  static const TransformKernels& k = *chosen_variant<TransformKernels>(nullptr, &kernels_avx2, &kernels_generic);
   return k;
 }
 

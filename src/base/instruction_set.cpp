@@ -1,0 +1,59 @@
+#include "base/instruction_set.h"
+
+#include <cstdlib>
+#include <string_view>
+
+#include "base/error.h"
+
+namespace winml {
+
+const char* instruction_set_name(InstructionSet isa) {
+  switch (isa) {
+    case InstructionSet::kAvx512: return "avx512";
+    case InstructionSet::kAvx2: return "avx2";
+    case InstructionSet::kGeneric: break;
+  }
+  return "generic";
+}
+
+InstructionSet cpu_instruction_set() {
+  __builtin_cpu_init();
+  const bool fma = __builtin_cpu_supports("fma");
+  if (fma && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw"))
+    return InstructionSet::kAvx512;
+  if (fma && __builtin_cpu_supports("avx2")) return InstructionSet::kAvx2;
+  return InstructionSet::kGeneric;
+}
+
+namespace {
+
+InstructionSet choose() {
+  const InstructionSet cpu = cpu_instruction_set();
+  const char* forced = std::getenv("WINML_RUNTIME_ISA");
+  if (!forced || !*forced) return cpu;
+  const std::string_view want = forced;
+  InstructionSet asked;
+  if (want == "generic") asked = InstructionSet::kGeneric;
+  else if (want == "avx2") asked = InstructionSet::kAvx2;
+  else if (want == "avx512") asked = InstructionSet::kAvx512;
+  else
+    throw InputError("WINML_RUNTIME_ISA=" + std::string(want) + ": expected generic, avx2 or avx512");
+  return asked < cpu ? asked : cpu;
+}
+
+}  // namespace
+
+InstructionSet runtime_instruction_set() {
+  static const InstructionSet isa = choose();
+  return isa;
+}
+
+std::string libm_variant() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2")) return "fma";
+  if (__builtin_cpu_supports("fma4")) return "fma4";
+  return "sse2";
+}
+
+}  // namespace winml
