@@ -9,6 +9,8 @@
 #include <utility>
 
 #include "base/huge_heap.h"
+#include "base/instruction_set.h"
+#include "runtime/isa_variants.h"
 #include "runtime/panel_arena.h"
 #include "runtime/thread_pool.h"
 
@@ -17,23 +19,27 @@ namespace winml::runtime {
 namespace {
 
 const gemm_detail::Variant& pick_variant() {
-  __builtin_cpu_init();
-  bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-                __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
-                __builtin_cpu_supports("fma");
-  bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  const char* forced = std::getenv("WINML_RUNTIME_ISA");
-  std::string want = forced ? forced : "";
-  if (want == "generic") avx512 = avx2 = false;
-  if (want == "avx2") avx512 = false;
-  if (avx512) return gemm_detail::kAvx512;
-  if (avx2) return gemm_detail::kAvx2;
+  switch (runtime_instruction_set()) {
+    case InstructionSet::kAvx512: return gemm_detail::kAvx512;
+    case InstructionSet::kAvx2: return gemm_detail::kAvx2;
+    case InstructionSet::kGeneric: break;
+  }
   return gemm_detail::kGeneric;
 }
 
 const gemm_detail::Variant& variant() {
   static const gemm_detail::Variant& v = pick_variant();
   return v;
+}
+
+// Slabs of at most ~256 steps, of equal depth: a function of the depth
+// alone, so packed panels are the same bytes everywhere. (Results do not
+// depend on it: each slab goes on from the sums the last one stored.)
+std::int64_t slab_depth(std::int64_t k) {
+  constexpr std::int64_t kMaxDepth = 256;
+  if (k <= kMaxDepth + kMaxDepth / 2) return std::max<std::int64_t>(k, 1);
+  const std::int64_t slabs = (k + kMaxDepth - 1) / kMaxDepth;
+  return (k + slabs - 1) / slabs;
 }
 
 // Tile sizes from the shape alone. Eigen packs both operands of every tile,
@@ -90,17 +96,20 @@ const char* gemm_isa() { return variant().name; }
 std::optional<std::size_t> packed_weights_bytes(std::int64_t k, std::int64_t extent, std::int64_t kc) {
   if (k < 0 || extent < 0 || kc < 0 || (k > 0 && kc == 0)) return std::nullopt;
   if (k == 0 || extent == 0) return 0;
-  // (slabs - 1) whole strides, then the last slab's depth x extent.
-  const std::int64_t full = (k - 1) / kc, last = k - full * kc;
-  std::int64_t slab = 0, stride = 0, front = 0, tail = 0, floats = 0;
-  if (__builtin_mul_overflow(kc, extent, &slab) || __builtin_add_overflow(slab, PackedWeights::kSlabAlign - 1, &stride))
-    return std::nullopt;
-  stride = stride / PackedWeights::kSlabAlign * PackedWeights::kSlabAlign;
-  if (__builtin_mul_overflow(full, stride, &front) || __builtin_mul_overflow(last, extent, &tail) ||
-      __builtin_add_overflow(front, tail, &floats) ||
-      floats > static_cast<std::int64_t>(SIZE_MAX / sizeof(float)))
+  // Every slab is as deep as it is, each step a whole number of panels.
+  constexpr std::int64_t P = PackedWeights::kPanel;
+  std::int64_t padded = 0, floats = 0;
+  if (__builtin_add_overflow(extent, P - 1, &padded)) return std::nullopt;
+  padded = padded / P * P;
+  if (__builtin_mul_overflow(k, padded, &floats) || floats > static_cast<std::int64_t>(SIZE_MAX / sizeof(float)))
     return std::nullopt;
   return static_cast<std::size_t>(floats) * sizeof(float);
+}
+
+const char* gemm_arithmetic() { return variant().fused ? "fma" : "separate"; }
+
+std::vector<const gemm_detail::Variant*> gemm_detail::variants_this_cpu_runs() {
+  return runnable_variants(&kAvx512, &kAvx2, &kGeneric);
 }
 
 void sgemm(const GemmArgs& g, ThreadPool& pool) {
@@ -130,7 +139,7 @@ std::shared_ptr<const PackedWeights> replay_packed_weights(PackedWeights::Side s
   if (trace->next < trace->packed.size()) {
     const auto& stored = trace->packed[trace->next];
     if (stored->side == side && stored->k == k && stored->extent == extent &&
-        stored->kc == variant().slab_depth(k, extent) && std::string_view(stored->isa) == variant().name) {
+        stored->kc == slab_depth(k) && std::string_view(stored->isa) == kPanelLayout) {
       ++trace->next;
       ++trace->replayed;
       return stored;
@@ -145,8 +154,8 @@ std::shared_ptr<PackedWeights> empty_packed_weights(PackedWeights::Side side, st
   p->side = side;
   p->k = k;
   p->extent = extent;
-  p->isa = variant().name;
-  p->kc = variant().slab_depth(k, extent);
+  p->isa = kPanelLayout;
+  p->kc = slab_depth(k);
   PackTrace* trace = current_trace;
   if (trace && trace->mode == PackTrace::Mode::kRecord) {
     if (!trace->arena) trace->arena = std::make_shared<PanelArena>();
@@ -156,14 +165,49 @@ std::shared_ptr<PackedWeights> empty_packed_weights(PackedWeights::Side side, st
     auto* data = static_cast<float*>(allocate_on_huge_pages(p->bytes()));
     p->data = std::shared_ptr<float>(data, [](float* q) { free_on_huge_pages(q); });
   }
-  // The gaps that align each slab are zeros, so a blob storing the panels
-  // has the same bytes every time.
-  const std::int64_t filled = p->kc * extent, gap = p->slab_stride() - filled;
-  if (gap > 0)
-    for (std::int64_t k2 = 0; k2 + p->kc < k; k2 += p->kc)
-      std::memset(p->slab(k2) + filled, 0, static_cast<std::size_t>(gap) * sizeof(float));
   return p;
 }
+
+namespace {
+
+// Packs the extent range [e0, e1) of the weights, `src` pointing at its
+// first element (which lies at (e0, 0) of the whole): in each slab, each
+// panel's kPanel values per step, zeros past the extent.
+void pack_range(PackedWeights& p, const float* src, std::int64_t ld, bool trans, std::int64_t e0, std::int64_t e1) {
+  constexpr std::int64_t P = PackedWeights::kPanel;
+  // Stored with the extent as rows ([extent, k]) for plain A and for
+  // transposed B; else with the extent as columns ([k, extent]).
+  const bool extent_rows = (p.side == PackedWeights::Side::kLeft) != trans;
+  const std::int64_t end = std::min(p.padded_extent(), (e1 + P - 1) / P * P);
+  for (std::int64_t k2 = 0; k2 < p.k; k2 += p.kc) {
+    const std::int64_t depth = std::min(p.kc, p.k - k2);
+    float* slab = p.slab(k2);
+    for (std::int64_t e = e0; e < end; e += P) {
+      float* panel = slab + e * depth;
+      const std::int64_t valid = std::max<std::int64_t>(0, std::min(P, e1 - e));
+      if (extent_rows) {
+        // Row (e + r) of the source holds the panel's value r at every step.
+        for (std::int64_t r = 0; r < P; ++r) {
+          if (r >= valid) {
+            for (std::int64_t kk = 0; kk < depth; ++kk) panel[kk * P + r] = 0.0f;
+            continue;
+          }
+          const float* row = src + (e - e0 + r) * ld + k2;
+          for (std::int64_t kk = 0; kk < depth; ++kk) panel[kk * P + r] = row[kk];
+        }
+      } else {
+        for (std::int64_t kk = 0; kk < depth; ++kk) {
+          const float* row = src + (k2 + kk) * ld + (e - e0);
+          float* out = panel + kk * P;
+          std::memcpy(out, row, sizeof(float) * static_cast<std::size_t>(valid));
+          std::memset(out + valid, 0, sizeof(float) * static_cast<std::size_t>(P - valid));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
 
 void fill_packed_weights(PackedWeights& p, const float* w, std::int64_t ld, bool trans) {
   fill_packed_range(p, w, ld, trans, 0, p.extent);
@@ -174,7 +218,7 @@ void fill_packed_range(PackedWeights& p, const float* w, std::int64_t ld, bool t
       (e1 != p.extent && (e1 - e0) % gemm_detail::kRowPanel != 0))
     throw std::logic_error("packed weight range [" + std::to_string(e0) + ", " + std::to_string(e1) +
                            ") does not start and end at panel boundaries");
-  if (p.k > 0 && e1 > e0) variant().pack(p, w, ld, trans, e0, e1);
+  if (p.k > 0 && e1 > e0) pack_range(p, w, ld, trans, e0, e1);
 }
 
 namespace {
@@ -240,11 +284,13 @@ void sgemm_packed(const PackedWeights& w, const float* x, std::int64_t ldx, bool
   }
   constexpr std::int64_t kMinWork = std::int64_t(1) << 24;
   std::int64_t tiles = std::clamp<std::int64_t>(m * n * w.k / kMinWork, 1, 64);
-  // x ranges of >= 96, in multiples of 4 (the kernels' column panel).
+  // x ranges of >= 96, in multiples of 48 (whole vectors and row panels of
+  // every variant's kernels); weight ranges in whole panels (pairs of them
+  // on the right, as AVX-512 reads them).
   std::int64_t x_tiles = std::min(tiles, (x_extent + 95) / 96);
-  std::int64_t x_step = round_up((x_extent + x_tiles - 1) / x_tiles, 4);
+  std::int64_t x_step = round_up((x_extent + x_tiles - 1) / x_tiles, 48);
   x_tiles = (x_extent + x_step - 1) / x_step;
-  std::int64_t w_align = left ? 16 : gemm_detail::kRowPanel;
+  std::int64_t w_align = left ? PackedWeights::kPanel : 2 * PackedWeights::kPanel;
   std::int64_t w_tiles = std::clamp<std::int64_t>(tiles / x_tiles, 1, (w.extent + 255) / 256);
   std::int64_t w_step = round_up((w.extent + w_tiles - 1) / w_tiles, w_align);
   w_tiles = (w.extent + w_step - 1) / w_step;

@@ -1,11 +1,14 @@
 // Single-precision matrix multiplication for Conv, Gemm and MatMul, on
-// Eigen's GEMM kernels.
+// kernels of our own compiled for three instruction sets.
 //
-// Determinism: C is cut into tiles whose sizes depend only on (M, N, K),
-// each computed single-threaded over the full K; Eigen's own blocking is
-// pinned to fixed cache sizes, so the summation order, and therefore every
-// bit of the result, is independent of the thread count and of the machine
-// (for a given instruction set variant, see gemm_isa()).
+// One order of operations: every element of C is its start (zero, a bias,
+// or C itself) followed by one multiply-add per step of the depth, in depth
+// order: c = fma(a[i,k], b[k,j], c) for k = 0, 1, ... Vector width, tiling,
+// slabs and thread count only choose which elements are computed together,
+// never how one is: the AVX2 and AVX-512 kernels (and any thread count)
+// give the same bits, those of std::fma in a loop. The generic kernels
+// (x86-64's baseline has no fused multiply-add) round the product and the
+// sum apart: their bits are those of `c + a * b`, and differ (gemm_arithmetic()).
 #pragma once
 
 #include <cstdint>
@@ -22,7 +25,8 @@ class PanelArena;
 
 // C[m,n] (= or +=) alpha * op(A)[m,k] * op(B)[k,n]. All row-major with
 // leading dimensions lda/ldb/ldc; op() transposes when trans_* is set, in
-// which case A is stored [k,m] (B: [n,k]).
+// which case A is stored [k,m] (B: [n,k]). With alpha != 1, A's values are
+// scaled (each rounded once) before they are multiplied.
 struct GemmArgs {
   const float* a = nullptr;
   std::int64_t lda = 0;
@@ -41,31 +45,39 @@ struct GemmArgs {
 void sgemm(const GemmArgs& args, ThreadPool& pool);
 
 // The bytes of weights of depth k and this extent packed in slabs of kc
-// (the last slab only as long as its depth), or nullopt when the numbers
-// are negative, inconsistent or overflow (a blob's metadata is checked with it).
+// (PackedWeights: the extent padded to whole panels), or nullopt when the
+// numbers are negative, inconsistent or overflow (a blob's metadata is
+// checked with it).
 std::optional<std::size_t> packed_weights_bytes(std::int64_t k, std::int64_t extent, std::int64_t kc);
 
-// Constant weights packed once (at plan time) into the panel layout of the
-// GEMM kernels, so that runs never repack them. Each element's sum runs over
-// `kc`-deep slabs in order, so results do not depend on the thread count.
+// Constant weights packed once (at plan time) into panels the kernels of
+// every instruction set read, so that runs never repack them and a `ref`
+// blob holds the same bytes whichever machine compiled it. The depth is cut
+// into `kc`-deep slabs; within slab s (at s * slab_stride()), panels
+// of kPanel consecutive indices of the extent follow each other, each
+// holding, for every step of the slab's depth, its kPanel values (zeros
+// past the extent).
 struct PackedWeights {
   enum class Side { kLeft, kRight };  // the weights are A (Conv) or B (Gemm, MatMul) of C = A x B
+  static constexpr std::int64_t kPanel = 16;
   Side side = Side::kLeft;
   std::int64_t k = 0;       // depth
   std::int64_t extent = 0;  // the weights' other dimension: m for A, n for B
-  std::int64_t kc = 0;      // depth of one slab; slab s starts at s * slab_stride()
-  const char* isa = "";     // the variant whose layout this is
+  std::int64_t kc = 0;      // depth of one slab
+  const char* isa = "";     // the layout's name (kPanelLayout): every instruction set reads it
   std::shared_ptr<float> data;
-  // Floats from one slab's start to the next: kc * extent rounded up to 64
-  // bytes. Eigen's kernels store and load the packed panels of our B (its
-  // lhs) with aligned vector instructions (AVX-512: 64 bytes), so a slab
-  // must start as aligned as the panels; kc * extent alone need not be (kc
-  // is a multiple of 8, an extent may be odd: 91 classes).
-  std::int64_t slab_stride() const { return (kc * extent + kSlabAlign - 1) / kSlabAlign * kSlabAlign; }
+  std::int64_t padded_extent() const { return (extent + kPanel - 1) / kPanel * kPanel; }
+  // Floats from one slab's start to the next. A whole number of panels, so
+  // every slab starts 64-byte aligned (kSlabAlign) where the data does, as
+  // vector loads of the panels want, whatever the extent (91 classes).
+  std::int64_t slab_stride() const { return kc * padded_extent(); }
   float* slab(std::int64_t k2) const { return data.get() + k2 / kc * slab_stride(); }  // the slab from depth k2
   std::size_t bytes() const { return packed_weights_bytes(k, extent, kc).value(); }
   static constexpr std::int64_t kSlabAlign = 16;  // floats
+  static_assert(kPanel % kSlabAlign == 0, "slabs of whole panels start aligned");
 };
+// The name of the panel layout above, stored in `ref` blobs with the panels.
+inline constexpr const char* kPanelLayout = "panels16";
 
 // Plans keep the weights their kernels pack, in creation order (Plan::packed),
 // so a compiled `ref` blob can store them; loading the blob replays them and
@@ -151,10 +163,13 @@ void sgemm_packed(const PackedWeights& w, const float* x, std::int64_t ldx, bool
 // Single-threaded, same tiling (hence same bits) as sgemm.
 void sgemm_serial(const GemmArgs& args);
 
-// The instruction set variant in use: "avx512", "avx2" or "generic". Chosen
-// once from the CPU; WINML_RUNTIME_ISA=generic|avx2|avx512 overrides it
-// (downgrades only).
+// The instruction set variant in use: "avx512", "avx2" or "generic"
+// (base/instruction_set.h: the CPU's widest, or WINML_RUNTIME_ISA's).
 const char* gemm_isa();
+// The arithmetic that variant does, the one thing about it that reaches a
+// result: "fma" (AVX2 and AVX-512: one rounding per multiply-add) or
+// "separate" (generic: the product rounded, then the sum).
+const char* gemm_arithmetic();
 
 namespace gemm_detail {
 // A tile's ends: without `from_start` the product adds to C as it is; with
@@ -169,11 +184,9 @@ struct TileEdges {
 // The entry points one instruction set variant provides (gemm_tile.cpp).
 struct Variant {
   const char* name;
+  bool fused;  // multiply-adds round once
   // One tile of sgemm: rows [r0, r0+rows) and columns [c0, c0+cols) of C.
   void (*tile)(const GemmArgs& args, std::int64_t r0, std::int64_t rows, std::int64_t c0, std::int64_t cols);
-  std::int64_t (*slab_depth)(std::int64_t k, std::int64_t extent);
-  // The extent range [e0, e1) of the weights, `src` pointing at its first element.
-  void (*pack)(PackedWeights& w, const float* src, std::int64_t ld, bool trans, std::int64_t e0, std::int64_t e1);
   // One tile of sgemm_packed: weights range [w0, w1) and x range [x0, x1),
   // with `edges` (the weights have depth).
   void (*packed_tile)(const PackedWeights& w, const float* x, std::int64_t ldx, bool trans_x, float* c,
@@ -181,8 +194,9 @@ struct Variant {
                       const TileEdges& edges);
 };
 extern const Variant kGeneric, kAvx2, kAvx512;
-// Panel heights of the variants (mr) all divide this; packed-weight ranges
-// of B split at its multiples.
+// The variants this CPU runs, widest first (tests compare them).
+std::vector<const Variant*> variants_this_cpu_runs();
+// Packed-weight ranges split at multiples of this (a multiple of kPanel).
 inline constexpr std::int64_t kRowPanel = 48;
 }  // namespace gemm_detail
 

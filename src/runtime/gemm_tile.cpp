@@ -1,307 +1,501 @@
-// GEMM tiles on Eigen, compiled once per instruction set variant with
-// WINML_GEMM_VARIANT set to its name (see CMakeLists.txt). Each variant
-// renames the Eigen namespace so the differently vectorized template
-// instances never meet at link time.
+// GEMM tiles for one instruction set, compiled once per variant with
+// WINML_GEMM_VARIANT set to its name and its own flags (CMakeLists.txt).
 //
-// Two paths: plain products through Eigen's expression API (both operands
-// packed per call), and products with prepacked weights, which drive Eigen's
-// panel kernels (gemm_pack_lhs/rhs, gebp_kernel) directly. Eigen computes in
-// column-major terms, so a row-major C[m,n] = A x B is the column-major
-// C^T[n,m] = B^T x A^T: B is Eigen's left operand and A its right one.
+// Every kernel computes each element of C the one way gemm.h defines: its
+// start, then one multiply-add per step of the depth, in depth order (fused
+// on AVX2 and AVX-512, product then sum on the generic variant). A kernel
+// keeps a block of C in registers, a vector along C's rows: it loads each
+// step's values of the vector side, broadcasts each of the other side's,
+// and multiplies-adds them into the block. Which elements share a block
+// (the vector width, the tiles, the slabs) never changes how one is
+// computed; a slab goes on from the sums the last one stored in C, exact in
+// float.
+//
+// Weights on the right (Gemm, MatMul: C's columns are theirs) are the
+// vector side, read from their packed panels; x's rows are packed per call
+// into row panels and broadcast. Weights on the left (Conv: C's rows are
+// its output channels) are broadcast from their panels, and x's columns are
+// packed per call into column panels, the vector side.
 #ifndef WINML_GEMM_VARIANT
 #error "compile with -DWINML_GEMM_VARIANT=<generic|avx2|avx512>"
 #endif
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "runtime/gemm.h"
+#include "runtime/scratch.h"
 
 #define WINML_CAT2(a, b) a##b
 #define WINML_CAT(a, b) WINML_CAT2(a, b)
 #define WINML_STR2(a) #a
 #define WINML_STR(a) WINML_STR2(a)
-#define Eigen WINML_CAT(winml_eigen_, WINML_GEMM_VARIANT)
-#define EIGEN_DONT_PARALLELIZE
-// Always Eigen's GEMM/GEMV kernels, never its coefficient-wise fallback for
-// small products, whose reductions may peel by pointer alignment.
-#define EIGEN_GEMM_TO_COEFFBASED_THRESHOLD 1
-#include <Eigen/Core>
-
-#include <algorithm>
-#include <cstdlib>
-#include <cstring>
-#include <mutex>
-
-#include "runtime/gemm.h"
-#include "runtime/scratch.h"
 
 namespace winml::runtime::gemm_detail {
 
 namespace {
 
-using Index = Eigen::Index;
-using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstMap = Eigen::Map<const RowMajor, Eigen::Unaligned, Eigen::OuterStride<>>;
-using Map = Eigen::Map<RowMajor, Eigen::Unaligned, Eigen::OuterStride<>>;
-using Traits = Eigen::internal::gebp_traits<float, float>;
-template <int Order>
-using Mapper = Eigen::internal::const_blas_data_mapper<float, Index, Order>;
-using ResMapper = Eigen::internal::blas_data_mapper<float, Index, Eigen::ColMajor>;
-template <int Order>
-using PackLhs = Eigen::internal::gemm_pack_lhs<float, Index, Mapper<Order>, Traits::mr, Traits::LhsProgress,
-                                               typename Traits::LhsPacket4Packing, Order>;
-template <int Order>
-using PackRhs = Eigen::internal::gemm_pack_rhs<float, Index, Mapper<Order>, Traits::nr, Order>;
-using Gebp = Eigen::internal::gebp_kernel<float, float, Index, ResMapper, Traits::mr, Traits::nr, false, false>;
+using Index = std::int64_t;
+constexpr Index P = PackedWeights::kPanel;
 
-// C for the first and the last slab of a product. Eigen's kernels load C,
-// add the slab's product to it and store it. In the first slab of a product
-// that does not accumulate (`from_start`), this mapper's loads give what C
-// starts from instead (bias[j] per column, or bias[i] per row with
-// `kPerRow`, or zero without a bias), so C needs no pass filling it first:
-// the same sums, the same bits. In the last slab with `relu`, its stores
-// clamp at zero (x < 0 ? 0 : x, NaN and -0 kept), so a folded Relu needs no
-// pass either. C is column-major, `stride` apart.
-template <bool kPerRow>
-class EdgeMapper {
- public:
-  struct Edges {
-    bool from_start = false;
-    const float* bias = nullptr;  // (from_start) at this mapper's first row (kPerRow) or column
-    bool relu = false;
-  };
+// The vector of this variant, and the few operations the kernels use.
+#if defined(__AVX512F__)
+using Vec = __m512;
+constexpr int kLanes = 16;
+constexpr bool kFused = true;
+[[gnu::always_inline]] inline Vec vzero() { return _mm512_setzero_ps(); }
+[[gnu::always_inline]] inline Vec vload(const float* p) { return _mm512_loadu_ps(p); }
+[[gnu::always_inline]] inline void vstore(float* p, Vec v) { _mm512_storeu_ps(p, v); }
+[[gnu::always_inline]] inline Vec vbroadcast(float x) { return _mm512_set1_ps(x); }
+[[gnu::always_inline]] inline Vec vmadd(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+// x < 0 ? 0 : x (NaN and -0 kept): a Relu's bits.
+[[gnu::always_inline]] inline Vec vrelu(Vec v) {
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, vzero(), _CMP_LT_OQ), v, vzero());
+}
+// 24 of 32 registers hold sums: on the right 12 rows by 2 panels, on the
+// left 8 rows by 3 vectors (and at its last columns up to 12 by 2 panels).
+constexpr int kRightRows = 12, kLeftRows = 8, kLeftVectors = 3, kTailColumns = 12;
+constexpr int kSums = 24;
+#elif defined(__AVX2__) && defined(__FMA__)
+using Vec = __m256;
+constexpr int kLanes = 8;
+constexpr bool kFused = true;
+[[gnu::always_inline]] inline Vec vzero() { return _mm256_setzero_ps(); }
+[[gnu::always_inline]] inline Vec vload(const float* p) { return _mm256_loadu_ps(p); }
+[[gnu::always_inline]] inline void vstore(float* p, Vec v) { _mm256_storeu_ps(p, v); }
+[[gnu::always_inline]] inline Vec vbroadcast(float x) { return _mm256_set1_ps(x); }
+[[gnu::always_inline]] inline Vec vmadd(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+[[gnu::always_inline]] inline Vec vrelu(Vec v) {
+  return _mm256_blendv_ps(v, vzero(), _mm256_cmp_ps(v, vzero(), _CMP_LT_OQ));
+}
+// 12 of 16 registers hold sums.
+constexpr int kRightRows = 6, kLeftRows = 4, kLeftVectors = 3, kTailColumns = 6;
+constexpr int kSums = 12;
+#else
+using Vec = __m128;
+constexpr int kLanes = 4;
+constexpr bool kFused = false;
+[[gnu::always_inline]] inline Vec vzero() { return _mm_setzero_ps(); }
+[[gnu::always_inline]] inline Vec vload(const float* p) { return _mm_loadu_ps(p); }
+[[gnu::always_inline]] inline void vstore(float* p, Vec v) { _mm_storeu_ps(p, v); }
+[[gnu::always_inline]] inline Vec vbroadcast(float x) { return _mm_set1_ps(x); }
+// x86-64's baseline has no fused multiply-add: the product rounds, then the sum.
+[[gnu::always_inline]] inline Vec vmadd(Vec a, Vec b, Vec c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
+[[gnu::always_inline]] inline Vec vrelu(Vec v) { return _mm_andnot_ps(_mm_cmplt_ps(v, vzero()), v); }
+constexpr int kRightRows = 3, kLeftRows = 4, kLeftVectors = 3, kTailColumns = 3;
+constexpr int kSums = 12;
+#endif
 
-  class LinearMapper {  // column j from row i on
-   public:
-    LinearMapper(float* data, const float* row_bias, float value, const Edges& e)
-        : data_(data), row_bias_(row_bias), value_(value), from_start_(e.from_start), relu_(e.relu) {}
-    void prefetch(Index k) const { Eigen::internal::prefetch(data_ + k); }
-    template <typename Packet>
-    Packet loadPacket(Index k) const {
-      if (!from_start_) return Eigen::internal::ploadu<Packet>(data_ + k);
-      if (kPerRow && row_bias_) return Eigen::internal::ploadu<Packet>(row_bias_ + k);
-      return Eigen::internal::pset1<Packet>(value_);
-    }
-    template <typename Packet>
-    void storePacket(Index k, const Packet& p) const {
-      Eigen::internal::pstoreu<float, Packet>(data_ + k, relu_ ? clamp(p) : p);
-    }
+static_assert(P % kLanes == 0 && P % kLeftRows == 0, "panels hold whole vectors and row groups");
+constexpr int kPanelVectors = P / kLanes;
 
-   private:
-    float* data_;
-    const float* row_bias_;  // (kPerRow) the rows' starts from this row on, or null for zeros
-    float value_;            // (!kPerRow) the column's start
-    bool from_start_, relu_;
-  };
+// Steps of the depth a kernel call covers at most: a slab of the weights
+// is taken in equal blocks of no more, so that each call's vector side (a
+// group of weight panels, a panel of x's columns) stays in L1, and no block
+// is so short that starting and storing its sums dominates.
+constexpr Index kDepthBlock = 192;
+Index depth_block(Index slab_depth) {
+  const Index blocks = (slab_depth + kDepthBlock - 1) / kDepthBlock;
+  return (slab_depth + blocks - 1) / blocks;
+}
 
-  // What the kernels' scalar edges do to C(i, j): `+= v`.
-  class Element {
-   public:
-    Element(float& c, float start, const Edges& e) : c_(c), start_(start), from_start_(e.from_start), relu_(e.relu) {}
-    void operator+=(float v) const {
-      const float sum = (from_start_ ? start_ : c_) + v;
-      c_ = relu_ && sum < 0.0f ? 0.0f : sum;
-    }
+// Where a block of C starts: from C as it is, from zero, or from a bias per
+// row or per column.
+enum class Start { kC, kZero, kRowBias, kColumnBias };
 
-   private:
-    float& c_;
-    float start_;
-    bool from_start_, relu_;
-  };
-
-  EdgeMapper(float* data, Index stride, const Edges& edges) : data_(data), stride_(stride), edges_(edges) {}
-
-  LinearMapper getLinearMapper(Index i, Index j) const {
-    return LinearMapper(data_ + i + j * stride_, kPerRow && edges_.bias ? edges_.bias + i : nullptr, start(i, j),
-                        edges_);
-  }
-  Element operator()(Index i, Index j) const { return Element(data_[i + j * stride_], start(i, j), edges_); }
-  // Row i, columns j on.
-  template <typename Packet>
-  Packet gatherPacket(Index i, Index j) const {
-    if (!edges_.from_start) return Eigen::internal::pgather<float, Packet>(data_ + i + j * stride_, stride_);
-    if (!kPerRow && edges_.bias) return Eigen::internal::ploadu<Packet>(edges_.bias + j);
-    return Eigen::internal::pset1<Packet>(start(i, j));
-  }
-  template <typename Packet>
-  void scatterPacket(Index i, Index j, const Packet& p) const {
-    Eigen::internal::pscatter<float, Packet>(data_ + i + j * stride_, edges_.relu ? clamp(p) : p, stride_);
-  }
-
- private:
-  template <typename Packet>
-  static Packet clamp(const Packet& p) {
-    const Packet zero = Eigen::internal::pzero(p);
-    return Eigen::internal::pselect(Eigen::internal::pcmp_lt(p, zero), zero, p);
-  }
-  float start(Index i, Index j) const {
-    return !edges_.from_start || !edges_.bias ? 0.0f : kPerRow ? edges_.bias[i] : edges_.bias[j];
-  }
-
-  float* data_;
-  Index stride_;
-  Edges edges_;
+struct Edge {
+  Start start = Start::kC;
+  const float* bias = nullptr;  // at the block's first row (kRowBias) or column (kColumnBias)
+  bool relu = false;            // clamp as the block is stored
 };
 
-template <bool kPerRow>
-using GebpEdge =
-    Eigen::internal::gebp_kernel<float, float, Index, EdgeMapper<kPerRow>, Traits::mr, Traits::nr, false, false>;
-
-static_assert(kRowPanel % Traits::mr == 0, "row panels must split at multiples of mr");
-
-// Eigen derives its blocking from the CPU's cache sizes; fixed sizes make
-// the summation order a function of the matrix shapes alone.
-void pin_cache_sizes() {
-  static std::once_flag once;
-  std::call_once(once, [] { Eigen::setCpuCacheSizes(32 * 1024, 1024 * 1024, 8 * 1024 * 1024); });
+// What a slab [k2, k2 + depth) of a product of depth k starts from and ends
+// with: the first from the product's start, the others from C; the last
+// clamps. `bias` is the product's, along the weights' extent.
+Edge slab_edge(const TileEdges& edges, Index k2, Index depth, Index k, Start bias_start) {
+  Edge e;
+  if (k2 == 0 && edges.from_start) {
+    e.start = edges.bias ? bias_start : Start::kZero;
+    e.bias = edges.bias;
+  }
+  e.relu = edges.relu && k2 + depth >= k;
+  return e;
 }
 
-template <typename A, typename B>
-void multiply(const GemmArgs& g, Map& c, const A& a, const B& b) {
-  if (g.accumulate) {
-    if (g.alpha == 1.0f) c.noalias() += a * b;
-    else c.noalias() += g.alpha * (a * b);
-  } else {
-    if (g.alpha == 1.0f) c.noalias() = a * b;
-    else c.noalias() = g.alpha * (a * b);
+// A block of C: R rows by NV vectors of columns, `rows` x `cols` of them
+// real (the rest is computed from zeros and never stored).
+template <int R, int NV>
+struct Block {
+  static constexpr int kWidth = NV * kLanes;
+  Vec acc[R][NV];
+
+  [[gnu::always_inline]] void begin(const float* c, Index ldc, int rows, int cols, const Edge& e) {
+    if (rows == R && cols == kWidth) {
+      switch (e.start) {
+        case Start::kC:
+          for (int r = 0; r < R; ++r)
+            for (int v = 0; v < NV; ++v) acc[r][v] = vload(c + r * ldc + v * kLanes);
+          return;
+        case Start::kZero:
+          for (int r = 0; r < R; ++r)
+            for (int v = 0; v < NV; ++v) acc[r][v] = vzero();
+          return;
+        case Start::kRowBias:
+          for (int r = 0; r < R; ++r)
+            for (int v = 0; v < NV; ++v) acc[r][v] = vbroadcast(e.bias[r]);
+          return;
+        case Start::kColumnBias:
+          for (int r = 0; r < R; ++r)
+            for (int v = 0; v < NV; ++v) acc[r][v] = vload(e.bias + v * kLanes);
+          return;
+      }
+    }
+    // A ragged block goes through a copy, so that nothing past C's edge (or
+    // the bias's) is read.
+    alignas(64) float buf[R][kWidth] = {};
+    for (int r = 0; r < rows; ++r)
+      for (int j = 0; j < cols; ++j)
+        buf[r][j] = e.start == Start::kC          ? c[r * ldc + j]
+                    : e.start == Start::kRowBias    ? e.bias[r]
+                    : e.start == Start::kColumnBias ? e.bias[j]
+                                                    : 0.0f;
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < NV; ++v) acc[r][v] = vload(&buf[r][v * kLanes]);
+  }
+
+  [[gnu::always_inline]] void finish(float* c, Index ldc, int rows, int cols, bool relu) {
+    if (relu)
+      for (int r = 0; r < R; ++r)
+        for (int v = 0; v < NV; ++v) acc[r][v] = vrelu(acc[r][v]);
+    if (rows == R && cols == kWidth) {
+      for (int r = 0; r < R; ++r)
+        for (int v = 0; v < NV; ++v) vstore(c + r * ldc + v * kLanes, acc[r][v]);
+      return;
+    }
+    alignas(64) float buf[R][kWidth];
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < NV; ++v) vstore(&buf[r][v * kLanes], acc[r][v]);
+    for (int r = 0; r < rows; ++r) std::memcpy(c + r * ldc, buf[r], sizeof(float) * static_cast<std::size_t>(cols));
+  }
+};
+
+// Weights on the right: R rows of x (R values per step at xp) by NP panels
+// of weights (wp, panels `wstride` apart), `depth` steps.
+template <int R, int NP>
+void right_block(const float* xp, const float* wp, Index wstride, Index depth, float* c, Index ldc, int cols,
+                 const Edge& e) {
+  constexpr int NV = NP * kPanelVectors;
+  Block<R, NV> b;
+  b.begin(c, ldc, R, cols, e);
+  for (Index kk = 0; kk < depth; ++kk) {
+    Vec w[NV];
+    for (int v = 0; v < NV; ++v) w[v] = vload(wp + (v / kPanelVectors) * wstride + kk * P + (v % kPanelVectors) * kLanes);
+    for (int r = 0; r < R; ++r) {
+      const Vec x = vbroadcast(xp[kk * R + r]);
+      for (int v = 0; v < NV; ++v) b.acc[r][v] = vmadd(x, w[v], b.acc[r][v]);
+    }
+  }
+  b.finish(c, ldc, R, cols, e.relu);
+}
+
+// Panels a block of R rows takes at once: as many as keep kSums sums (up to
+// 8), so that few rows (a product with one row) still have enough
+// independent sums in flight.
+constexpr int panels_for(int rows) {
+  const int most = kSums / (rows * kPanelVectors);
+  return most >= 8 ? 8 : most >= 4 ? 4 : most >= 2 ? 2 : 1;
+}
+
+// right_block for `rows` (1 .. kRightRows, a template argument) and
+// `panels` (the last ones of `cols` columns), in blocks of as many panels as
+// the rows take.
+template <int R = kRightRows>
+void right(int rows, int panels, const float* xp, const float* wp, Index wstride, Index depth, float* c, Index ldc,
+           int cols, const Edge& e) {
+  if constexpr (R > 1)
+    if (rows != R) return right<R - 1>(rows, panels, xp, wp, wstride, depth, c, ldc, cols, e);
+  constexpr int kMost = panels_for(R);
+  Edge part = e;
+  while (panels > 0) {
+    const int np = panels >= kMost ? kMost : panels >= 2 ? 2 : 1, done = std::min(cols, np * static_cast<int>(P));
+    if (np == kMost) right_block<R, kMost>(xp, wp, wstride, depth, c, ldc, done, part);
+    else if (np == 2) right_block<R, (kMost >= 2 ? 2 : 1)>(xp, wp, wstride, depth, c, ldc, done, part);
+    else right_block<R, 1>(xp, wp, wstride, depth, c, ldc, done, part);
+    panels -= np, cols -= done, wp += np * wstride, c += done;
+    if (part.bias) part.bias += done;
   }
 }
 
-void tile(const GemmArgs& g, std::int64_t r0, std::int64_t rows, std::int64_t c0, std::int64_t cols) {
-  pin_cache_sizes();
-  Map c(g.c + r0 * g.ldc + c0, rows, cols, Eigen::OuterStride<>(g.ldc));
-  // A stored [m,k] (or [k,m] transposed); B stored [k,n] (or [n,k]).
-  if (!g.trans_a && !g.trans_b) {
-    ConstMap a(g.a + r0 * g.lda, rows, g.k, Eigen::OuterStride<>(g.lda));
-    ConstMap b(g.b + c0, g.k, cols, Eigen::OuterStride<>(g.ldb));
-    multiply(g, c, a, b);
-  } else if (!g.trans_a && g.trans_b) {
-    ConstMap a(g.a + r0 * g.lda, rows, g.k, Eigen::OuterStride<>(g.lda));
-    ConstMap b(g.b + c0 * g.ldb, cols, g.k, Eigen::OuterStride<>(g.ldb));
-    multiply(g, c, a, b.transpose());
-  } else if (g.trans_a && !g.trans_b) {
-    ConstMap a(g.a + r0, g.k, rows, Eigen::OuterStride<>(g.lda));
-    ConstMap b(g.b + c0, g.k, cols, Eigen::OuterStride<>(g.ldb));
-    multiply(g, c, a.transpose(), b);
-  } else {
-    ConstMap a(g.a + r0, g.k, rows, Eigen::OuterStride<>(g.lda));
-    ConstMap b(g.b + c0 * g.ldb, cols, g.k, Eigen::OuterStride<>(g.ldb));
-    multiply(g, c, a.transpose(), b.transpose());
+// C rows [0, rows) (x's row panels at xp, `depth` steps each) by the
+// weights' columns [0, cols) (panels at wp, `wstride` apart); c and e's
+// bias at the block's first row and column.
+void right_rows(const float* xp, Index rows, const float* wp, Index wstride, Index depth, float* c, Index ldc,
+                Index cols, const Edge& e) {
+  // Each group of panels (in L1) meets every row panel (in L2).
+  const Index group = panels_for(static_cast<int>(std::min<Index>(rows, kRightRows))) * P;
+  for (Index j = 0; j < cols; j += group) {
+    const Index jc = std::min(group, cols - j);
+    Edge ej = e;
+    if (ej.bias) ej.bias += j;
+    for (Index i = 0; i < rows; i += kRightRows)
+      right(static_cast<int>(std::min<Index>(kRightRows, rows - i)), static_cast<int>((jc + P - 1) / P),
+            xp + i * depth, wp + (j / P) * wstride, wstride, depth, c + i * ldc + j, ldc, static_cast<int>(jc), ej);
   }
 }
 
-std::int64_t slab_depth(std::int64_t k, std::int64_t extent) {
-  if (k <= 0) return 1;  // (no slabs; Eigen's heuristic divides by the depth)
-  pin_cache_sizes();
-  Index kc = k, mc = 1024, nc = std::max<Index>(extent, 1);
-  Eigen::internal::computeProductBlockingSizes<float, float, 1, Index>(kc, mc, nc, 1);
-  return std::max<Index>(1, std::min<Index>(kc, k));
+// Weights on the left: kLeftRows rows of weights (broadcast from a panel,
+// starting at wp, P values per step) by NV vectors of x's columns (NV *
+// kLanes values per step at xp), `depth` steps.
+template <int NV>
+void left_block(const float* wp, const float* xp, Index depth, float* c, Index ldc, int rows, int cols,
+                const Edge& e) {
+  constexpr int R = kLeftRows;
+  Block<R, NV> b;
+  b.begin(c, ldc, rows, cols, e);
+  for (Index kk = 0; kk < depth; ++kk) {
+    Vec x[NV];
+    for (int v = 0; v < NV; ++v) x[v] = vload(xp + kk * (NV * kLanes) + v * kLanes);
+    for (int r = 0; r < R; ++r) {
+      const Vec w = vbroadcast(wp[kk * P + r]);
+      for (int v = 0; v < NV; ++v) b.acc[r][v] = vmadd(w, x[v], b.acc[r][v]);
+    }
+  }
+  b.finish(c, ldc, rows, cols, e.relu);
 }
 
-// Packs weights as Eigen's right operand (our A, in slabs of kc x m) or left
-// operand (our B, in slabs of n x kc): the extent range [e0, e1), whose
-// first element `src` points at. Within a slab, panels follow each other
-// along the extent, each `depth` deep: a range starting at a panel boundary
-// packs to where the whole would. Slabs start 64-byte aligned
-// (PackedWeights::slab_stride): Eigen's lhs packing stores with aligned
-// vector instructions.
-void pack(PackedWeights& w, const float* src, std::int64_t ld, bool trans, std::int64_t e0, std::int64_t e1) {
-  const Index count = e1 - e0;
-  for (Index k2 = 0; k2 < w.k; k2 += w.kc) {
-    Index depth = std::min<Index>(w.kc, w.k - k2);
-    float* out = w.slab(k2) + e0 * depth;
-    if (w.side == PackedWeights::Side::kLeft) {
-      // A [m,k]: Eigen rhs R(k, j) = A[j*ld + k] (column-major); transposed A [k,m] is row-major.
-      if (!trans)
-        PackRhs<Eigen::ColMajor>()(out, Mapper<Eigen::ColMajor>(src, ld).getSubMapper(k2, 0), depth, count);
-      else PackRhs<Eigen::RowMajor>()(out, Mapper<Eigen::RowMajor>(src, ld).getSubMapper(k2, 0), depth, count);
+// The left's last columns, fewer than a panel of x's: there the weights are
+// the vector side (NP panels, rows along the vectors) and T columns of x are
+// broadcast (T values per step, `xs` apart), so no lane computes a column
+// that is not there. The block is C's transpose in registers: it starts
+// and ends through a copy.
+template <int NP, int T>
+void left_tail_block(const float* wp, Index wstride, const float* xp, Index xs, Index depth, float* c, Index ldc,
+                     int rows, const Edge& e) {
+  constexpr int NV = NP * kPanelVectors, kRows = NV * kLanes;
+  Vec acc[T][NV];
+  alignas(64) float buf[T][kRows] = {};
+  for (int r = 0; r < rows; ++r)
+    for (int j = 0; j < T; ++j)
+      buf[j][r] = e.start == Start::kC ? c[r * ldc + j] : e.start == Start::kRowBias ? e.bias[r] : 0.0f;
+  for (int j = 0; j < T; ++j)
+    for (int v = 0; v < NV; ++v) acc[j][v] = vload(&buf[j][v * kLanes]);
+  for (Index kk = 0; kk < depth; ++kk) {
+    Vec w[NV];
+    for (int v = 0; v < NV; ++v) w[v] = vload(wp + (v / kPanelVectors) * wstride + kk * P + (v % kPanelVectors) * kLanes);
+    for (int j = 0; j < T; ++j) {
+      const Vec x = vbroadcast(xp[kk * xs + j]);
+      for (int v = 0; v < NV; ++v) acc[j][v] = vmadd(w[v], x, acc[j][v]);
+    }
+  }
+  for (int j = 0; j < T; ++j)
+    for (int v = 0; v < NV; ++v) vstore(&buf[j][v * kLanes], e.relu ? vrelu(acc[j][v]) : acc[j][v]);
+  for (int r = 0; r < rows; ++r)
+    for (int j = 0; j < T; ++j) c[r * ldc + j] = buf[j][r];
+}
+
+// left_tail_block for `columns` (1 .. kTailColumns, a template argument),
+// over `rows` from wp on: in blocks of as many panels as the columns take
+// (panels_for), then of fewer at the end.
+template <int T = kTailColumns>
+void left_tail(int columns, const float* wp, Index wstride, const float* xp, Index xs, Index depth, float* c,
+               Index ldc, int rows, const Edge& e) {
+  if constexpr (T > 1)
+    if (columns != T) return left_tail<T - 1>(columns, wp, wstride, xp, xs, depth, c, ldc, rows, e);
+  constexpr int kMost = panels_for(T);
+  Edge part = e;
+  while (rows > 0) {
+    const int panels = (rows + static_cast<int>(P) - 1) / static_cast<int>(P);
+    const int np = panels >= kMost ? kMost : panels >= 2 ? 2 : 1, done = std::min(rows, np * static_cast<int>(P));
+    if (np == kMost) left_tail_block<kMost, T>(wp, wstride, xp, xs, depth, c, ldc, done, part);
+    else if (np == 2) left_tail_block<(kMost >= 2 ? 2 : 1), T>(wp, wstride, xp, xs, depth, c, ldc, done, part);
+    else left_tail_block<1, T>(wp, wstride, xp, xs, depth, c, ldc, done, part);
+    rows -= done, wp += np * wstride, c += done * ldc;
+    if (part.bias) part.bias += done;
+  }
+}
+
+template <int NV = kLeftVectors>
+void left(int vectors, const float* wp, const float* xp, Index depth, float* c, Index ldc, int rows, int cols,
+          const Edge& e) {
+  if constexpr (NV > 1)
+    if (vectors != NV) return left<NV - 1>(vectors, wp, xp, depth, c, ldc, rows, cols, e);
+  left_block<NV>(wp, xp, depth, c, ldc, rows, cols, e);
+}
+
+// x's rows [i0, i0 + count) over depth [k0, k0 + depth), scaled, into row
+// panels of kRightRows (the last may hold fewer), each with its rows'
+// values step by step. x is [M, K] (ld), or stored [K, M] when `trans`.
+void pack_rows(const float* x, Index ld, bool trans, Index i0, Index count, Index k0, Index depth, float scale,
+               float* out) {
+  for (Index i = 0; i < count; i += kRightRows) {
+    const Index r = std::min<Index>(kRightRows, count - i);
+    float* panel = out + i * depth;
+    if (trans) {
+      for (Index kk = 0; kk < depth; ++kk) {
+        const float* src = x + (k0 + kk) * ld + i0 + i;
+        for (Index q = 0; q < r; ++q) panel[kk * r + q] = src[q] * scale;
+      }
     } else {
-      // B [k,n]: Eigen lhs L(i, k) = B[k*ld + i] (column-major); transposed B [n,k] is row-major.
-      if (!trans)
-        PackLhs<Eigen::ColMajor>()(out, Mapper<Eigen::ColMajor>(src, ld).getSubMapper(0, k2), depth, count);
-      else PackLhs<Eigen::RowMajor>()(out, Mapper<Eigen::RowMajor>(src, ld).getSubMapper(0, k2), depth, count);
-    }
-  }
-}
-
-// Cache blocks: the per-call packed operand in blocks of kMc rows (Eigen
-// lhs) or kNc columns (Eigen rhs).
-constexpr Index kMc = 192;  // a multiple of kRowPanel
-constexpr Index kNc = 512;  // a multiple of nr
-
-// What the slab [k2, k2 + depth) of a product of depth k does at its edges:
-// the first starts from the start, the last clamps. `at` is the weights
-// index the mapper's C begins at, where its bias begins.
-template <bool kPerRow>
-typename EdgeMapper<kPerRow>::Edges slab_edges(const TileEdges& edges, Index k2, Index depth, Index k, Index at) {
-  const bool from_start = k2 == 0 && edges.from_start;
-  return {from_start, from_start && edges.bias ? edges.bias + at : nullptr, k2 + depth >= k && edges.relu};
-}
-
-// Packed A (Eigen rhs, weights range = its columns), x = B (Eigen lhs rows).
-template <int Order>
-void packed_left(const PackedWeights& w, const float* x, Index ldx, float* c, Index ldc, Index w0, Index w1, Index x0,
-                 Index x1, const TileEdges& edges) {
-  Mapper<Order> lhs(x, ldx);
-  Scratch block(sizeof(float) * static_cast<std::size_t>(kMc * w.kc));
-  Gebp gebp;
-  GebpEdge<false> gebp_edge;
-  for (Index i2 = x0; i2 < x1; i2 += kMc) {
-    Index mc = std::min(kMc, x1 - i2);
-    for (Index k2 = 0; k2 < w.k; k2 += w.kc) {
-      Index depth = std::min<Index>(w.kc, w.k - k2);
-      PackLhs<Order>()(block.as<float>(), lhs.getSubMapper(i2, k2), depth, mc);
-      const float* slab = w.slab(k2);
-      for (Index j2 = w0; j2 < w1; j2 += kNc) {
-        Index nc = std::min(kNc, w1 - j2);
-        // (C's columns are the weights': the bias is per column)
-        if (const auto e = slab_edges<false>(edges, k2, depth, w.k, j2); e.from_start || e.relu)
-          gebp_edge(EdgeMapper<false>(c + i2 + j2 * ldc, ldc, e), block.as<float>(), slab + j2 * depth, mc, depth, nc,
-                    1.0f);
-        else gebp(ResMapper(c + i2 + j2 * ldc, ldc), block.as<float>(), slab + j2 * depth, mc, depth, nc, 1.0f);
+      for (Index q = 0; q < r; ++q) {
+        const float* src = x + (i0 + i + q) * ld + k0;
+        for (Index kk = 0; kk < depth; ++kk) panel[kk * r + q] = src[kk] * scale;
       }
     }
   }
 }
 
-// Packed B (Eigen lhs, weights range = its rows), x = A (Eigen rhs columns).
-template <int Order>
-void packed_right(const PackedWeights& w, const float* x, Index ldx, float* c, Index ldc, Index w0, Index w1, Index x0,
-                  Index x1, const TileEdges& edges) {
-  Mapper<Order> rhs(x, ldx);
-  Scratch block(sizeof(float) * static_cast<std::size_t>(kNc * w.kc));
-  Gebp gebp;
-  GebpEdge<true> gebp_edge;
-  for (Index j2 = x0; j2 < x1; j2 += kNc) {
-    Index nc = std::min(kNc, x1 - j2);
-    for (Index k2 = 0; k2 < w.k; k2 += w.kc) {
-      Index depth = std::min<Index>(w.kc, w.k - k2);
-      PackRhs<Order>()(block.as<float>(), rhs.getSubMapper(k2, j2), depth, nc);
-      const float* slab = w.slab(k2);
-      for (Index i2 = w0; i2 < w1; i2 += kMc) {
-        Index mc = std::min(kMc, w1 - i2);
-        // (C's rows are the weights': the bias is per row)
-        if (const auto e = slab_edges<true>(edges, k2, depth, w.k, i2); e.from_start || e.relu)
-          gebp_edge(EdgeMapper<true>(c + i2 + j2 * ldc, ldc, e), slab + i2 * depth, block.as<float>(), mc, depth, nc,
-                    1.0f);
-        else gebp(ResMapper(c + i2 + j2 * ldc, ldc), slab + i2 * depth, block.as<float>(), mc, depth, nc, 1.0f);
-      }
+// x's columns [j0, j0 + count) over depth [k0, k0 + depth), `width` values
+// per step (zeros after the columns). x is [K, N] (ld), or stored [N, K]
+// when `trans`.
+void pack_columns(const float* x, Index ld, bool trans, Index j0, Index count, Index width, Index k0, Index depth,
+                  float* out) {
+  if (trans) {
+    for (Index kk = 0; kk < depth; ++kk)
+      for (Index q = count; q < width; ++q) out[kk * width + q] = 0.0f;
+    for (Index q = 0; q < count; ++q) {
+      const float* src = x + (j0 + q) * ld + k0;
+      for (Index kk = 0; kk < depth; ++kk) out[kk * width + q] = src[kk];
     }
+    return;
+  }
+  for (Index kk = 0; kk < depth; ++kk) {
+    const float* src = x + (k0 + kk) * ld + j0;
+    std::memcpy(out + kk * width, src, sizeof(float) * static_cast<std::size_t>(count));
+    for (Index q = count; q < width; ++q) out[kk * width + q] = 0.0f;
+  }
+}
+
+// The blocks of the depth a product takes: each weight slab in blocks of at
+// most kDepthBlock steps. fn(k0, slab, slab_depth, offset, depth, edge):
+// steps [k0, k0 + depth), which lie at `offset` into the slab starting at
+// `slab` (of `slab_depth` steps), with what the block starts from and ends
+// with (bias along the weights' extent, from its start).
+template <typename Fn>
+void for_each_depth_block(const PackedWeights& w, const TileEdges& edges, Start bias_start, Fn&& fn) {
+  for (Index k2 = 0; k2 < w.k; k2 += w.kc) {
+    const Index slab_depth = std::min(w.kc, w.k - k2);
+    const float* slab = w.slab(k2);
+    const Index block = depth_block(slab_depth);
+    for (Index off = 0; off < slab_depth; off += block) {
+      const Index depth = std::min(block, slab_depth - off);
+      fn(k2 + off, slab, slab_depth, off, depth, slab_edge(edges, k2 + off, depth, w.k, bias_start));
+    }
+  }
+}
+
+// Rows of x packed at a time: their panels stay in L2 while each group of
+// weight panels, in L1, meets all of them.
+constexpr Index kRowsPerBlock = 16 * kRightRows;
+
+// Weights on the right: weights range [w0, w1) (C's columns, w0 at a
+// panel), x range [x0, x1) (C's rows).
+void packed_right(const PackedWeights& w, const float* x, Index ldx, bool trans_x, float* c, Index ldc, Index w0,
+                  Index w1, Index x0, Index x1, const TileEdges& edges) {
+  Scratch block(sizeof(float) * static_cast<std::size_t>(kRowsPerBlock * std::min(w.kc, kDepthBlock)));
+  float* xp = block.as<float>();
+  for (Index i2 = x0; i2 < x1; i2 += kRowsPerBlock) {
+    const Index mc = std::min(kRowsPerBlock, x1 - i2);
+    for_each_depth_block(w, edges, Start::kColumnBias,
+                         [&](Index k0, const float* slab, Index slab_depth, Index off, Index depth, Edge e) {
+                           pack_rows(x, ldx, trans_x, i2, mc, k0, depth, 1.0f, xp);
+                           if (e.bias) e.bias += w0;
+                           right_rows(xp, mc, slab + w0 * slab_depth + off * P, P * slab_depth, depth,
+                                      c + i2 * ldc + w0, ldc, w1 - w0, e);
+                         });
+  }
+}
+
+// Columns of x packed at a time (whole panels of kLeftVectors vectors, the
+// rest for the tail kernels): they stay in L2 while each panel, in L1,
+// meets every group of weight rows.
+constexpr Index kColumnPanel = kLeftVectors * kLanes;
+constexpr Index kColumnsPerBlock = 10 * kColumnPanel;
+// Rows of weights (whole panels) taken at a time.
+constexpr Index kRowChunk = 8 * P;
+
+// Weights on the left: weights range [w0, w1) (C's rows, w0 at a panel),
+// x range [x0, x1) (C's columns).
+void packed_left(const PackedWeights& w, const float* x, Index ldx, bool trans_x, float* c, Index ldc, Index w0,
+                 Index w1, Index x0, Index x1, const TileEdges& edges) {
+  constexpr Index W = kColumnPanel;
+  Scratch block(sizeof(float) * static_cast<std::size_t>(kColumnsPerBlock * std::min(w.kc, kDepthBlock)));
+  float* xp = block.as<float>();
+  for (Index j2 = x0; j2 < x1; j2 += kColumnsPerBlock) {
+    const Index nc = std::min(kColumnsPerBlock, x1 - j2), whole = nc / W * W, tail = nc - whole;
+    for_each_depth_block(w, edges, Start::kRowBias, [&](Index k0, const float* slab, Index slab_depth, Index off,
+                                                        Index depth, const Edge& e) {
+      for (Index j = 0; j < whole; j += W) pack_columns(x, ldx, trans_x, j2 + j, W, W, k0, depth, xp + j * depth);
+      if (tail) pack_columns(x, ldx, trans_x, j2 + whole, tail, tail, k0, depth, xp + whole * depth);
+      auto rows_at = [&](Index m) { return slab + (m / P) * P * slab_depth + off * P + m % P; };
+      // Rows in chunks whose weights stay in cache while every panel of x,
+      // then the last columns, meet them.
+      for (Index m0 = w0; m0 < w1; m0 += kRowChunk) {
+        const Index m1 = std::min(w1, m0 + kRowChunk);
+        for (Index j = 0; j < whole; j += W)
+          for (Index m = m0; m < m1; m += kLeftRows) {
+            Edge em = e;
+            if (em.bias) em.bias += m;
+            left(kLeftVectors, rows_at(m), xp + j * depth, depth, c + m * ldc + j2 + j, ldc,
+                 static_cast<int>(std::min<Index>(kLeftRows, m1 - m)), static_cast<int>(W), em);
+          }
+        for (Index j = whole; j < nc; j += kTailColumns) {
+          Edge em = e;
+          if (em.bias) em.bias += m0;
+          left_tail(static_cast<int>(std::min<Index>(kTailColumns, nc - j)), rows_at(m0), P * slab_depth,
+                    xp + whole * depth + (j - whole), tail, depth, c + m0 * ldc + j2 + j, ldc,
+                    static_cast<int>(m1 - m0), em);
+        }
+      }
+    });
   }
 }
 
 void packed_tile(const PackedWeights& w, const float* x, std::int64_t ldx, bool trans_x, float* c, std::int64_t ldc,
                  std::int64_t w0, std::int64_t w1, std::int64_t x0, std::int64_t x1, const TileEdges& edges) {
-  if (w.side == PackedWeights::Side::kLeft) {
-    // x = B [k, n]: Eigen lhs L(i, k) = B[k*ldx + i], column-major (row-major when B is stored [n, k]).
-    if (!trans_x) packed_left<Eigen::ColMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1, edges);
-    else packed_left<Eigen::RowMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1, edges);
-  } else {
-    // x = A [m, k]: Eigen rhs R(k, j) = A[j*ldx + k], column-major (row-major when A is stored [k, m]).
-    if (!trans_x) packed_right<Eigen::ColMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1, edges);
-    else packed_right<Eigen::RowMajor>(w, x, ldx, c, ldc, w0, w1, x0, x1, edges);
+  if (w.side == PackedWeights::Side::kLeft) packed_left(w, x, ldx, trans_x, c, ldc, w0, w1, x0, x1, edges);
+  else packed_right(w, x, ldx, trans_x, c, ldc, w0, w1, x0, x1, edges);
+}
+
+// One tile of sgemm, both operands as given: B's columns are packed into
+// panels per depth block (as weights on the right would be), A's rows
+// scaled by alpha, and the right kernels run.
+void tile(const GemmArgs& g, std::int64_t r0, std::int64_t rows, std::int64_t c0, std::int64_t cols) {
+  const Index kc = depth_block(g.k), padded = (cols + P - 1) / P * P;
+  Scratch b_block(sizeof(float) * static_cast<std::size_t>(padded * kc));
+  Scratch a_block(sizeof(float) * static_cast<std::size_t>(kRowsPerBlock * kc));
+  float* bp = b_block.as<float>();
+  float* ap = a_block.as<float>();
+  for (Index k0 = 0; k0 < g.k; k0 += kc) {
+    const Index depth = std::min(kc, g.k - k0);
+    // B's columns [c0, c0 + cols): element (k, j) at b[k * ldb + j], or b[j * ldb + k] transposed.
+    for (Index e = 0; e < padded; e += P) {
+      float* panel = bp + e * depth;
+      const Index valid = std::max<Index>(0, std::min(P, cols - e));
+      for (Index kk = 0; kk < depth; ++kk) {
+        float* out = panel + kk * P;
+        for (Index q = 0; q < valid; ++q) {
+          const Index j = c0 + e + q, k = k0 + kk;
+          out[q] = g.trans_b ? g.b[j * g.ldb + k] : g.b[k * g.ldb + j];
+        }
+        for (Index q = valid; q < P; ++q) out[q] = 0.0f;
+      }
+    }
+    Edge e;
+    e.start = k0 == 0 && !g.accumulate ? Start::kZero : Start::kC;
+    for (Index i2 = 0; i2 < rows; i2 += kRowsPerBlock) {
+      const Index mc = std::min(kRowsPerBlock, rows - i2);
+      pack_rows(g.a, g.lda, g.trans_a, r0 + i2, mc, k0, depth, g.alpha, ap);
+      right_rows(ap, mc, bp, P * depth, depth, g.c + (r0 + i2) * g.ldc + c0, g.ldc, cols, e);
+    }
   }
 }
 
 }  // namespace
 
-extern const Variant WINML_CAT(k, WINML_GEMM_VARIANT_NAME) = {WINML_STR(WINML_GEMM_VARIANT), tile, slab_depth, pack,
+extern const Variant WINML_CAT(k, WINML_GEMM_VARIANT_NAME) = {WINML_STR(WINML_GEMM_VARIANT), kFused, tile,
                                                               packed_tile};
 
 }  // namespace winml::runtime::gemm_detail

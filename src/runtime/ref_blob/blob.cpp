@@ -293,8 +293,8 @@ std::shared_ptr<const Plan> load_plan(std::string_view blob, std::shared_ptr<con
   }
   for (const auto& [id, t] : plan->constants) constant_of[static_cast<std::size_t>(id)] = &t;
 
-  // Packed weights in this machine's layout are handed to the kernels as they
-  // ask for them (views of the blob, like the constants); others are repacked.
+  // Packed weights in the panel layout are handed to the kernels as they ask
+  // for them (views of the blob, like the constants); others are repacked.
   PackTrace replay;
   replay.mode = PackTrace::Mode::kReplay;
   for (const auto& mp : m.packed) {
@@ -303,7 +303,7 @@ std::shared_ptr<const Plan> load_plan(std::string_view blob, std::shared_ptr<con
     p->k = mp.k;
     p->extent = mp.extent;
     p->kc = mp.kc;
-    p->isa = mp.isa == gemm_isa() ? gemm_isa() : "";  // another layout never matches
+    p->isa = mp.isa == kPanelLayout ? kPanelLayout : "";  // another layout never matches
     const char* at = data + mp.offset;
     if (reinterpret_cast<std::uintptr_t>(at) % 64 == 0) {
       p->data = std::shared_ptr<float>(keepalive, reinterpret_cast<float*>(const_cast<char*>(at)));

@@ -22,7 +22,8 @@ struct MetaConstant {
 };
 
 // Weights a kernel packed for the GEMM kernels (runtime::PackedWeights), in
-// the layout of the instruction-set variant `isa`.
+// the panel layout named `isa` (runtime::kPanelLayout; blobs of older
+// versions named the instruction set whose layout they held).
 struct MetaPacked {
   bool left = true;  // PackedWeights::Side::kLeft
   std::int64_t k = 0, extent = 0, kc = 0;

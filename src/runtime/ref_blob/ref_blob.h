@@ -40,7 +40,10 @@ namespace winml::runtime::ref_blob {
 // The EPContext `source` of ref blobs (rules/ep/ref.toml: ep_type).
 inline constexpr const char* kSource = "WinmlMakeRefExecutionProvider";
 // 2: packed GEMM weights stored after the constants. 3: each slab of packed
-// weights starts 64-byte aligned (PackedWeights::slab_stride).
+// weights starts 64-byte aligned (PackedWeights::slab_stride). Packed
+// weights name their layout: "panels16" (PackedWeights, one for every
+// instruction set); others (an instruction set's name, written before there
+// was one layout) are packed again as a blob loads.
 inline constexpr std::uint32_t kFormatVersion = 3;
 // The EPContext `ep_sdk_version` written with blobs of this format.
 inline constexpr const char* kSdkVersion = "winml-make-ref-3";
