@@ -56,4 +56,9 @@ std::string libm_variant() {
   return "sse2";
 }
 
+std::string arithmetic_identity() {
+  const bool fused = runtime_instruction_set() != InstructionSet::kGeneric;
+  return std::string("gemm=") + (fused ? "fma" : "separate") + " libm=" + libm_variant();
+}
+
 }  // namespace winml

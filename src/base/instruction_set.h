@@ -29,4 +29,11 @@ InstructionSet runtime_instruction_set();
 // the last bit.
 std::string libm_variant();
 
+// What of the instruction set can reach a result's bits, as one word for
+// keys: the GEMM's arithmetic ("fma" on AVX2 and AVX-512, "separate" on the
+// generic variant: runtime/gemm.h) and libm_variant(), e.g.
+// "gemm=fma libm=fma". Builds whose identities agree give the same bytes;
+// AVX2 and AVX-512 machines agree.
+std::string arithmetic_identity();
+
 }  // namespace winml

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "base/error.h"
+#include "base/instruction_set.h"
 #include "base/this_executable.h"
 #include "config/model_name.h"
 #include "config/project.h"
@@ -146,6 +147,9 @@ store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& regis
     auto d = stats.digest(f);
     h.update_field(d ? d->hex() : "missing");
   }
+  // The machine's arithmetic, which stages declare (stages/runtime_arithmetic.h):
+  // a plan made under another (WINML_RUNTIME_ISA, another CPU) is made again.
+  h.update_field(arithmetic_identity());
   h.update_field(source.project_dir.string());
   h.update_field(source.config_file.string());
   h.update_field(source.output_dir_override.string());

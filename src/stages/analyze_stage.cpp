@@ -1,4 +1,5 @@
 #include "stages/analyze_stage.h"
+#include "stages/runtime_arithmetic.h"
 
 #include <algorithm>
 
@@ -16,6 +17,7 @@ pipeline::Declarations AnalyzeStage::declare(const config::ModelSettings&) const
   for (const auto& name : ep::ep_table_names()) d.rules.push_back("ep/" + name + ".toml");
   d.rules.push_back("optimize/presets.toml");
   d.code = {"winml_analyze", "stages/analyze_stage"};
+  declare_runtime_arithmetic(d);
   return d;
 }
 

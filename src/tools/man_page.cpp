@@ -54,7 +54,9 @@ const Entry kEnvironment[] = {
      "A rules overlay: files here add to or replace the shipped rules (EP tables, presets, "
      "export recipe); the project's own rules/ overrides both."},
     {"NO_COLOR", "When set and not empty, no colour in the build's output, whatever --color says."},
-    {"WINML_RUNTIME_ISA", "generic or avx2: force a lower GEMM variant of the CPU runtime."},
+    {"WINML_RUNTIME_ISA",
+     "generic, avx2 or avx512: force a lower instruction set on the CPU runtime (avx2 and avx512 build the same "
+     "bytes; generic enters the keys)."},
     {"WINML_ORT_CACHE",
      "Where scripts/fetch-ort.sh puts ONNX Runtime, and where the default [compile] ort_library is looked for "
      "(DIR/1.29.0/lib/libonnxruntime.so.1); else $XDG_CACHE_HOME/winml-make/ort, else ~/.cache/winml-make/ort."},

@@ -64,7 +64,9 @@ TEST(GemmVariants, ThisCpuRunsAtLeastGeneric) {
   EXPECT_STREQ(variants.back()->name, "generic");
   EXPECT_FALSE(variants.back()->fused);
   for (const gd::Variant* v : variants)
-    if (std::string(v->name) != "generic") EXPECT_TRUE(v->fused) << v->name;
+    if (std::string(v->name) != "generic") {
+      EXPECT_TRUE(v->fused) << v->name;
+    }
 }
 
 TEST(GemmVariants, PackedProductsAreTheMultiplyAddsInDepthOrder) {
