@@ -21,7 +21,7 @@ namespace winml::cli {
 // tools' module defines (src/tools).
 inline const std::vector<std::string> kEngineCommands = {"config", "status", "clean", "graph", "cache"};
 inline const std::vector<std::string> kToolCommands = {"inspect", "optimize",  "analyze",     "run", "quantize",
-                                                       "compile", "epcontext", "completions", "man"};
+                                                       "compile", "epcontext", "diff",        "completions", "man"};
 
 // Whether the arguments name a subcommand or ask for help. A build (no
 // subcommand) then needs none of them defined: their CLI11 objects cost a
