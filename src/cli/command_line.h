@@ -21,7 +21,8 @@ namespace winml::cli {
 // tools' module defines (src/tools).
 inline const std::vector<std::string> kEngineCommands = {"config", "status", "clean", "graph", "cache"};
 inline const std::vector<std::string> kToolCommands = {"inspect", "optimize",  "analyze",     "run", "quantize",
-                                                       "compile", "epcontext", "diff",        "completions", "man"};
+                                                       "compile", "epcontext", "diff",        "check", "completions",
+                                                       "man"};
 
 // Whether the arguments name a subcommand or ask for help. A build (no
 // subcommand) then needs none of them defined: their CLI11 objects cost a

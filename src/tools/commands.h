@@ -14,6 +14,7 @@ cli::Command add_quantize_command(CLI::App& app);
 cli::Command add_compile_command(CLI::App& app);
 cli::Command add_epcontext_command(CLI::App& app);
 cli::Command add_diff_command(CLI::App& app);
+cli::Command add_check_command(CLI::App& app);
 // After every other (the build's options are not completed after a subcommand).
 cli::Command add_completions_command(CLI::App& app, const cli::Command& build);
 cli::Command add_man_command(CLI::App& app, const cli::Command& build);

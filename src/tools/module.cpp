@@ -17,7 +17,8 @@ int tools_main(int argc, char** argv) {
   cli::CommandLine line;
   line.add_engine_commands();
   for (auto add : {add_inspect_command, add_optimize_command, add_analyze_command, add_run_command,
-                   add_quantize_command, add_compile_command, add_epcontext_command, add_diff_command})
+                   add_quantize_command, add_compile_command, add_epcontext_command, add_diff_command,
+                   add_check_command})
     line.add(add(line.app()));
   line.add(add_completions_command(line.app(), line.build()));
   line.add(add_man_command(line.app(), line.build()));

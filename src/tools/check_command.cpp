@@ -1,0 +1,176 @@
+// winml-make check [MODEL...] [--json]: builds the models again from
+// scratch, in a scratch directory inside the state directory, with an empty
+// cache of its own and no remote cache, and compares every output with what
+// the project holds: the file in place, the digest its records name, and
+// the cache's copy of that digest. Each stage whose bytes differ is named,
+// with the first differing tensor, node or attribute (model/model_diff.h).
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "base/atomic_file.h"
+#include "base/error.h"
+#include "base/subprocess.h"
+#include "base/this_executable.h"
+#include "cli/context.h"
+#include "cli/project_options.h"
+#include "cli/tools_module.h"
+#include "model/model_diff.h"
+#include "model/model_io.h"
+#include "tools/commands.h"
+
+extern char** environ;
+
+namespace winml::tools {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Mismatch {
+  std::string model, stage, file, where, first;  // where: "in place", "in the records", "in the cache"
+};
+
+// The scratch directory, removed however check ends.
+struct Scratch {
+  fs::path dir;
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+};
+
+json read_manifest(const fs::path& file) {
+  if (!fs::exists(file)) return json::object();
+  auto j = json::parse(read_file(file), nullptr, false);
+  return j.is_discarded() ? json::object() : j;
+}
+
+// stage -> file -> digest, from a model's build_manifest.json.
+std::map<std::string, std::map<std::string, std::string>> outputs_of(const json& manifest) {
+  std::map<std::string, std::map<std::string, std::string>> out;
+  for (const auto& s : manifest.value("stages", json::array()))
+    for (const auto& o : s.value("outputs", json::array()))
+      out[s.value("name", "")][o.value("file", "")] = o.value("digest", "");
+  return out;
+}
+
+// The first thing that differs between two versions of an artifact.
+std::string first_difference(const fs::path& fresh, const fs::path& other) {
+  if (!fs::exists(other)) return "missing";
+  const std::string a = read_file(other), b = read_file(fresh);
+  if (a == b) return "";
+  if (fresh.extension() == ".onnx") {
+    try {
+      const model::Model ma = model::load_model(other), mb = model::load_model(fresh);
+      const auto d = model::diff_models(ma, mb);
+      if (!d.empty()) return d.front().kind + " " + d.front().name + ": " + d.front().detail;
+    } catch (const std::exception& e) {
+      return std::string("cannot be read: ") + e.what();
+    }
+  }
+  const auto at = std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin();
+  return std::to_string(a.size()) + " vs " + std::to_string(b.size()) + " bytes, first difference at byte " +
+         std::to_string(at);
+}
+
+}  // namespace
+
+cli::Command add_check_command(CLI::App& app) {
+  struct Options {
+    std::vector<std::string> models;
+    bool json = false;
+  };
+  auto opts = std::make_shared<Options>();
+  CLI::App* sub = app.add_subcommand(
+      "check", "Build the models again from scratch, bypassing every cache, and compare each output with the project's");
+  sub->add_option("models", opts->models, "Models to check (default: all)");
+  sub->add_flag("--json", opts->json, "Machine-readable output");
+  sub->fallthrough();
+  return {sub, [opts](const cli::Context& ctx) {
+            pipeline::BuildSession session(cli::session_options(ctx, /*write=*/false, nullptr), cli::tool_stages());
+            session.open();
+            const fs::path output_dir = session.plan().output_dir;
+            std::set<std::string> models = cli::select_models(session, opts->models);
+            if (models.empty())
+              models.insert(session.plan().graph.models.begin(), session.plan().graph.models.end());
+            const fs::path cache = cli::cache_dir(ctx.cache_dir);
+
+            Scratch scratch{session.state_dir() / ("check-" + std::to_string(::getpid()))};
+            fs::create_directories(scratch.dir);
+            std::vector<std::string> argv = {this_executable().string(),
+                                             "-C",
+                                             session.options().source.project_dir.string(),
+                                             "-o",
+                                             (scratch.dir / "out").string(),
+                                             "--cache-dir",
+                                             (scratch.dir / "cache").string(),
+                                             "--no-remote-cache",
+                                             "--json"};
+            if (!ctx.config.empty()) argv.insert(argv.begin() + 1, {"-c", ctx.config_file().string()});
+            for (const auto& d : ctx.defines) argv.insert(argv.end(), {"-D", d});
+            argv.insert(argv.end(), models.begin(), models.end());
+            ProcessSpec spec;
+            spec.argv = argv;
+            for (char** e = environ; *e; ++e) {
+              const std::string kv = *e;
+              const auto eq = kv.find('=');
+              if (eq != std::string::npos) spec.env[kv.substr(0, eq)] = kv.substr(eq + 1);
+            }
+            spec.env.erase("WINML_MAKE_CACHE_DIR");
+            spec.log_file = scratch.dir / "build.log";
+            const ProcessResult r = run_process(spec);
+            if (!r.started) throw BuildError("check: cannot run " + argv[0] + ": " + r.error);
+            if (r.exit_code != 0)
+              throw BuildError("check: the fresh build failed (exit " + std::to_string(r.exit_code) + "):\n" +
+                               tail_lines(spec.log_file, 20));
+
+            std::vector<Mismatch> found;
+            std::size_t compared = 0;
+            for (const auto& m : models) {
+              const json fresh = read_manifest(scratch.dir / "out" / m / "build_manifest.json");
+              const auto recorded = outputs_of(read_manifest(output_dir / m / "build_manifest.json"));
+              for (const auto& [stage, files] : outputs_of(fresh))
+                for (const auto& [file, digest] : files) {
+                  ++compared;
+                  const fs::path made = scratch.dir / "out" / m / file;
+                  auto note = [&](const std::string& where, const std::string& first) {
+                    if (!first.empty()) found.push_back({m, stage, file, where, first});
+                  };
+                  note("in place", first_difference(made, output_dir / m / file));
+                  const auto rs = recorded.find(stage);
+                  const std::string rec =
+                      rs == recorded.end() || !rs->second.count(file) ? "" : rs->second.at(file);
+                  if (rec != digest)
+                    note("in the records", "digest " + (rec.empty() ? std::string("missing") : rec) + " vs " + digest);
+                  if (!rec.empty()) {
+                    const fs::path cached = cache / "cas" / rec.substr(0, 2) / rec;
+                    if (fs::exists(cached)) note("in the cache", first_difference(made, cached));
+                  }
+                }
+            }
+            if (opts->json) {
+              json j = {{"compared", compared}, {"same", found.empty()}, {"differences", json::array()}};
+              for (const auto& f : found)
+                j["differences"].push_back({{"model", f.model},
+                                            {"stage", f.stage},
+                                            {"file", f.file},
+                                            {"where", f.where},
+                                            {"first", f.first}});
+              std::cout << j.dump(2) << "\n";
+            } else if (found.empty()) {
+              std::cout << "check: " << compared << " outputs of " << models.size()
+                        << " model(s) are the bytes of a fresh build\n";
+            } else {
+              for (const auto& f : found)
+                std::cout << f.model << "/" << f.stage << ": " << f.file << " differs " << f.where << ": " << f.first
+                          << "\n";
+            }
+            return found.empty() ? 0 : 1;
+          }};
+}
+
+}  // namespace winml::tools
