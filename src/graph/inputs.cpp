@@ -104,19 +104,21 @@ std::vector<ResolvedInput> resolve_inputs(const std::vector<InputDecl>& decls, c
         } else {
           primary = file_input("model:", project_dir, path, state);
         }
-        // The sidecars a model names are a function of its bytes: memoized by digest.
-        auto names = state.model_files(primary.ingredient.digest);
-        if (!names) {
-          names = runner.model_files(fs::path(primary.path));
-          state.put_model_files(primary.ingredient.digest, *names);
-        }
         const std::string& full = primary.path;
         const std::size_t slash = full.rfind('/');
         const std::string_view file_name = std::string_view(full).substr(slash + 1);
+        // The sidecars a model names are a function of its bytes, memoized by digest; its own
+        // name is not (a copy under another name has the same bytes), so it stays out of the memo.
+        auto sidecars = state.model_sidecars(primary.ingredient.digest);
+        if (!sidecars) {
+          sidecars.emplace();
+          for (auto& n : runner.model_files(fs::path(primary.path)))
+            if (n != file_name) sidecars->push_back(std::move(n));
+          state.put_model_sidecars(primary.ingredient.digest, *sidecars);
+        }
         const std::string parent = full.substr(0, slash);
         out.push_back(primary);
-        for (const auto& n : *names)
-          if (n != file_name) out.push_back(file_input("model:", project_dir, fs::path(parent) / n, state));
+        for (const auto& n : *sidecars) out.push_back(file_input("model:", project_dir, fs::path(parent) / n, state));
         break;
       }
     }

@@ -53,7 +53,7 @@ bool read_node(const std::vector<std::string_view>& f, std::string& id, NodeReco
   return true;
 }
 
-bool read_model_files(const std::vector<std::string_view>& f, Digest& d, std::vector<std::string>& names) {
+bool read_model_sidecars(const std::vector<std::string_view>& f, Digest& d, std::vector<std::string>& names) {
   std::uint64_t n = 0;
   if (f.size() < 3 || !read_digest(f[1], d) || !parse_u64(f[2], n) || f.size() != 3 + n) return false;
   names.clear();
@@ -71,7 +71,7 @@ BuildState::~BuildState() = default;
 void BuildState::load() {
   std::lock_guard lock(mu_);
   nodes_.clear();
-  model_files_.clear();
+  model_sidecars_.clear();
   generation_ = 0;
   const fs::path snapshot = dir_ / kSnapshotFile;
   if (disk_.stat(snapshot.native()).exists) {
@@ -85,7 +85,7 @@ void BuildState::load() {
     if (!text.empty() && !parse_snapshot(text, keep)) {
       warnings_.push_back(file_error(snapshot.string(), "is corrupt; starting without build records"));
       nodes_.clear();
-      model_files_.clear();
+      model_sidecars_.clear();
       generation_ = 0;
     }
   }
@@ -130,11 +130,13 @@ bool BuildState::parse_snapshot(std::string_view text, const std::shared_ptr<con
       e.stat.inode = ino;
       e.stat.device = dev;
       stats_.load(field_text(f[1]), e);
-    } else if (f[0] == "M") {
+    } else if (f[0] == "S") {
       Digest d;
       std::vector<std::string> names;
-      if (!read_model_files(f, d, names)) return false;
-      model_files_[d] = std::move(names);
+      if (!read_model_sidecars(f, d, names)) return false;
+      model_sidecars_[d] = std::move(names);
+    } else if (f[0] == "M") {
+      // (Older builds' file sets, which held the first copy's own name: found again on use.)
     } else {
       return false;
     }
@@ -157,11 +159,13 @@ void BuildState::replay_journal(std::string_view text, const std::shared_ptr<con
       nodes_[id] = std::make_shared<const NodeRecord>(std::move(r));
     } else if (f[0] == "D" && f.size() == 2) {
       nodes_.erase(field_text(f[1]));
-    } else if (f[0] == "M") {
+    } else if (f[0] == "S") {
       Digest d;
       std::vector<std::string> names;
-      if (!read_model_files(f, d, names)) break;
-      model_files_[d] = std::move(names);
+      if (!read_model_sidecars(f, d, names)) break;
+      model_sidecars_[d] = std::move(names);
+    } else if (f[0] == "M") {
+      continue;  // an older build's file set (see parse_snapshot)
     } else {
       break;
     }
@@ -209,21 +213,21 @@ void BuildState::erase(const std::string& node_id) {
   append_journal(line);
 }
 
-std::optional<std::vector<std::string>> BuildState::model_files(const Digest& model_digest) const {
+std::optional<std::vector<std::string>> BuildState::model_sidecars(const Digest& model_digest) const {
   std::lock_guard lock(mu_);
-  auto it = model_files_.find(model_digest);
-  if (it == model_files_.end()) return std::nullopt;
+  auto it = model_sidecars_.find(model_digest);
+  if (it == model_sidecars_.end()) return std::nullopt;
   return it->second;
 }
 
-void BuildState::put_model_files(const Digest& model_digest, const std::vector<std::string>& names) {
+void BuildState::put_model_sidecars(const Digest& model_digest, const std::vector<std::string>& names) {
   RecordWriter w;
   std::string line;
-  w.field("M").field(model_digest).field(static_cast<std::uint64_t>(names.size()));
+  w.field("S").field(model_digest).field(static_cast<std::uint64_t>(names.size()));
   for (const auto& n : names) w.field(n);
   w.finish(line);
   std::lock_guard lock(mu_);
-  auto [it, inserted] = model_files_.emplace(model_digest, names);
+  auto [it, inserted] = model_sidecars_.emplace(model_digest, names);
   if (!inserted) return;
   changed_ = true;
   append_journal(line);
@@ -268,8 +272,8 @@ void BuildState::save() {
     write_node(w, id, *r);
     w.finish(text);
   }
-  for (const auto& [d, names] : model_files_) {
-    w.field("M").field(d).field(static_cast<std::uint64_t>(names.size()));
+  for (const auto& [d, names] : model_sidecars_) {
+    w.field("S").field(d).field(static_cast<std::uint64_t>(names.size()));
     for (const auto& n : names) w.field(n);
     w.finish(text);
   }

@@ -1,6 +1,6 @@
 // What the last builds recorded, under <output_dir>/.winml-make/:
 //
-//   state    snapshot: node records, stat cache, model file sets (atomic rewrite)
+//   state    snapshot: node records, stat cache, model sidecar sets (atomic rewrite)
 //   journal  records appended as nodes finish since the snapshot
 //
 // A node is recorded only after its outputs are in place, and each record is
@@ -63,10 +63,11 @@ class BuildState {
   void erase(const std::string& node_id);
   std::vector<std::string> node_ids() const;
 
-  // The files of a model (sidecars, relative to its folder) by its digest:
-  // they are named inside the model, so its content determines them.
-  std::optional<std::vector<std::string>> model_files(const Digest& model_digest) const;
-  void put_model_files(const Digest& model_digest, const std::vector<std::string>& names);
+  // The sidecars of a model (relative to its folder; not the model's own file)
+  // by its digest: they are named inside the model, so its content determines
+  // them, while its own name is the project's choice and differs between copies.
+  std::optional<std::vector<std::string>> model_sidecars(const Digest& model_digest) const;
+  void put_model_sidecars(const Digest& model_digest, const std::vector<std::string>& names);
 
   StatCache& stat_cache() { return stats_; }
   // The file system the records describe (and the builder works on).
@@ -91,7 +92,7 @@ class BuildState {
   StatCache stats_;
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<const NodeRecord>> nodes_;
-  std::map<Digest, std::vector<std::string>> model_files_;
+  std::map<Digest, std::vector<std::string>> model_sidecars_;
   std::uint64_t generation_ = 0;
   bool changed_ = false;
   bool started_empty_ = true;

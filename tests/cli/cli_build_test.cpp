@@ -221,6 +221,23 @@ TEST(BuildCli, CleanBuildsInTwoDirectoriesAreByteIdentical) {
   EXPECT_EQ(ma["config_hash"], mb["config_hash"]);
 }
 
+// The sidecars a source model names depend on its bytes alone, but its own file name does not:
+// two copies of one model under other names and folders are two models with no file of each other's.
+TEST(BuildCli, TwoCopiesOfOneSourceModelUnderOtherNamesAreIndependentInputs) {
+  Project p;
+  p.write_model("x/a.onnx", 5);
+  p.write_model("y/b.onnx", 5);
+  p.write_config("[[model]]\nname = \"a\"\nsource = \"x/a.onnx\"\n[[model]]\nname = \"b\"\nsource = \"y/b.onnx\"\n");
+  auto r = p.build({"-j", "1"});
+  EXPECT_EQ(test::stages_with(r, "a", "completed").size(), 6u) << r.dump();
+  EXPECT_EQ(test::stages_with(r, "b", "completed").size() + test::stages_with(r, "b", "cached").size(), 6u)
+      << r.dump();
+  auto manifest = nlohmann::json::parse(test::read_text(p.out("b", "build_manifest.json")));
+  const std::string inputs = manifest["stages"][0]["inputs"].dump();
+  EXPECT_NE(inputs.find("model:y/b.onnx"), std::string::npos) << inputs;
+  EXPECT_EQ(inputs.find("a.onnx"), std::string::npos) << inputs;
+}
+
 TEST(BuildCli, SeveralModelsInParallelAndKeepGoingPastABadOne) {
   Project p;
   std::string toml;

@@ -90,7 +90,7 @@ TEST(BuildState, JournalAloneSurvivesACrashBeforeTheSnapshot) {
     store::BuildState s(store::real_disk(), dir / "state", dir.path());
     s.load();
     s.put("m/optimize", record("a"));
-    s.put_model_files(store::digest_of("model"), {"m.onnx", "m.onnx.data"});
+    s.put_model_sidecars(store::digest_of("model"), {"m.onnx.data"});
     // No save(): as if killed here.
   }
   store::BuildState s(store::real_disk(), dir / "state", dir.path());
@@ -100,7 +100,7 @@ TEST(BuildState, JournalAloneSurvivesACrashBeforeTheSnapshot) {
   EXPECT_EQ(r->key, record("a").key);
   EXPECT_EQ(r->outputs, record("a").outputs);
   EXPECT_EQ(r->metrics_json, record("a").metrics_json);
-  EXPECT_EQ(s.model_files(store::digest_of("model")), (std::vector<std::string>{"m.onnx", "m.onnx.data"}));
+  EXPECT_EQ(s.model_sidecars(store::digest_of("model")), (std::vector<std::string>{"m.onnx.data"}));
 }
 
 TEST(BuildState, TornJournalTailIsIgnoredAndCutBeforeNewRecords) {
