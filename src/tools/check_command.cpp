@@ -49,6 +49,13 @@ json read_manifest(const fs::path& file) {
   return j.is_discarded() ? json::object() : j;
 }
 
+// stage -> key, from a model's build_manifest.json.
+std::map<std::string, std::string> keys_of(const json& manifest) {
+  std::map<std::string, std::string> out;
+  for (const auto& s : manifest.value("stages", json::array())) out[s.value("name", "")] = s.value("key", "");
+  return out;
+}
+
 // stage -> file -> digest, from a model's build_manifest.json.
 std::map<std::string, std::map<std::string, std::string>> outputs_of(const json& manifest) {
   std::map<std::string, std::map<std::string, std::string>> out;
@@ -132,13 +139,21 @@ cli::Command add_check_command(CLI::App& app) {
             std::size_t compared = 0;
             for (const auto& m : models) {
               const json fresh = read_manifest(scratch.dir / "out" / m / "build_manifest.json");
-              const auto recorded = outputs_of(read_manifest(output_dir / m / "build_manifest.json"));
+              const json records = read_manifest(output_dir / m / "build_manifest.json");
+              const auto recorded = outputs_of(records);
+              const auto fresh_keys = keys_of(fresh), recorded_keys = keys_of(records);
               for (const auto& [stage, files] : outputs_of(fresh))
                 for (const auto& [file, digest] : files) {
                   ++compared;
                   const fs::path made = scratch.dir / "out" / m / file;
+                  // A key of its own says the fresh build is not the recorded one
+                  // (another arithmetic, an edited config): `--explain` says why.
+                  const auto rk = recorded_keys.find(stage);
+                  const bool rekeyed = rk != recorded_keys.end() && rk->second != fresh_keys.at(stage);
                   auto note = [&](const std::string& where, const std::string& first) {
-                    if (!first.empty()) found.push_back({m, stage, file, where, first});
+                    if (first.empty()) return;
+                    found.push_back({m, stage, file, where,
+                                     first + (rekeyed ? " (the fresh build's key differs from the record's)" : "")});
                   };
                   note("in place", first_difference(made, output_dir / m / file));
                   const auto rs = recorded.find(stage);

@@ -81,3 +81,20 @@ TEST(CheckCli, AnArtifactTamperedWithInTheCacheIsNamedWithItsStage) {
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("net/optimize: optimized.onnx differs in the cache"), std::string::npos) << r.out;
 }
+
+// The generic variant keys its stages apart (docs/runtime.md): a project
+// built with fused multiply-adds, checked without them, differs, and check
+// says that the fresh build ran under another key.
+TEST(CheckCli, AnotherArithmeticIsNamedAsAnotherKey) {
+  Project p;
+  for (const char* f : {"model.onnx", "winml.toml"})
+    fs::copy_file(test::source_dir() / "examples" / "quickstart" / f, p.root() / f);
+  p.build({}, 0, {{"WINML_RUNTIME_ISA", "avx2"}});
+  const test::CliResult same = p.run({"check"}, {{"WINML_RUNTIME_ISA", "avx2"}});
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+  const test::CliResult generic = p.run({"check"}, {{"WINML_RUNTIME_ISA", "generic"}});
+  EXPECT_EQ(generic.exit_code, 1) << generic.err;
+  EXPECT_NE(generic.out.find("quickstart/quantize: quantized.onnx differs in place: initializer "), std::string::npos)
+      << generic.out;
+  EXPECT_NE(generic.out.find("(the fresh build's key differs from the record's)"), std::string::npos) << generic.out;
+}
