@@ -1,6 +1,7 @@
 #include "base/huge_heap.h"
 
 #include <malloc.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -86,7 +87,14 @@ struct HugeBlocks {
 };
 
 HugeBlocks& huge_blocks() {
-  static auto* blocks = new HugeBlocks;  // (never destroyed: frees may come from static destructors)
+  static auto* blocks = [] {
+    auto* b = new HugeBlocks;  // (never destroyed: frees may come from static destructors)
+    // A worker process (base/worker_process.h) is forked while other threads
+    // may hold the lock: held across fork, it is released in both processes.
+    ::pthread_atfork([] { huge_blocks().mu.lock(); }, [] { huge_blocks().mu.unlock(); },
+                     [] { huge_blocks().mu.unlock(); });
+    return b;
+  }();
   return *blocks;
 }
 

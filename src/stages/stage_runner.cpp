@@ -2,9 +2,40 @@
 
 #include "base/error.h"
 #include "base/rules.h"
+#include "base/worker_process.h"
 #include "model/sidecars.h"
 
 namespace winml::stages {
+
+namespace {
+
+// A stage's result or error as the worker's reply: "<kind>\n<text>".
+std::string run_and_describe(pipeline::Stage& stage, const pipeline::StageContext& ctx) {
+  try {
+    return "ok\n" + stage.run(ctx).metrics.dump();
+  } catch (const graph::Interrupted&) {
+    return "interrupted\n";
+  } catch (const InputError& e) {
+    return std::string("input\n") + e.what();
+  } catch (const std::exception& e) {
+    return std::string("build\n") + e.what();
+  } catch (...) {
+    return "build\nthe stage failed with an unknown exception";
+  }
+}
+
+// The worker's reply back into the result, or the error it describes.
+graph::RunResult from_reply(const std::string& reply) {
+  const auto eol = reply.find('\n');
+  const std::string kind = reply.substr(0, eol);
+  const std::string text = eol == std::string::npos ? "" : reply.substr(eol + 1);
+  if (kind == "ok") return {text};
+  if (kind == "interrupted") throw graph::Interrupted();
+  if (kind == "input") throw InputError(text);
+  throw BuildError(text);
+}
+
+}  // namespace
 
 graph::RunResult StageRunner::run(const graph::RunRequest& req) {
   auto stage = stage_for(req.node, session_.registry());
@@ -28,8 +59,19 @@ graph::RunResult StageRunner::run(const graph::RunRequest& req) {
     ctx.input = req.inputs.front().primary;
     ctx.input_files = req.inputs.front().files;
   }
-  pipeline::StageResult r = stage->run(ctx);
-  return {r.metrics.dump()};
+  // The stage runs in a worker process (base/worker_process.h): a signal
+  // there fails this node only, and the memory it took goes back when it ends.
+  const WorkerOutcome w = run_in_worker([&] { return run_and_describe(*stage, ctx); }, req.cancel);
+  if (w.cancelled) throw graph::Interrupted();
+  if (!w.answered) {
+    const std::string how = w.signal ? "died of " + describe_signal(w.signal)
+                                     : "ended without an answer (exit code " + std::to_string(w.exit_code) + ")";
+    std::string message = "the stage " + how;  // (the report puts the node's name before it)
+    std::error_code ec;
+    if (!req.log_file.empty() && fs::exists(req.log_file, ec)) message += "; its log: " + req.log_file.string();
+    throw BuildError(message);
+  }
+  return from_reply(w.reply);
 }
 
 std::vector<std::string> StageRunner::model_files(const fs::path& model) {
