@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""Exports the torchvision corpus: torchvision architectures with random
+weights (torch.manual_seed(0) before each model), small inputs, through
+Debian's python3-torch / python3-torchvision, offline. One model per line of
+MODELS: name, constructor, input shape, opset, kind.
+
+usage: /usr/bin/python3 tests/corpus/torchvision_export.py OUT_DIR [NAME...]
+Writes OUT_DIR/<name>.onnx and OUT_DIR/<name>.json (input shape, opset, kind);
+prints one line per model: name, ok or the exporter's error.
+"""
+import json
+import os
+import sys
+import time
+
+import torch
+import torchvision
+from torchvision import models as m
+
+# name, constructor, input shape, opset, kind
+MODELS = [
+    ("resnet18", lambda: m.resnet18(), [1, 3, 64, 64], 17, "classification: residual"),
+    ("mobilenet_v2", lambda: m.mobilenet_v2(), [1, 3, 64, 64], 13, "classification: inverted residual"),
+    ("mobilenet_v3_small", lambda: m.mobilenet_v3_small(), [1, 3, 64, 64], 17, "classification: squeeze-excite, hardswish"),
+    ("efficientnet_b0", lambda: m.efficientnet_b0(), [1, 3, 64, 64], 17, "classification: squeeze-excite, SiLU"),
+    ("regnet_y_400mf", lambda: m.regnet_y_400mf(), [1, 3, 64, 64], 14, "classification: grouped conv, SE"),
+    ("shufflenet_v2_x0_5", lambda: m.shufflenet_v2_x0_5(), [1, 3, 64, 64], 12, "classification: channel shuffle"),
+    ("squeezenet1_1", lambda: m.squeezenet1_1(), [1, 3, 64, 64], 11, "classification: fire modules"),
+    ("mnasnet0_5", lambda: m.mnasnet0_5(), [1, 3, 64, 64], 13, "classification: NAS"),
+    ("densenet121", lambda: m.densenet121(), [1, 3, 64, 64], 15, "classification: dense concat"),
+    ("googlenet", lambda: m.googlenet(aux_logits=False, init_weights=True), [1, 3, 64, 64], 13, "classification: inception"),
+    ("convnext_tiny", lambda: m.convnext_tiny(), [1, 3, 64, 64], 17, "classification: LayerNorm, depthwise 7x7"),
+    ("swin_t", lambda: m.swin_t(), [1, 3, 64, 64], 17, "classification: window attention, roll"),
+    ("vit_b_16", lambda: m.vit_b_16(image_size=64), [1, 3, 64, 64], 17, "classification: attention"),
+    ("maxvit_t", lambda: m.maxvit_t(), [1, 3, 224, 224], 17, "classification: block/grid attention"),
+    ("fasterrcnn_mobilenet_v3_large_320_fpn",
+     lambda: m.detection.fasterrcnn_mobilenet_v3_large_320_fpn(weights=None, weights_backbone=None, num_classes=91,
+                                                                min_size=128, max_size=128),
+     [1, 3, 128, 128], 11, "detection: Loop/If, NonMaxSuppression, RoiAlign, TopK"),
+    ("retinanet_resnet50_fpn",
+     lambda: m.detection.retinanet_resnet50_fpn(weights=None, weights_backbone=None, min_size=128, max_size=128),
+     [1, 3, 128, 128], 11, "detection: anchors, NonMaxSuppression"),
+    ("ssdlite320_mobilenet_v3_large",
+     lambda: m.detection.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None),
+     [1, 3, 320, 320], 11, "detection: SSDlite"),
+    ("fcn_resnet50", lambda: m.segmentation.fcn_resnet50(weights=None, weights_backbone=None, aux_loss=False),
+     [1, 3, 64, 64], 13, "segmentation: FCN"),
+    ("lraspp_mobilenet_v3_large",
+     lambda: m.segmentation.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None), [1, 3, 64, 64], 13,
+     "segmentation: LR-ASPP"),
+    ("r3d_18", lambda: m.video.r3d_18(), [1, 3, 4, 32, 32], 13, "video: 3D conv"),
+    ("r2plus1d_18", lambda: m.video.r2plus1d_18(), [1, 3, 4, 32, 32], 13, "video: (2+1)D conv"),
+]
+
+
+def export(name, make, shape, opset, kind, out_dir):
+    torch.manual_seed(0)
+    model = make().eval()
+    x = torch.rand(*shape, generator=torch.Generator().manual_seed(1))
+    path = os.path.join(out_dir, name + ".onnx")
+    detection = kind.startswith("detection")
+    args = ([x[0]],) if detection else (x,)
+    with torch.no_grad():
+        torch.onnx.export(model, args, path, opset_version=opset, input_names=["input"],
+                          do_constant_folding=True)
+    # Detection models take a list of images: their one input is the image itself.
+    spec = {"name": name, "kind": kind, "opset": opset,
+            "inputs": {"input": {"shape": shape[1:] if detection else shape, "range": [0, 1]}}}
+    with open(os.path.join(out_dir, name + ".json"), "w") as f:
+        json.dump(spec, f)
+
+
+def main():
+    out_dir = sys.argv[1]
+    wanted = set(sys.argv[2:])
+    os.makedirs(out_dir, exist_ok=True)
+    failed = 0
+    for name, make, shape, opset, kind in MODELS:
+        if wanted and name not in wanted:
+            continue
+        if not hasattr(torchvision.models, name) and not name.startswith(("fasterrcnn", "retinanet", "ssd", "fcn",
+                                                                            "lraspp", "r3d", "r2plus1d")):
+            print(f"{name}: not in torchvision {torchvision.__version__}")
+            continue
+        start = time.time()
+        try:
+            export(name, make, shape, opset, kind, out_dir)
+            print(f"{name}: ok ({time.time() - start:.1f} s)", flush=True)
+        except Exception as e:  # the exporter's error, on one line
+            failed += 1
+            print(f"{name}: export failed: {str(e).splitlines()[0] if str(e) else type(e).__name__}", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
