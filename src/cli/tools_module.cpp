@@ -2,6 +2,7 @@
 
 #include <system_error>
 
+#include "base/companion_files.h"
 #include "base/error.h"
 #include "base/rules.h"
 #include "base/shared_library.h"
@@ -13,31 +14,56 @@ namespace winml::cli {
 namespace fs = std::filesystem;
 
 fs::path tools_module_path() {
-  static const fs::path path = [] {
-    const fs::path dir = this_executable().parent_path();
-    const fs::path beside = dir / kToolsFileName;
-    std::error_code ec;
-    if (fs::exists(beside, ec)) return beside;
-    return (dir / ".." / "lib" / "winml-make" / kToolsFileName).lexically_normal();
-  }();
+  static const fs::path path = find_companion_file(kToolsFileName);
   return path;
 }
+
+namespace {
+
+// Why no place held a module this binary can use: each place and what was
+// found there, and what to copy where.
+std::string no_module_message(const std::vector<std::pair<fs::path, std::string>>& tried) {
+  std::string text = std::string("cannot find winml-make's model tools (") + kToolsFileName +
+                     "), which it loads to read or write models; looked in:";
+  for (const auto& [place, what] : tried) text += "\n  " + place.string() + ": " + what;
+  text += std::string("\ncopy ") + kToolsFileName + " from the folder this winml-make was built in (" +
+          kToolsBuildDir + ") next to " + this_executable().string() +
+          ", or install both with 'cmake --install <build> --prefix <dir>' (docs/getting-started.md)";
+  return text;
+}
+
+}  // namespace
 
 const ToolsModule& tools_module() {
   static std::once_flag once;
   static const ToolsModule* module = nullptr;
   std::call_once(once, [] {
-    const fs::path path = tools_module_path();
-    // Kept for the life of the process: its stages and runners are in use
-    // until exit, and libprotobuf must never be unloaded.
-    static SharedLibrary library({path.string()});
-    using Entry = const ToolsModule* (*)();
-    const ToolsModule* m = library.function<Entry>(kToolsEntryPoint)();
-    if (std::string(m->stamp) != kToolsStamp)
-      throw BuildError(path.string() + " belongs to another build of winml-make (" + m->stamp + ", this binary " +
-                       kToolsStamp + "): install both from one build");
-    m->use_rules(rules::active());
-    module = m;
+    std::vector<std::pair<fs::path, std::string>> tried;
+    std::error_code ec;
+    for (const fs::path& path : companion_file_places(kToolsFileName)) {
+      if (!fs::exists(path, ec)) {
+        tried.emplace_back(path, "not there");
+        continue;
+      }
+      try {
+        // Kept for the life of the process, even when refused: its stages and
+        // runners are in use until exit, and libprotobuf must never be unloaded.
+        const auto* library = new SharedLibrary({path.string()});
+        using Entry = const ToolsModule* (*)();
+        const ToolsModule* m = library->function<Entry>(kToolsEntryPoint)();
+        if (std::string(m->stamp) != kToolsStamp) {
+          tried.emplace_back(path, std::string("from another build of winml-make (") + m->stamp + ", this binary " +
+                                       kToolsStamp + "): install both from one build");
+          continue;
+        }
+        m->use_rules(rules::active());
+        module = m;
+        return;
+      } catch (const BuildError& e) {
+        tried.emplace_back(path, e.what());
+      }
+    }
+    throw BuildError(no_module_message(tried));
   });
   return *module;
 }

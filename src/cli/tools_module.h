@@ -37,10 +37,11 @@ struct ToolsModule {
 inline constexpr const char* kToolsEntryPoint = "winml_make_tools";
 inline constexpr const char* kToolsFileName = "winml-make-tools.so";
 
-// Where the module is: next to this binary (a build tree), else in
-// ../lib/winml-make/ from it (an installation).
+// Where the module is: the first of base/companion_files.h's places that
+// holds it (beside this binary, then ../lib/winml-make/ from it, ...).
 std::filesystem::path tools_module_path();
-// Loaded once; BuildError naming the file when it is missing or foreign.
+// Loaded once, from the first place that holds this build's module; else a
+// BuildError naming every place tried, what was there, and what to copy.
 const ToolsModule& tools_module();
 
 // The module's stages, loaded when a plan is made or a stage runs.

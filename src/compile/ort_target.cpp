@@ -5,9 +5,9 @@
 #include <mutex>
 #include <set>
 
+#include "base/companion_files.h"
 #include "base/error.h"
 #include "base/text.h"
-#include "base/this_executable.h"
 #include "ort/status.h"
 
 namespace winml::compile {
@@ -28,13 +28,7 @@ fs::path ort_library_path(const std::string& configured, const fs::path& project
   return (p.is_absolute() ? p : project_dir / p).lexically_normal();
 }
 
-fs::path ref_plugin_path() {
-  constexpr const char* kName = "libwinml_ref_ep.so";
-  const fs::path dir = this_executable().parent_path();
-  std::error_code ec;
-  if (fs::exists(dir / kName, ec)) return dir / kName;
-  return (dir / ".." / "lib" / "winml-make" / kName).lexically_normal();
-}
+fs::path ref_plugin_path() { return find_companion_file("libwinml_ref_ep.so"); }
 
 fs::path ep_library_path(const std::string& configured, const fs::path& project_dir, const std::string& ep) {
   if (configured.empty()) return ep == "ref" ? ref_plugin_path() : fs::path();

@@ -60,8 +60,8 @@ std::filesystem::path ort_library_path(const std::string& configured, const std:
 std::filesystem::path ep_library_path(const std::string& configured, const std::filesystem::path& project_dir,
                                       const std::string& ep);
 
-// The `ref` backend as an ONNX Runtime plugin EP, libwinml_ref_ep.so: beside
-// the binary in a build tree, else in ../lib/winml-make/ (installed).
+// The `ref` backend as an ONNX Runtime plugin EP, libwinml_ref_ep.so: where
+// winml-make finds its other companion files (base/companion_files.h).
 std::filesystem::path ref_plugin_path();
 
 }  // namespace winml::compile

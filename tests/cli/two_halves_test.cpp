@@ -40,15 +40,49 @@ TEST(TwoHalves, AModelToolAfterGlobalOptionsRunsInTheModule) {
   EXPECT_NE(r.err.find("not-a-model.onnx"), std::string::npos) << r.err;
 }
 
-TEST(TwoHalves, AMissingModuleIsAClearErrorNamingIt) {
+TEST(TwoHalves, AMissingModuleIsAnErrorNamingEveryPlaceTriedAndWhatToCopy) {
   test::TempDir dir;
   // The binary alone, without its module beside it or in ../lib/winml-make.
   std::filesystem::create_directories(dir / "bin");
   std::filesystem::copy_file(WINML_MAKE_BIN, dir / "bin" / "winml-make");
   const auto r = test::run_program({(dir / "bin" / "winml-make").string(), "inspect", "-m", "x.onnx"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("winml-make-tools.so"), std::string::npos) << r.err;
+  // Each place the module may be, and the fix: which file, from where, to where.
+  for (const auto& place : {dir / "bin" / "winml-make-tools.so", dir / "lib" / "winml-make" / "winml-make-tools.so"})
+    EXPECT_NE(r.err.find(place.string()), std::string::npos) << place << "\n" << r.err;
+  EXPECT_NE(r.err.find("/usr/lib/winml-make/winml-make-tools.so"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("copy winml-make-tools.so"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(std::filesystem::path(WINML_MAKE_BIN).parent_path().string()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(dir.path().string() + "/bin/winml-make"), std::string::npos) << r.err;
   // What needs no model still works.
   const auto v = test::run_program({(dir / "bin" / "winml-make").string(), "--version"});
   EXPECT_EQ(v.exit_code, 0) << v.err;
+}
+
+// What getting-started.md says to copy is enough, in either layout: a project
+// builds from scratch (every stage through the module), then status and
+// inspect work.
+TEST(TwoHalves, TheBinaryWorksWhereverItIsCopiedWithItsModule) {
+  const std::filesystem::path build = std::filesystem::path(WINML_MAKE_BIN).parent_path();
+  test::TempDir dir;
+  for (const auto& [bin, lib] : {std::pair{dir / "flat", dir / "flat"}, {dir / "usr" / "bin", dir / "usr" / "lib" / "winml-make"}}) {
+    std::filesystem::create_directories(bin);
+    std::filesystem::create_directories(lib);
+    std::filesystem::copy_file(WINML_MAKE_BIN, bin / "winml-make");
+    std::filesystem::copy_file(build / "winml-make-tools.so", lib / "winml-make-tools.so");
+    const auto project = dir / ("project-" + bin.filename().string());
+    std::filesystem::create_directories(project);
+    std::filesystem::copy_file(std::filesystem::path(WINML_SOURCE_DIR) / "examples" / "quickstart" / "model.onnx",
+                               project / "classifier.onnx");
+    test::write_text(project / "winml.toml", "[model]\nsource = \"classifier.onnx\"\n");
+    const std::map<std::string, std::string> env = {{"WINML_MAKE_CACHE_DIR", (dir / "cache").string()}};
+    const std::string exe = (bin / "winml-make").string();
+    const auto built = test::run_program({exe}, project, env);
+    EXPECT_EQ(built.exit_code, 0) << bin << "\n" << built.out << built.err;
+    const auto status = test::run_program({exe, "status"}, project, env);
+    EXPECT_EQ(status.exit_code, 0) << bin << "\n" << status.err;
+    EXPECT_NE(status.out.find("everything is up to date"), std::string::npos) << status.out;
+    const auto inspect = test::run_program({exe, "inspect", "-m", "build/classifier/model.onnx"}, project, env);
+    EXPECT_EQ(inspect.exit_code, 0) << bin << "\n" << inspect.err;
+  }
 }
