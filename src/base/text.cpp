@@ -56,4 +56,10 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   return out;
 }
 
+std::string count_of(std::uint64_t n, std::string_view one, std::string_view many) {
+  std::string word(n == 1 ? one : many.empty() ? one : many);
+  if (n != 1 && many.empty()) word += 's';
+  return std::to_string(n) + " " + word;
+}
+
 }  // namespace winml

@@ -16,5 +16,7 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
 
 std::string human_bytes(std::uint64_t bytes);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
+// "1 node", "3 nodes"; `many` defaults to `one` + "s" ("1 entry", "2 entries" needs it).
+std::string count_of(std::uint64_t n, std::string_view one, std::string_view many = {});
 
 }  // namespace winml

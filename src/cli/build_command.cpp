@@ -92,10 +92,13 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   static pipeline::BuildSession* kept_until_exit = nullptr;
   kept_until_exit = new pipeline::BuildSession(so, tool_stages());
   pipeline::BuildSession& session = *kept_until_exit;
-  if (!session.open()) {
-    std::cerr << "winml-make: interrupted while waiting for the lock\n";
+  // With --json, every way out prints a report on stdout.
+  auto interrupted_before_building = [&f]() -> int {
+    std::cerr << "winml-make: interrupted while waiting for a lock\n";
+    if (f.json) std::cout << error_report("interrupted", kExitInterrupted, "interrupted while waiting for a lock").dump(2) << "\n";
     return kExitInterrupted;
-  }
+  };
+  if (!session.open()) return interrupted_before_building();
   const pipeline::BuildPlan& plan = session.plan();
   graph::BuildOptions o;
   o.models = select_models(session, f.models);
@@ -104,8 +107,10 @@ int run_build(const Context& ctx, const BuildFlags& f) {
     o.models = models_in_shard(shard, plan.graph.models, o.models);
     if (o.models.empty()) {
       // Empty models would mean "all": a shard that drew no model builds nothing.
-      std::cout << "winml-make: shard " << f.shard << " holds none of the " << plan.graph.models.size()
-                << " models; nothing to build\n";
+      (f.json ? std::cerr : std::cout) << "winml-make: shard " << f.shard << " holds none of the "
+                                        << plan.graph.models.size() << " models; nothing to build\n";
+      if (f.json) std::cout << run_report(plan.graph, std::vector<graph::NodeResult>(plan.graph.nodes.size()), "ok", f.dry_run, 0,
+                                     plan.output_dir.string()).dump(2) << "\n";
       return kExitOk;
     }
   }
@@ -138,7 +143,7 @@ int run_build(const Context& ctx, const BuildFlags& f) {
                       << cache->root().string() << "\n";
           },
           -1, &cancel, store::LockMode::kShared);
-      if (!cache_lock) return static_cast<int>(kExitInterrupted);
+      if (!cache_lock) return interrupted_before_building();
     } catch (const BuildError& e) {
       // A cache this user cannot write (a shared read-only mirror) is still
       // worth reading; nothing can tidy it from here either.

@@ -1,5 +1,6 @@
 #include "cli/build_report.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "base/text.h"
@@ -22,14 +23,18 @@ std::string pad(std::string s, std::size_t n) {
 
 }  // namespace
 
+std::string status_text(graph::Status status, bool dry_run) {
+  std::string word = graph::status_word(status, dry_run);
+  std::replace(word.begin(), word.end(), '-', ' ');
+  return word;
+}
+
 std::vector<std::string> describe_result(const graph::Node& node, const graph::NodeResult& r, bool explain,
                                          bool dry_run, bool color) {
   std::vector<std::string> lines;
   // A dry run runs nothing, so nothing FAILED: it found what would.
-  std::string status = r.status == graph::Status::kStale    ? "would run"
-                       : r.status == graph::Status::kFailed ? (dry_run ? "would fail" : "FAILED")
-                       : r.status == graph::Status::kNotRun ? "not run"
-                                                            : graph::status_name(r.status);
+  std::string status = status_text(r.status, dry_run);
+  if (status == "failed") status = "FAILED";  // the same word, to be seen among the others
   std::string line = "  " + colored_status(pad(status, 10), color) + " " + node.id();
   if (r.status == graph::Status::kCompleted || r.status == graph::Status::kCached) {
     line += " (" + seconds_text(r.elapsed_seconds) + (r.from_remote ? ", from the remote cache" : "") + ")";
@@ -111,7 +116,8 @@ void BuildReporter::node_started(const graph::Node& node, const std::string& rea
 }
 
 void BuildReporter::node_finished(const graph::Node& node, const graph::NodeResult& r) {
-  bool quiet = r.status == graph::Status::kUpToDate || (r.status == graph::Status::kSkipped) ||
+  // A skipped stage is news only when the last build ran it.
+  bool quiet = r.status == graph::Status::kUpToDate || (r.status == graph::Status::kSkipped && !r.newly_skipped) ||
                (r.status == graph::Status::kNotRun && r.reason.empty());
   std::lock_guard lock(mu_);
   ++done_;
@@ -138,22 +144,20 @@ void BuildReporter::note(const std::string& line) {
 
 void BuildReporter::summary(const std::vector<graph::NodeResult>& results, double seconds) {
   const bool dry_run = dry_run_;
-  std::map<std::string, int> counts;
+  std::map<graph::Status, int> counts;
   int considered = 0;
   for (const auto& r : results) {
     if (r.status == graph::Status::kNotRun && r.reason.empty()) continue;  // not selected
     ++considered;
-    counts[r.status == graph::Status::kNotRun              ? "not run"
-           : r.status == graph::Status::kFailed && dry_run ? "would fail"
-                                                           : graph::status_name(r.status)]++;
+    ++counts[r.status];
   }
   std::lock_guard lock(mu_);
   std::vector<std::string> parts;
-  for (const char* k : {"completed", "cached", "stale", "failed", "would fail", "not run", "up-to-date", "skipped"})
-    if (counts[k])
-      parts.push_back(std::to_string(counts[k]) + " " + (std::string(k) == "up-to-date" ? "up to date" : k));
+  using S = graph::Status;
+  for (S s : {S::kCompleted, S::kCached, S::kStale, S::kFailed, S::kNotRun, S::kUpToDate, S::kSkipped})
+    if (counts[s]) parts.push_back(std::to_string(counts[s]) + " " + status_text(s, dry_run));
   std::string text = "winml-make: ";
-  if (!dry_run && counts["completed"] + counts["cached"] + counts["failed"] + counts["not run"] == 0)
+  if (!dry_run && counts[S::kCompleted] + counts[S::kCached] + counts[S::kFailed] + counts[S::kNotRun] == 0)
     text += "nothing to do, ";
   text += std::to_string(considered) + " stages: " + join(parts, ", ") + " (" + seconds_text(seconds) + ")";
   print_locked(text);
@@ -173,6 +177,13 @@ std::string cache_rejections_warning(const std::vector<graph::NodeResult>& resul
          " (--json lists them under cache_rejections)";
 }
 
+nlohmann::json error_report(const std::string& kind, int exit_code, const std::string& message) {
+  return {{"schema_version", kReportSchemaVersion},
+          {"status", "error"},
+          {"exit_code", exit_code},
+          {"error", {{"kind", kind}, {"message", message}}}};
+}
+
 nlohmann::json run_report(const graph::Graph& graph, const std::vector<graph::NodeResult>& results,
                           const std::string& status, bool dry_run, double seconds, const std::string& output_dir) {
   nlohmann::json models = nlohmann::json::array();
@@ -188,9 +199,9 @@ nlohmann::json run_report(const graph::Graph& graph, const std::vector<graph::No
       const auto& r = results[i];
       if (r.status == graph::Status::kNotRun && r.reason.empty()) continue;
       selected = true;
-      summary[graph::status_name(r.status)]++;
+      summary[graph::status_word(r.status, dry_run)]++;
       nlohmann::json s = {{"name", n.name},
-                          {"status", graph::status_name(r.status)},
+                          {"status", graph::status_word(r.status, dry_run)},
                           {"implementation", r.implementation.empty() ? n.implementation : r.implementation},
                           {"filename", n.primary_output},
                           {"elapsed_seconds", r.elapsed_seconds}};
@@ -215,7 +226,7 @@ nlohmann::json run_report(const graph::Graph& graph, const std::vector<graph::No
     }
     if (selected) models.push_back({{"name", t}, {"stages", stages}});
   }
-  return {{"schema_version", 2},      {"status", status},   {"dry_run", dry_run}, {"elapsed_seconds", seconds},
+  return {{"schema_version", kReportSchemaVersion},      {"status", status},   {"dry_run", dry_run}, {"elapsed_seconds", seconds},
           {"output_dir", output_dir}, {"summary", summary}, {"models", models},   {"cache_rejections", rejections}};
 }
 

@@ -54,6 +54,9 @@ class BuildReporter : public graph::BuildObserver {
   std::thread ticker_;
 };
 
+// graph::status_word as the CLI prints it: "up to date", "not run", "would run".
+std::string status_text(graph::Status status, bool dry_run);
+
 // Lines for a node that reran or would rerun: "  would run  m/quantize: config quantize.samples changed".
 std::vector<std::string> describe_result(const graph::Node& node, const graph::NodeResult& r, bool explain,
                                          bool dry_run, bool color = false);
@@ -61,6 +64,16 @@ std::vector<std::string> describe_result(const graph::Node& node, const graph::N
 // One warning for the run's refused cache entries, counted by reason and
 // source ("" when none was refused): tampering shows, without a line each.
 std::string cache_rejections_warning(const std::vector<graph::NodeResult>& results);
+
+// The --json report's format (docs/cli.md, "The --json report"). 3: a dry
+// run's words are would-run and would-fail (graph::status_word), and a
+// command that fails before any stage reports an error object.
+inline constexpr int kReportSchemaVersion = 3;
+
+// The report of a command that failed as a whole (a usage error, a bad config,
+// a missing model, a lock that timed out): no stage ran, so no model is in it.
+// `kind`: "usage" or "input" (exit 2), "build" (exit 1).
+nlohmann::json error_report(const std::string& kind, int exit_code, const std::string& message);
 
 // The --json report.
 nlohmann::json run_report(const graph::Graph& graph, const std::vector<graph::NodeResult>& results,

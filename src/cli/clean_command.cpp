@@ -20,6 +20,22 @@ namespace winml::cli {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// One line per model folder: what went, and what stays and why.
+std::string cleaned_line(const pipeline::CleanedModel& m) {
+  const std::string removed = count_of(m.files, "file") + ", " + human_bytes(m.bytes);
+  if (m.dir_removed) return "removed " + m.dir.string() + " (" + (m.files ? removed : "it was empty") + ")\n";
+  if (m.others.empty()) return m.files ? "removed " + removed + " from " + m.dir.string() + "\n" : "";
+  std::string line = m.files ? "removed " + removed + " from " + m.dir.string() + "; kept the folder"
+                             : "kept " + m.dir.string();
+  line += ": it holds " + count_of(m.other_count, "entry", "entries") + " winml-make did not write (" + join(m.others, ", ") +
+          (m.other_count > m.others.size() ? ", ..." : "") + ")\n";
+  return line;
+}
+
+}  // namespace
+
 Command add_clean_command(CLI::App& app) {
   struct Options {
     std::vector<std::string> models;
@@ -59,11 +75,7 @@ Command add_clean_command(CLI::App& app) {
                 exit_code = static_cast<int>(kExitBuildFailure);
                 continue;
               }
-              if (m.dir_removed || m.files)
-                std::cout << "removed " << m.dir.string() << " (" << m.files << " file" << (m.files == 1 ? "" : "s")
-                          << ", " << human_bytes(m.bytes) << ")\n";
-              if (!m.dir_removed && fs::exists(m.dir))
-                std::cout << "kept " << m.dir.string() << ": it holds files winml-make did not write\n";
+              std::cout << cleaned_line(m);
             }
             if (selected.empty() && !opts->dead && exit_code == 0) {
               // Every record but the lock this process holds.

@@ -6,22 +6,16 @@
 #include "base/error.h"
 #include "base/rules.h"
 #include "base/text.h"
+#include "cli/build_report.h"
+#include "config/overrides.h"
 
 namespace winml::cli {
 
-namespace {
-
-// Shorthands, applied after every -D.
-const std::vector<std::pair<const char*, const char*>> kShorthands = {{"--no-quant", "quantize.enabled=false"},
-                                                                      {"--no-compile", "compile.enabled=false"},
-                                                                      {"--no-validate", "compile.validate=false"}};
-
-}  // namespace
 
 CommandLine::CommandLine()
     : app_(std::make_unique<CLI::App>(
           "winml-make: incremental, content-hashed builds of ONNX model pipelines (winml.toml)", "winml-make")),
-      shorthand_given_(kShorthands.size(), false) {
+      shorthand_given_(std::size(config::kShorthandFlags), false) {
   app_->set_version_flag("--version", version_string());
   app_->add_option("-C,--directory", ctx_.directory, "Project directory (default: the current directory)");
   app_->add_option("-c,--config", ctx_.config,
@@ -35,15 +29,9 @@ CommandLine::CommandLine()
                    "Set a config key for this run, as if in the file (SECTION.KEY=VALUE; VALUE is a JSON literal or a "
                    "bare string; repeatable)")
       ->allow_extra_args(false);
-  app_->add_flag_callback(
-      "--no-quant", [this] { shorthand_given_[0] = true; },
-      "Skip the quantize stage (same as -D quantize.enabled=false)");
-  app_->add_flag_callback(
-      "--no-compile", [this] { shorthand_given_[1] = true; },
-      "Skip the compile stage (same as -D compile.enabled=false)");
-  app_->add_flag_callback(
-      "--no-validate", [this] { shorthand_given_[2] = true; },
-      "Do not run the compiled model to validate it (same as -D compile.validate=false)");
+  for (std::size_t i = 0; i < std::size(config::kShorthandFlags); ++i)
+    app_->add_flag_callback(
+        config::kShorthandFlags[i].flag, [this, i] { shorthand_given_[i] = true; }, config::kShorthandFlags[i].help);
   app_->add_option("--min-sqnr", min_sqnr_,
                    "Fail quantization below this SQNR in dB for any output (same as -D quantize.min_sqnr_db=DB)");
   app_->add_option(
@@ -76,7 +64,29 @@ bool names_a_subcommand(int argc, char** argv) {
   return false;
 }
 
+namespace {
+
+// Whether the command line asks for --json (before a `--` that hands the rest
+// to a vendor compiler): then a failure is a report on stdout too.
+bool json_asked(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--") return false;
+    if (a == "--json") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 int CommandLine::run(int argc, char** argv) {
+  // Every failure: its message on stderr, and with --json the report CI
+  // reads on stdout (docs/cli.md, "The --json report").
+  auto fail = [&](const char* kind, int code, const std::string& message) {
+    std::cerr << "winml-make: error: " << message << "\n";
+    if (json_asked(argc, argv)) std::cout << error_report(kind, code, message).dump(2) << "\n";
+    return code;
+  };
   try {
     try {
       app_->parse(argc, argv);
@@ -92,23 +102,20 @@ int CommandLine::run(int argc, char** argv) {
     return dispatch();
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app_->exit(e);  // --help, --version
-    std::cerr << "winml-make: error: " << e.what() << "\nRun 'winml-make --help' for usage.\n";
-    return kExitInputError;
+    return fail("usage", kExitInputError, std::string(e.what()) + "\nRun 'winml-make --help' for usage.");
   } catch (const InputError& e) {
-    std::cerr << "winml-make: error: " << e.what() << "\n";
-    return kExitInputError;
+    return fail("input", kExitInputError, e.what());
   } catch (const BuildError& e) {
-    std::cerr << "winml-make: error: " << e.what() << "\n";
-    return kExitBuildFailure;
+    return fail("build", kExitBuildFailure, e.what());
   } catch (const std::exception& e) {
-    std::cerr << "winml-make: error: " << e.what() << "\n";
-    return kExitBuildFailure;
+    return fail("build", kExitBuildFailure, e.what());
   }
 }
 
 int CommandLine::dispatch() {
-  for (std::size_t i = 0; i < kShorthands.size(); ++i)
-    if (shorthand_given_[i]) ctx_.defines.push_back(kShorthands[i].second);
+  // Shorthands, applied after every -D.
+  for (std::size_t i = 0; i < std::size(config::kShorthandFlags); ++i)
+    if (shorthand_given_[i]) ctx_.defines.push_back(config::kShorthandFlags[i].flag);
   if (!min_sqnr_.empty()) ctx_.defines.push_back("quantize.min_sqnr_db=" + min_sqnr_);
   rules::set_active(rules::Rules::for_project(ctx_.project_dir()));
   for (const auto& c : commands_)

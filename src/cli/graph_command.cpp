@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "cli/build_report.h"
 #include "cli/context.h"
 #include "cli/project_options.h"
 #include "cli/tools_module.h"
@@ -26,6 +27,7 @@ Command add_graph_command(CLI::App& app) {
             graph::Graph g = session.plan().graph;
             graph::BuildOptions o;
             o.dry_run = true;
+            o.keep_going = true;  // each model's own state, as status shows it
             o.models = selected;
             ToolRunner runner(session);
             graph::Builder builder(
@@ -50,11 +52,12 @@ Command add_graph_command(CLI::App& app) {
               g = std::move(sub);
               results = std::move(kept);
             }
-            std::cout << graph::to_dot(g, [&](std::size_t i) {
+            const std::string dot = graph::to_dot(g, [&](std::size_t i) {
               const auto& r = results[i];
               if (!g.nodes[i].enabled) return std::string();
-              return std::string(r.status == graph::Status::kStale ? "stale" : graph::status_name(r.status));
+              return status_text(r.status, /*dry_run=*/true);
             });
+            std::cout << dot;
             return 0;
           }};
 }

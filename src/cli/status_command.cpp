@@ -13,6 +13,28 @@
 
 namespace winml::cli {
 
+namespace {
+
+// The last line: what the stages add up to, and the one thing to do next.
+std::string status_summary(std::map<graph::Status, std::size_t>& counts, const std::string& first_failure,
+                           std::size_t stale_reports, bool dead_models) {
+  using S = graph::Status;
+  if (counts[S::kFailed]) {
+    // Building now would only fail again: the error comes first.
+    std::string text = count_of(counts[S::kFailed], "stage", "stages") + " would fail (" + first_failure + ")";
+    if (counts[S::kNotRun]) text += ", " + count_of(counts[S::kNotRun], "stage cannot", "stages cannot") + " run before it";
+    if (counts[S::kStale]) text += ", " + count_of(counts[S::kStale], "stage", "stages") + " would run";
+    return text + "; fix the error, then run winml-make";
+  }
+  if (counts[S::kStale])
+    return count_of(counts[S::kStale], "stage", "stages") + " would run; run winml-make to rebuild " +
+           (counts[S::kStale] == 1 ? "it" : "them");
+  if (stale_reports) return "stale reports; run winml-make to rewrite them";
+  return dead_models ? "every configured model is up to date" : "everything is up to date";
+}
+
+}  // namespace
+
 Command add_status_command(CLI::App& app) {
   struct Options {
     std::vector<std::string> models;
@@ -31,6 +53,8 @@ Command add_status_command(CLI::App& app) {
             o.models = select_models(session, opts->models);
             o.dry_run = true;
             o.explain = true;
+            // Each model's own state: a failure in one stops nothing else.
+            o.keep_going = true;
             ToolRunner runner(session);
             graph::Builder builder(plan.graph,
                                    {session.options().source.project_dir, plan.output_dir, session.state_dir()},
@@ -60,7 +84,9 @@ Command add_status_command(CLI::App& app) {
               std::cout << report.dump(2) << "\n";
               return 0;
             }
-            std::size_t stale = 0, stale_reports = 0;
+            std::map<graph::Status, std::size_t> counts;
+            std::size_t stale_reports = 0;
+            std::string first_failure;  // "model/stage: first line of its reason"
             for (std::size_t ti = 0; ti < plan.graph.models.size(); ++ti) {
               const std::string& t = plan.graph.models[ti];
               if (!o.models.empty() && !o.models.count(t)) continue;
@@ -68,16 +94,13 @@ Command add_status_command(CLI::App& app) {
               for (std::size_t i : by_model[ti]) {
                 const auto& n = plan.graph.nodes[i];
                 const auto& r = results[i];
-                std::string what;
-                switch (r.status) {
-                  case graph::Status::kUpToDate: what = "up to date"; break;
-                  case graph::Status::kSkipped: what = "skipped: " + r.reason; break;
-                  case graph::Status::kFailed: what = "error: " + r.reason; break;
-                  default: what = "stale: " + r.reason; ++stale;
-                }
+                ++counts[r.status];
+                if (r.status == graph::Status::kFailed && first_failure.empty())
+                  first_failure = n.id() + ": " + r.reason.substr(0, r.reason.find('\n'));
                 std::string name = n.name;
                 name.resize(10, ' ');
-                std::cout << "  " << name << what << "\n";
+                std::cout << "  " << name << status_text(r.status, /*dry_run=*/true)
+                          << (r.reason.empty() ? "" : ": " + r.reason) << "\n";
                 for (const auto& e : r.explanation)
                   if (e != r.reason) std::cout << "            " << e << "\n";
               }
@@ -98,9 +121,7 @@ Command add_status_command(CLI::App& app) {
                           << ") written for it; winml-make clean --dead removes them\n";
               else std::cout << "no build records for it, so winml-make will not delete anything there\n";
             }
-            if (stale) std::cout << stale << " stale stage(s); run winml-make to rebuild them\n";
-            else if (stale_reports) std::cout << "stale reports; run winml-make to rewrite them\n";
-            else std::cout << (dead.empty() ? "everything is up to date\n" : "every configured model is up to date\n");
+            std::cout << status_summary(counts, first_failure, stale_reports, !dead.empty()) << "\n";
             if (!dead.empty())
               std::cout << dead.size() << (dead.size() == 1 ? " folder" : " folders")
                         << " of models no longer configured (listed above)\n";

@@ -123,6 +123,10 @@ struct ModelSettings {
   // its content enters the key.
   std::filesystem::path base_dir;
   std::filesystem::path config_file;
+  // Section ("optimize", "quantize", "compile") -> what switched it off: the
+  // flag or -D ("--no-quant"), else "<file>:<line>", else "" (not a key
+  // either; reports say it).
+  std::map<std::string, std::string> disabled_by;
 };
 
 struct ProjectConfig {
@@ -145,6 +149,11 @@ std::shared_ptr<const Section<InputTensorSpec>> input_tensor_schema();
 
 // The sections that may appear at the top level and inside [[model]].
 inline const std::vector<std::string> kStageSections = {"export", "optimize", "quantize", "compile"};
+
+// Whether "section.key" is one whose value, left unset, the schema computes
+// from other keys of its section (quantize.weight_symmetric from weight_type):
+// when both change, the other one is what the user edited.
+bool computed_from_other_keys(const std::string& dotted_key);
 
 // JSON <-> typed, for each section.
 json to_json(const ModelSettings& t);  // canonical: every key, sorted

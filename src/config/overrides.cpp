@@ -39,8 +39,10 @@ void set_at(json& node, const std::vector<std::string>& parts, std::size_t from,
 }  // namespace
 
 void apply_overrides(Document& doc, const std::vector<std::string>& defines) {
-  for (const auto& define : defines) {
-    const std::string arg = "-D " + define;
+  for (const auto& given : defines) {
+    std::string define = given, arg = "-D " + given;
+    for (const auto& s : kShorthandFlags)
+      if (given == s.flag) define = s.define, arg = s.flag;
     const auto eq = define.find('=');
     if (eq == std::string::npos || eq == 0)
       throw InputError(arg + ": expected SECTION.KEY=VALUE (e.g. -D quantize.samples=16)");

@@ -11,7 +11,21 @@
 
 namespace winml::config {
 
-// Applies each "path=value" in order: `path` is a dotted key path
+// Flags that stand for a -D. They reach apply_overrides as themselves
+// ("--no-quant"), so that what they set is named after them: "quantize
+// disabled by --no-quant", not by a -D the user never typed.
+struct ShorthandFlag {
+  const char* flag;    // "--no-quant"
+  const char* define;  // "quantize.enabled=false"
+  const char* help;
+};
+inline constexpr ShorthandFlag kShorthandFlags[] = {
+    {"--no-quant", "quantize.enabled=false", "Skip the quantize stage (same as -D quantize.enabled=false)"},
+    {"--no-compile", "compile.enabled=false", "Skip the compile stage (same as -D compile.enabled=false)"},
+    {"--no-validate", "compile.validate=false",
+     "Do not run the compiled model to validate it (same as -D compile.validate=false)"}};
+
+// Applies each "path=value" (or a shorthand flag) in order: `path` is a dotted key path
 // ("quantize.samples", "model.dims.batch"); `value` is a JSON literal
 // (8, 0.5, true, [0.0, 1.0], {"batch": 1}, "text") or else a bare string.
 // A stage section's key is set at the top level and in every model that sets

@@ -86,6 +86,46 @@ void name_model(ModelSettings& t, const fs::path& project_dir, const std::string
                            ": set [model] name");
 }
 
+// The value at a dotted key path ("model[0].quantize"), or null.
+const json& value_at(const json& root, const std::string& path) {
+  static const json none;
+  const json* at = &root;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find('.', start);
+    if (end == std::string::npos) end = path.size();
+    std::string part = path.substr(start, end - start);
+    std::size_t index = std::string::npos;
+    if (const auto bracket = part.find('['); bracket != std::string::npos) {
+      index = std::stoul(part.substr(bracket + 1));
+      part.resize(bracket);
+    }
+    if (!at->is_object() || !at->contains(part)) return none;
+    at = &(*at)[part];
+    if (index != std::string::npos) {
+      if (!at->is_array() || index >= at->size()) return none;
+      at = &(*at)[index];
+    }
+    start = end + 1;
+  }
+  return *at;
+}
+
+// What switched `section` off for the model at `path`: its own table before
+// the project-wide one, a flag or -D before the file.
+std::string disabled_by(const Document& doc, const std::string& path, const std::string& section) {
+  for (const std::string& p : {path + "." + section + ".enabled", path + "." + section, section + ".enabled", section}) {
+    const bool enabled_key = p.ends_with(".enabled");
+    if (auto o = doc.overridden.find(p); o != doc.overridden.end()) return o->second;
+    if (!enabled_key && !value_at(doc.root, p).is_boolean()) continue;  // a table: `quantize = false` is the shorthand
+    if (enabled_key && value_at(doc.root, p).is_null()) continue;
+    if (auto l = doc.locations.find(p); l != doc.locations.end())
+      return fs::path(doc.file).filename().string() + ":" + std::to_string(l->second.line);
+    return "";
+  }
+  return "";
+}
+
 }  // namespace
 
 ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
@@ -173,6 +213,10 @@ ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
       if (auto problem = backend_problem(t.compile); !problem.empty()) errors.add("compile.backend", problem);
     t.base_dir = project_dir;
     t.config_file = doc.file;
+    for (const auto& [name, on] : {std::pair<const char*, bool>{"optimize", t.optimize.enabled},
+                                   {"quantize", t.quantize.enabled},
+                                   {"compile", t.compile.enabled}})
+      if (!on) t.disabled_by[name] = disabled_by(doc, path, name);
     name_model(t, project_dir, path, errors);
     if (!names.insert(t.model.name).second)
       errors.add(path + ".name", "model name '" + t.model.name + "' is used twice; give each [[model]] a unique name");
@@ -205,6 +249,21 @@ json section_json(const ModelSettings& t, const std::string& section) {
   if (section == "quantize") return quantize_schema()->write(t.quantize);
   if (section == "compile") return compile_schema()->write(t.compile);
   throw std::invalid_argument("unknown config section " + section);
+}
+
+bool computed_from_other_keys(const std::string& dotted_key) {
+  const auto dot = dotted_key.find('.');
+  if (dot == std::string::npos) return false;
+  const std::string section = dotted_key.substr(0, dot), key = dotted_key.substr(dot + 1);
+  std::shared_ptr<const SectionSchema> schema;
+  if (section == "build") schema = build_schema();
+  else if (section == "model") schema = model_schema();
+  else if (section == "export") schema = export_schema();
+  else if (section == "optimize") schema = optimize_schema();
+  else if (section == "quantize") schema = quantize_schema();
+  else if (section == "compile") schema = compile_schema();
+  const KeyInfo* k = schema ? schema->find(key) : nullptr;
+  return k && k->optional && k->resolve;
 }
 
 json to_json(const ModelSettings& t) {

@@ -18,15 +18,15 @@
 
 namespace winml::graph {
 
-const char* status_name(Status s) {
+const char* status_word(Status s, bool dry_run) {
   switch (s) {
     case Status::kUpToDate: return "up-to-date";
     case Status::kCompleted: return "completed";
     case Status::kCached: return "cached";
     case Status::kSkipped: return "skipped";
-    case Status::kFailed: return "failed";
+    case Status::kFailed: return dry_run ? "would-fail" : "failed";
     case Status::kNotRun: return "not-run";
-    case Status::kStale: return "stale";
+    case Status::kStale: return "would-run";
   }
   return "?";
 }
@@ -34,6 +34,9 @@ const char* status_name(Status s) {
 namespace {
 
 constexpr std::uint64_t kBigFile = 64ull << 20;  // announce hashing of files this large
+
+// A record without outputs is that of a stage the last build skipped.
+constexpr const char* kEnabledAgain = "enabled again (skipped by the last build)";
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -96,10 +99,20 @@ bool Builder::decide(std::size_t index, const BuildOptions& o, const std::vector
   r.implementation = node.implementation;
 
   if (!node.enabled) {
-    // An artifact of a disabled stage is known from its record.
-    if (!o.dry_run) remove_artifacts(index, /*drop_record=*/true);
     r.status = Status::kSkipped;
     r.reason = node.disabled_reason;
+    // The last build ran it: its artifacts (known from its record) go, and
+    // the record stays without them, so that enabling the stage again is
+    // told as such rather than as "never built".
+    auto rec = state_.find(ids_[index]);
+    r.newly_skipped = rec && !rec->outputs.empty();
+    if (r.newly_skipped && !o.dry_run) {
+      remove_artifacts(index, /*drop_record=*/false);
+      store::NodeRecord skipped = *rec;
+      skipped.outputs.clear();
+      skipped.metrics_json = store::SharedText::literal("{}");
+      state_.put(ids_[index], skipped);
+    }
     return false;
   }
 
@@ -139,6 +152,8 @@ bool Builder::decide(std::size_t index, const BuildOptions& o, const std::vector
     r.status = Status::kStale;
     if (!d.record) {
       r.reason = "never built";
+    } else if (d.record->outputs.empty()) {
+      r.reason = kEnabledAgain;
     } else {
       std::vector<Ingredient> now = statics_of(node);
       now.insert(now.end(), r.inputs.begin(), r.inputs.end());
@@ -161,6 +176,8 @@ bool Builder::decide(std::size_t index, const BuildOptions& o, const std::vector
     reason = "--rebuild";
   } else if (!rec) {
     reason = "never built";
+  } else if (rec->outputs.empty()) {
+    reason = kEnabledAgain;
   } else if (rec->key != r.key) {
     std::vector<Ingredient> now = statics_of(node);
     now.insert(now.end(), r.inputs.begin(), r.inputs.end());

@@ -32,15 +32,18 @@ enum class Status {
   kUpToDate,   // key and outputs unchanged
   kCompleted,  // ran
   kCached,     // restored from the cache
-  kSkipped,    // disabled in config
+  kSkipped,    // disabled (in the config, by -D or by a flag such as --no-quant)
   kFailed,
   kNotRun,  // blocked by a failed dependency, stopped after a failure, or interrupted
   kStale,   // dry run: would run
 };
 
-// The manifest's words: completed, cached, up-to-date, skipped, failed (not-run
-// is reported as skipped with its reason; stale only appears in dry runs).
-const char* status_name(Status s);
+// The one word for each status, shared by everything that reports one: the
+// --json report, build_manifest.json, and (hyphens as spaces) every line the
+// CLI prints: up-to-date, completed, cached, skipped, failed, not-run. A dry
+// run runs nothing, so there a stale stage would-run and a failed one
+// would-fail.
+const char* status_word(Status s, bool dry_run = false);
 
 // A cache entry found for the node's key and refused (the node ran instead).
 struct CacheRejection {
@@ -61,6 +64,7 @@ struct NodeResult {
   double elapsed_seconds = 0;  // this run
   bool from_remote = false;    // kCached: the remote cache provided it
   bool input_error = false;    // failed on bad input (exit 2) rather than a stage error
+  bool newly_skipped = false;  // kSkipped: the last build ran it; its artifacts are (in a dry run: would be) removed
   std::vector<CacheRejection> rejections;
 };
 

@@ -37,16 +37,22 @@ int rank(const Change& c) {
   return 3;
 }
 
+// Within a rank, changes come in the order of the current ingredients (the
+// stage's declarations put the settings a user writes before those the
+// schema computes from them), then what is no longer used.
 std::vector<Change> diff(const std::vector<Ingredient>& a, const std::vector<Ingredient>& b) {
-  std::map<std::string, Change> all;
-  for (const auto& i : a) all[i.name].before = &i;
-  for (const auto& i : b) all[i.name].after = &i;
+  std::map<std::string, const Ingredient*> before;
+  for (const auto& i : a) before[i.name] = &i;
   std::vector<Change> out;
-  for (auto& [name, c] : all) {
-    c.name = name;
-    if (c.before && c.after && c.before->digest == c.after->digest) continue;
-    out.push_back(c);
+  for (const auto& i : b) {
+    const auto it = before.find(i.name);
+    const Ingredient* old = it == before.end() ? nullptr : it->second;
+    if (old) before.erase(it);
+    if (old && old->digest == i.digest) continue;
+    out.push_back(Change{i.name, old, &i});
   }
+  for (const auto& i : a)
+    if (before.count(i.name)) out.push_back(Change{i.name, &i, nullptr});
   std::stable_sort(out.begin(), out.end(), [](const Change& x, const Change& y) { return rank(x) < rank(y); });
   return out;
 }

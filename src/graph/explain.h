@@ -13,6 +13,10 @@
 
 namespace winml::graph {
 
+// What the user edited comes first: a setting with a new value, then a file,
+// then what appeared or went, then the tool's code; within each, the order of
+// `new_ingredients` (a stage lists the settings a user writes before those
+// computed from them, so weight_type comes before weight_symmetric).
 // `old_ingredients` is nullopt when the old key's ingredients were never
 // recorded (e.g. the log was deleted); the result then says only that.
 std::vector<std::string> explain_change(const std::optional<std::vector<Ingredient>>& old_ingredients,

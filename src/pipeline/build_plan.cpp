@@ -106,19 +106,26 @@ BuildPlan make_plan(const config::ProjectConfig& project, const StageRegistry& r
       return g.nodes.size() - 1;
     };
 
+    // "disabled by --no-quant", "disabled in winml.toml:7 (quantize.enabled = false)".
+    auto why_disabled = [&t](const std::string& section) {
+      const auto by = t.disabled_by.find(section);
+      const std::string origin = by == t.disabled_by.end() ? "" : by->second;
+      if (origin.starts_with("-")) return "disabled by " + origin;
+      return "disabled in " + (origin.empty() ? std::string("config") : origin) + " (" + section + ".enabled = false)";
+    };
     std::string export_kind = t.model.source.empty() ? "export" : "import";
     last_model = add("export", export_kind, kExportFile, true, "", graph::npos);
     const bool opt_on = t.optimize.enabled;
     std::size_t opt = add("optimize", t.build.auto_discover ? "optimize.auto" : "optimize", kOptimizedFile, opt_on,
-                          "disabled in config (optimize.enabled = false)", last_model);
+                          why_disabled("optimize"), last_model);
     if (opt_on) last_model = opt;
     const bool has_analyze = registry.find("analyze") != nullptr;
     add("analyze", "analyze", kAnalyzeFile, has_analyze, "no analyze implementation in this build", last_model);
     std::size_t q = add("quantize", "quantize", kQuantizedFile, t.quantize.enabled,
-                        "disabled in config (quantize.enabled = false)", last_model);
+                        why_disabled("quantize"), last_model);
     if (t.quantize.enabled) last_model = q;
     std::size_t c = add("compile", "compile", kCompiledFile, t.compile.enabled,
-                        "disabled in config (compile.enabled = false)", last_model);
+                        why_disabled("compile"), last_model);
     if (t.compile.enabled) last_model = c;
     add("package", "package", kModelFile, true, "", last_model);
   }

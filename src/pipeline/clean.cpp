@@ -1,11 +1,26 @@
 #include "pipeline/clean.h"
 
+#include <algorithm>
 #include <map>
 
 #include "base/confined_dir.h"
 #include "pipeline/layout.h"
 
 namespace winml::pipeline {
+
+namespace {
+
+// The entries of `dir` (names, sorted): what is left once the recorded files are gone.
+std::vector<std::string> entries_of(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    names.push_back(it->path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
 
 std::vector<CleanedModel> clean_models(BuildSession& session, const std::set<std::string>& models) {
   store::BuildState& state = session.state();
@@ -15,6 +30,11 @@ std::vector<CleanedModel> clean_models(BuildSession& session, const std::set<std
     const std::string model = id.substr(0, id.find('/'));
     if (models.empty() || models.count(model)) records[model].push_back(id);
   }
+  // A configured model's folder goes too once empty, records or not (a
+  // second clean, after the user took their own files out of it).
+  for (const auto& model : models.empty() ? session.plan().graph.models
+                                          : std::vector<std::string>(models.begin(), models.end()))
+    records[model];
   std::vector<CleanedModel> out;
   std::error_code ec;
   for (const auto& [model, ids] : records) {
@@ -40,8 +60,16 @@ std::vector<CleanedModel> clean_models(BuildSession& session, const std::set<std
       state.erase(id);
       owned.remove_file(session.state_dir() / "logs" / (model + "." + id.substr(id.find('/') + 1) + ".log"));
     }
+    const bool is_dir = fs::is_directory(fs::symlink_status(c.dir, ec));
+    if (!is_dir && ids.empty()) continue;  // nothing of it here
     // Only an empty folder goes: anything left is not ours.
-    c.dir_removed = owned.contains(c.dir) && fs::is_directory(fs::symlink_status(c.dir, ec)) && fs::remove(c.dir, ec);
+    std::vector<std::string> left = is_dir ? entries_of(c.dir) : std::vector<std::string>{};
+    if (is_dir && left.empty() && owned.contains(c.dir)) c.dir_removed = fs::remove(c.dir, ec);
+    if (is_dir && !c.dir_removed) {
+      c.other_count = left.size();
+      left.resize(std::min<std::size_t>(left.size(), 5));
+      c.others = std::move(left);
+    }
     out.push_back(std::move(c));
   }
   state.save();

@@ -19,12 +19,16 @@ struct CleanedModel {
   fs::path dir;
   std::size_t files = 0;
   std::uint64_t bytes = 0;
-  bool dir_removed = false;  // false: the folder still holds files this tool did not write
-  std::string problem;       // why nothing was removed (records kept)
+  bool dir_removed = false;          // the folder was there and is gone: it held nothing else
+  std::vector<std::string> others;  // what keeps the folder: entries this tool did not write (sorted, at most 5)
+  std::size_t other_count = 0;      // how many there are
+  std::string problem;              // why nothing was removed (records kept)
 };
 
-// Removes the recorded files of `models` (every recorded model when empty)
-// and drops their records; saves the state.
+// Removes the recorded files of `models` (every recorded or configured model
+// when empty) and drops their records, then each of their folders left
+// empty, recorded or not; saves the state. A model with neither records nor
+// a folder is left out.
 std::vector<CleanedModel> clean_models(BuildSession& session, const std::set<std::string>& models);
 
 }  // namespace winml::pipeline

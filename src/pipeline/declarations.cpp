@@ -62,6 +62,11 @@ std::vector<graph::Ingredient> key_ingredients(const Declarations& d, const std:
   std::vector<graph::Ingredient> out;
   out.push_back(graph::text_ingredient("implementation", implementation));
   for (const auto& key : d.config_keys()) add_config(config, key, out);
+  // What a user sets before what the schema computes from it: --explain and
+  // reasons name changes in this order (graph/explain.h).
+  std::stable_partition(out.begin() + 1, out.end(), [](const graph::Ingredient& i) {
+    return !config::computed_from_other_keys(i.name.substr(std::string_view("config:").size()));
+  });
   for (const auto& name : d.environment) {
     const char* v = std::getenv(name.c_str());
     out.push_back(graph::text_ingredient("env:" + name, v ? nlohmann::json(std::string(v)).dump() : "null"));

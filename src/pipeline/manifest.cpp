@@ -48,7 +48,7 @@ nlohmann::json manifest_json(const BuildPlan& plan, const config::ModelSettings&
     const graph::NodeResult& r = results[i];
     nlohmann::json s = nlohmann::json::object();
     s["name"] = n.name;
-    s["status"] = graph::status_name(r.status);
+    s["status"] = graph::status_word(r.status);
     s["implementation"] = r.implementation.empty() ? n.implementation : r.implementation;
     s["filename"] = n.primary_output;
     s["elapsed_seconds"] = round_ms(r.elapsed_seconds);

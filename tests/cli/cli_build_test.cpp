@@ -179,7 +179,7 @@ TEST(BuildCli, DisabledStagesAreSkippedAndModelIsTheLastThatRan) {
   EXPECT_EQ(test::read_text(p.out("net", "model.onnx")), test::read_text(p.out("net", "optimized.onnx")));
   auto m = nlohmann::json::parse(test::read_text(p.out("net", "build_manifest.json")));
   EXPECT_EQ(m["stages"][3]["status"], "skipped");
-  EXPECT_EQ(m["stages"][3]["reason"], "disabled in config (quantize.enabled = false)");
+  EXPECT_EQ(m["stages"][3]["reason"], "disabled in winml.toml:3 (quantize.enabled = false)");
   EXPECT_EQ(m["stages"][5]["inputs"][0]["name"], "input:optimized.onnx");
   // Optimize off too: model.onnx comes from export.onnx.
   p.write_config(std::string(kOneModel) + "optimize = false\nquantize = false\ncompile = false\n");
@@ -320,7 +320,7 @@ TEST(BuildCli, StatusAndGraph) {
   one_model(p);
   auto before = p.run({"status"});
   EXPECT_EQ(before.exit_code, 0) << before.err;
-  EXPECT_NE(before.out.find("export    stale: never built"), std::string::npos) << before.out;
+  EXPECT_NE(before.out.find("export    would run: never built"), std::string::npos) << before.out;
   p.build();
   auto after = p.run({"status"});
   EXPECT_NE(after.out.find("everything is up to date"), std::string::npos) << after.out;

@@ -160,7 +160,7 @@ struct Fixture {
 
 std::vector<std::string> statuses(const std::vector<graph::NodeResult>& rs) {
   std::vector<std::string> s;
-  for (const auto& r : rs) s.push_back(graph::status_name(r.status));
+  for (const auto& r : rs) s.push_back(graph::status_word(r.status));
   return s;
 }
 
@@ -372,7 +372,7 @@ TEST(Builder, DryRunWritesNothingAndSaysWhy) {
     o.dry_run = true;
     return o;
   }());
-  EXPECT_EQ(statuses(r), (V{"stale", "stale", "stale"}));
+  EXPECT_EQ(statuses(r), (V{"would-run", "would-run", "would-run"}));
   EXPECT_FALSE(f.exists(f.out() / "a"));
   EXPECT_FALSE(f.exists(f.out()));
   f.build();
@@ -382,7 +382,7 @@ TEST(Builder, DryRunWritesNothingAndSaysWhy) {
     o.dry_run = true;
     return o;
   }());
-  EXPECT_EQ(statuses(r), (V{"stale", "stale", "stale"}));
+  EXPECT_EQ(statuses(r), (V{"would-run", "would-run", "would-run"}));
   EXPECT_EQ(r[0].reason, "file a.txt changed");
   EXPECT_EQ(r[1].reason, "an input will be rebuilt (reruns only if its content changes)");
   EXPECT_EQ(f.runner.total_runs(), 3);
@@ -515,11 +515,43 @@ TEST(Builder, DisabledNodeIsSkippedAndItsOldArtifactRemoved) {
   g.nodes[1].enabled = false;
   g.nodes[1].disabled_reason = "disabled in config";
   g.nodes[2].deps = {0};
+  // A dry run says it is news (the last build ran it), and removes nothing.
+  graph::BuildOptions dry;
+  dry.dry_run = true;
+  auto preview = f.build(g, dry);
+  EXPECT_EQ(preview[1].status, graph::Status::kSkipped);
+  EXPECT_TRUE(preview[1].newly_skipped);
+  EXPECT_TRUE(f.exists(f.out() / "a" / "mid.out"));
   auto r = f.build(g);
   EXPECT_EQ(statuses(r), (V{"up-to-date", "skipped", "completed"}));
+  EXPECT_EQ(r[1].reason, "disabled in config");
+  EXPECT_TRUE(r[1].newly_skipped);
   EXPECT_FALSE(f.exists(f.out() / "a" / "mid.out"));
-  EXPECT_FALSE(f.has_record("a/mid"));
   EXPECT_EQ(f.read(f.out() / "a" / "pkg.out"), "||source-a");
+  // Skipped again: nothing new to say.
+  EXPECT_FALSE(f.build(g)[1].newly_skipped);
+}
+
+// The record of a stage the last build skipped stays, without outputs: enabled
+// again, it is not "never built", in a dry run or a build.
+TEST(Builder, AStageEnabledAgainIsToldAsSuch) {
+  Fixture f;
+  f.build();
+  graph::Graph g = f.graph();
+  g.nodes[1].enabled = false;
+  g.nodes[2].deps = {0};
+  f.build(g);
+  EXPECT_TRUE(f.has_record("a/mid"));
+  graph::BuildOptions dry;
+  dry.dry_run = true;
+  auto preview = f.build(dry);
+  EXPECT_EQ(preview[1].status, graph::Status::kStale);
+  EXPECT_EQ(preview[1].reason, "enabled again (skipped by the last build)");
+  auto r = f.build();
+  EXPECT_EQ(statuses(r), (V{"up-to-date", "completed", "completed"}));
+  EXPECT_EQ(r[1].reason, "enabled again (skipped by the last build)");
+  EXPECT_EQ(f.read(f.out() / "a" / "pkg.out"), "|||source-a");
+  EXPECT_EQ(statuses(f.build()), (V{"up-to-date", "up-to-date", "up-to-date"}));
 }
 
 TEST(Builder, MissingDeclaredInputIsAnInputError) {

@@ -115,7 +115,7 @@ TEST(Plan, OneChainPerModelWithWhatEachStageReads) {
   const auto& g = plan.graph;
   std::size_t quantize_b = g.find("b", "quantize"), compile_b = g.find("b", "compile");
   EXPECT_FALSE(g.nodes[quantize_b].enabled);
-  EXPECT_EQ(g.nodes[quantize_b].disabled_reason, "disabled in config (quantize.enabled = false)");
+  EXPECT_EQ(g.nodes[quantize_b].disabled_reason, "disabled in winml.toml:5 (quantize.enabled = false)");
   EXPECT_EQ(g.nodes[compile_b].deps, (std::vector<std::size_t>{g.find("b", "optimize")}));
   // What enters keys: the stage's declarations, code digests instead of versions.
   auto quantize_a = ingredient_names(g.nodes[g.find("a", "quantize")]);
