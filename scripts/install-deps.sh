@@ -18,6 +18,8 @@ packages=(
   tmux zsh
   # groff formats the manual page in its test; dpkg-dev builds the .deb (dpkg-shlibdeps)
   groff-base dpkg-dev
+  # Graphviz's dot, which `winml-make graph --svg` draws through (optional for users, tested here)
+  graphviz
   # the fuzz targets: clang with libFuzzer and the sanitizer runtimes
   clang libclang-rt-14-dev
   # a real HTTP cache server for the shared-cache tests, and curl for its benchmark

@@ -7,6 +7,7 @@
 #include "base/rules.h"
 #include "base/text.h"
 #include "cli/build_report.h"
+#include "cli/usage_error.h"
 #include "config/overrides.h"
 
 namespace winml::cli {
@@ -102,7 +103,7 @@ int CommandLine::run(int argc, char** argv) {
     return dispatch();
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app_->exit(e);  // --help, --version
-    return fail("usage", kExitInputError, std::string(e.what()) + "\nRun 'winml-make --help' for usage.");
+    return fail("usage", kExitInputError, usage_error_text(*app_, e));
   } catch (const InputError& e) {
     return fail("input", kExitInputError, e.what());
   } catch (const BuildError& e) {

@@ -1,11 +1,12 @@
-// winml-make graph [TARGET...] [-o DIR]: the build graph in Graphviz dot,
-// each stage labelled with its current status (e.g. `| dot -Tsvg`).
+// winml-make graph [TARGET...] [--svg] [-o DIR]: the build graph in Graphviz
+// DOT, each stage labelled with its current status; --svg draws it (dot).
 #include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "cli/build_report.h"
 #include "cli/context.h"
 #include "cli/project_options.h"
+#include "cli/render_dot.h"
 #include "cli/tools_module.h"
 #include "graph/dot.h"
 #include "pipeline/registry.h"
@@ -15,10 +16,12 @@ namespace winml::cli {
 Command add_graph_command(CLI::App& app) {
   struct Options {
     std::vector<std::string> models;
+    bool svg = false;
   };
   auto opts = std::make_shared<Options>();
-  CLI::App* sub = app.add_subcommand("graph", "Print the build graph in Graphviz dot, with each stage's status");
+  CLI::App* sub = app.add_subcommand("graph", "Print the build graph in Graphviz DOT (or, with --svg, drawn), with each stage's status");
   sub->add_option("models", opts->models, "Models to show (default: all)");
+  sub->add_flag("--svg", opts->svg, "Print the graph drawn as SVG by Graphviz's dot (package graphviz) instead");
   sub->fallthrough();
   return {sub, [opts](const Context& ctx) {
             pipeline::BuildSession session(session_options(ctx, /*write=*/false, nullptr), tool_stages());
@@ -57,7 +60,7 @@ Command add_graph_command(CLI::App& app) {
               if (!g.nodes[i].enabled) return std::string();
               return status_text(r.status, /*dry_run=*/true);
             });
-            std::cout << dot;
+            std::cout << (opts->svg ? render_svg(dot) : dot);
             return 0;
           }};
 }

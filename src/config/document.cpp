@@ -130,6 +130,32 @@ std::string summarize_toml_error(const std::string& what) {
   return first;
 }
 
+// Where toml11's message points: the last caret ("   |      ^--- ...") under
+// its source line (" 2 | source = "), which is where the parser stopped (an
+// earlier one may show where an array started). The location toml11 gives
+// with the exception is its region's start, often column 1 of that line.
+bool toml_caret(const std::string& what, unsigned& line, unsigned& column) {
+  std::istringstream in(what);
+  unsigned source_line = 0;
+  bool found = false;
+  for (std::string l; std::getline(in, l);) {
+    const auto pipe = l.find('|');
+    if (pipe == std::string::npos) continue;
+    const std::string prefix = l.substr(0, pipe);
+    if (prefix.find_first_not_of(' ') != std::string::npos) {  // " 2 | source = "
+      source_line = 0;
+      if (prefix.find_first_not_of(" 0123456789") == std::string::npos) source_line = std::stoul(prefix);
+      continue;
+    }
+    const auto caret = l.find('^', pipe);  // "   |          ^--- expected value"
+    if (caret == std::string::npos || caret < pipe + 2 || !source_line) continue;
+    line = source_line;
+    column = static_cast<unsigned>(caret - (pipe + 2) + 1);
+    found = true;
+  }
+  return found;
+}
+
 // Limits a parser can meet without a crash or a wait: the TOML library
 // recurses once per nesting level (10 000 levels overflow the stack) and
 // spends time quadratic in a line's length. A real config is far inside them.
@@ -207,8 +233,9 @@ Document load_toml(const fs::path& path) {
     root = parse_toml(text, doc.file);
   } catch (const toml::exception& e) {
     auto loc = e.location();
-    std::string where =
-        doc.file + (loc.line() ? ":" + std::to_string(loc.line()) + ":" + std::to_string(loc.column()) : "");
+    unsigned line = loc.line(), column = loc.column();
+    toml_caret(e.what(), line, column);
+    std::string where = doc.file + (line ? ":" + std::to_string(line) + ":" + std::to_string(column) : "");
     throw InputError(where + ": TOML syntax error: " + summarize_toml_error(e.what()) + "\n" + e.what());
   } catch (const std::exception& e) {
     throw InputError(file_error(doc.file, std::string("cannot parse: ") + e.what()));

@@ -294,6 +294,7 @@ CacheVerifyReport LocalCache::verify(const ArtifactFiles& artifact_files) {
   }
   for (const auto& f : files_under(root_ / "ac")) {
     ++r.entries_checked;
+    r.bytes_checked += fs::file_size(f, ec);  // as stats() counts: entries and blobs
     auto e = read_entry(f);
     std::string why;
     if (!e || e->key.hex() != f.filename().string()) why = "is unreadable or torn";

@@ -41,7 +41,7 @@ struct CacheStats {
 
 struct CacheVerifyReport {
   std::uint64_t blobs_checked = 0;
-  std::uint64_t bytes_checked = 0;
+  std::uint64_t bytes_checked = 0;  // blobs and entries, as CacheStats::bytes counts them
   std::uint64_t entries_checked = 0;
   std::vector<std::string> problems;  // one line per removed blob or entry
 };

@@ -24,6 +24,8 @@ struct CompletionSubcommand {
   std::string name, description;
   std::vector<CompletionOption> options;  // its own and its subcommands' (cache gc --max-size)
   std::vector<std::string> subcommands;   // cache: stats, verify, gc
+  std::vector<std::string> words;         // what may follow it: its subcommands, or its argument's choices (bash zsh fish)
+  bool takes_global = false;              // the global options also follow it (CLI11's fall-through)
 };
 
 struct CompletionModel {

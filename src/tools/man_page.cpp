@@ -77,6 +77,16 @@ void entries(std::ostringstream& o, const char* section, const Entry* begin, con
     o << ".TP\n" << (bold ? "\\fB" : "") << roff(e->name) << (bold ? "\\fR" : "") << "\n" << roff(e->text) << "\n";
 }
 
+// Which commands the global options reach (tools/completion_script.h:
+// takes_global), from the command line's own definition.
+std::string global_scope(const CompletionModel& m) {
+  std::string after;
+  for (const auto& s : m.subcommands)
+    if (s.takes_global) after += (after.empty() ? "" : ", ") + s.name;
+  return "These apply to the build, and to any command when they come before its name; after its name, only " +
+         after + " take them.";
+}
+
 }  // namespace
 
 std::string man_page(const CompletionModel& m, const std::string& version) {
@@ -94,7 +104,7 @@ std::string man_page(const CompletionModel& m, const std::string& version) {
            "compile and package. A stage reruns only when something it depends on really changed (content, its "
            "configuration, its code), and an incremental build leaves exactly the bytes a clean build would. "
            "Without a command, winml-make builds the named models (default: all).")
-    << "\n.SH OPTIONS\nThese apply to the build and to every command.\n";
+    << "\n.SH OPTIONS\n" << roff(global_scope(m)) << "\n";
   options_section(o, m.global);
   o << ".SH BUILD OPTIONS\nOptions of the build itself (winml-make without a command).\n";
   options_section(o, m.build);

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "base/error.h"
+#include "base/text.h"
 #include "model/tensor_file.h"
 #include "runtime/tensor_stats.h"
 
@@ -84,13 +85,13 @@ int print_run_report(const RunOptions& o, RunResult r) {
                 out["nan"].get<long long>(), out["inf"].get<long long>());
   }
   if (!times.empty() && report.contains("runtime"))
-    std::printf("latency: median %.2f ms over %d runs (min %.2f ms), %s with %s\n", report["median_ms"].get<double>(),
-                o.repeat, report["min_ms"].get<double>(), report["runtime"].get<std::string>().c_str(),
+    std::printf("latency: median %.2f ms over %s (min %.2f ms), %s with %s\n", report["median_ms"].get<double>(),
+                count_of(o.repeat, "run").c_str(), report["min_ms"].get<double>(), report["runtime"].get<std::string>().c_str(),
                 report["execution_provider"].get<std::string>().c_str());
   else if (!times.empty())
-    std::printf("latency: median %.2f ms over %d runs (min %.2f ms), %d threads, %s\n",
-                report["median_ms"].get<double>(), o.repeat, report["min_ms"].get<double>(),
-                report["threads"].get<int>(), report["isa"].get<std::string>().c_str());
+    std::printf("latency: median %.2f ms over %s (min %.2f ms), %s, %s\n", report["median_ms"].get<double>(),
+                count_of(o.repeat, "run").c_str(), report["min_ms"].get<double>(),
+                count_of(report["threads"].get<int>(), "thread").c_str(), report["isa"].get<std::string>().c_str());
   std::printf("peak RSS: %.1f MiB\n", static_cast<double>(rss) / (1024.0 * 1024.0));
   if (report.contains("profile_ms_per_run")) {
     std::vector<std::pair<double, std::string>> rows;
@@ -98,8 +99,8 @@ int print_run_report(const RunOptions& o, RunResult r) {
     std::sort(rows.rbegin(), rows.rend());
     std::printf("time per run by op type:\n");
     for (const auto& [ms, op] : rows)
-      std::printf("  %-24s %9.2f ms  (%d nodes)\n", op.c_str(), ms,
-                  report["profile_ms_per_run"][op]["nodes"].get<int>());
+      std::printf("  %-24s %9.2f ms  (%s)\n", op.c_str(), ms,
+                  count_of(report["profile_ms_per_run"][op]["nodes"].get<int>(), "node").c_str());
     std::printf("slowest nodes:\n");
     for (const auto& n : report["profile_slowest_nodes"])
       std::printf("  %-40s %-16s %9.2f ms\n", n["node"].get<std::string>().c_str(),

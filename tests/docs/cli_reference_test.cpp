@@ -217,6 +217,19 @@ TEST(CliReference, HelpListsTheSubcommands) {
   EXPECT_TRUE(help.at("").options.count("--directory"));
 }
 
+// The table at the top lists every subcommand, each linked to its section.
+TEST(CliReference, TheTableOfSubcommandsListsEveryOne) {
+  const std::string text = test::read_text(test::source_dir() / "docs" / "cli.md");
+  const auto table_start = text.find("| command | what it does |");
+  ASSERT_NE(table_start, std::string::npos) << "docs/cli.md has no table of subcommands";
+  const std::string table = text.substr(table_start, text.find("\n\n", table_start) - table_start);
+  for (const auto& sub : all_help().at("").commands) {
+    const std::string cell = "| [`" + sub + "`](#winml-make-" + sub + ") |";
+    EXPECT_NE(table.find(cell), std::string::npos) << "docs/cli.md's table has no row " << cell;
+    EXPECT_NE(text.find("\n## `winml-make " + sub + "`\n"), std::string::npos) << sub;
+  }
+}
+
 TEST(CliReference, EverySubcommandAndLongOptionIsDocumented) {
   const CliDoc& doc = cli_doc();
   for (const auto& [command, help] : all_help()) {

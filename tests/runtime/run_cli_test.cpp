@@ -86,7 +86,7 @@ TEST(RunCli, TextOutputAndTiming) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("y: float32[1, 3]  min 2  max 2  mean 2  nan 0  inf 0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("over 3 runs"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("1 threads"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 thread,"), std::string::npos) << r.out;
 }
 
 TEST(RunCli, CountsNonFiniteValues) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+#include <sstream>
 
 #include "support/help_text.h"
 #include "support/cli_runner.h"
@@ -51,4 +52,27 @@ TEST(ManPage, GroffFormatsItWithoutWarnings) {
   // -P-cbou: plain text, no overstrike or escape sequences for bold.
   auto text = test::run_program({"groff", "-man", "-Tutf8", "-P-cbou", (dir / "winml-make.1").string()});
   EXPECT_NE(text.out.find("EXIT STATUS"), std::string::npos);
+}
+
+// A flag takes no value, so the page shows none after it (--rebuild, not
+// "--rebuild VALUE"); an option that takes one shows its kind.
+TEST(ManPage, OnlyOptionsThatTakeAValueShowOne) {
+  const auto page = test::run_cli({"man"});
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+  // An option's line: "\fB\-\-jobs\fR, \fB\-j\fR \fIINT\fR"; its value, if any, in italics.
+  auto option_lines = [&](const std::string& name) {
+    std::vector<std::string> lines;
+    std::istringstream in(page.out);
+    for (std::string l; std::getline(in, l);)
+      if (l.rfind("\\fB" + roff(name) + "\\fR", 0) == 0) lines.push_back(l);
+    return lines;
+  };
+  for (const char* flag : {"--rebuild", "--json", "--help", "--no-quant", "--keep-going", "--svg"}) {
+    const auto lines = option_lines(flag);
+    EXPECT_FALSE(lines.empty()) << flag;
+    for (const auto& l : lines) EXPECT_EQ(l.find("\\fI"), std::string::npos) << l;
+  }
+  const auto jobs = option_lines("--jobs");
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_NE(jobs.front().find("\\fIINT\\fR"), std::string::npos) << jobs.front();
 }
