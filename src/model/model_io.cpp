@@ -45,14 +45,13 @@ void map_external_data(Model& m) {
       it = m.external_files.emplace(ref.location, MappedFile::open(file)).first;
     }
     const MappedFile& f = *it->second;
-    std::uint64_t es = element_size(t.data_type());
-    std::uint64_t expected = static_cast<std::uint64_t>(element_count(t)) * es;
+    std::uint64_t expected = storage_bytes(t.data_type(), static_cast<std::uint64_t>(element_count(t)));
     std::uint64_t length = ref.length.value_or(f.size() >= ref.offset ? f.size() - ref.offset : 0);
     if (ref.offset > f.size() || length > f.size() - ref.offset)
       throw InputError(file_error(
           f.path().string(), "is too short for tensor '" + t.name() + "' of " + path + ": needs bytes up to offset " +
                                  std::to_string(ref.offset + length) + ", file has " + std::to_string(f.size())));
-    if (es != 0 && length != expected)
+    if (has_fixed_size(t.data_type()) && length != expected)
       throw InputError(file_error(path, "tensor '" + t.name() + "' has external data length " + std::to_string(length) +
                                             " but its shape and type need " + std::to_string(expected)));
   });
@@ -79,7 +78,7 @@ void make_inline(const Model& m, onnx::TensorProto& t) {
 }
 
 bool can_be_external(const onnx::TensorProto& t, TensorSite site, std::uint64_t min_bytes) {
-  return site == TensorSite::kInitializer && element_size(t.data_type()) != 0 && payload_size(t) >= min_bytes;
+  return site == TensorSite::kInitializer && has_fixed_size(t.data_type()) && payload_size(t) >= min_bytes;
 }
 
 void write_proto(const google::protobuf::MessageLite& msg, AtomicFileWriter& out) {

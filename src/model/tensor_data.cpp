@@ -35,6 +35,15 @@ std::size_t element_size(int32_t dt) {
   }
 }
 
+bool is_four_bit(int32_t dt) { return dt == kInt4 || dt == kUint4; }
+
+bool has_fixed_size(int32_t dt) { return element_size(dt) != 0 || is_four_bit(dt); }
+
+std::uint64_t storage_bytes(int32_t dt, std::uint64_t count) {
+  if (is_four_bit(dt)) return (count + 1) / 2;
+  return count * element_size(dt);
+}
+
 namespace {
 const std::map<int32_t, std::string>& type_names() {
   static const std::map<int32_t, std::string> m = {{TensorProto::FLOAT, "float32"},
@@ -56,7 +65,9 @@ const std::map<int32_t, std::string>& type_names() {
                                                    {17, "float8e4m3fn"},
                                                    {18, "float8e4m3fnuz"},
                                                    {19, "float8e5m2"},
-                                                   {20, "float8e5m2fnuz"}};
+                                                   {20, "float8e5m2fnuz"},
+                                                   {kUint4, "uint4"},
+                                                   {kInt4, "int4"}};
   return m;
 }
 }  // namespace
@@ -86,7 +97,7 @@ std::uint64_t payload_size(const TensorProto& t) {
   if (is_external(t)) {
     for (const auto& kv : t.external_data())
       if (kv.key() == "length") return std::stoull(kv.value());
-    return static_cast<std::uint64_t>(element_count(t)) * element_size(t.data_type());
+    return storage_bytes(t.data_type(), static_cast<std::uint64_t>(element_count(t)));
   }
   if (t.has_raw_data()) return t.raw_data().size();
   if (t.data_type() == TensorProto::STRING) {
@@ -94,7 +105,7 @@ std::uint64_t payload_size(const TensorProto& t) {
     for (const auto& s : t.string_data()) n += s.size();
     return n;
   }
-  return static_cast<std::uint64_t>(element_count(t)) * element_size(t.data_type());
+  return storage_bytes(t.data_type(), static_cast<std::uint64_t>(element_count(t)));
 }
 
 namespace {

@@ -128,6 +128,12 @@ TensorProto make_int64s(const std::string& name, const std::vector<std::int64_t>
 
 TensorProto make_ints(const std::string& name, std::int32_t type, const std::vector<std::int64_t>& dims,
                       std::span<const std::int32_t> values) {
+  if (is_four_bit(type)) {  // two to a byte, low nibble first
+    std::vector<std::byte> packed((values.size() + 1) / 2, std::byte{0});
+    for (std::size_t i = 0; i < values.size(); ++i)
+      packed[i / 2] |= static_cast<std::byte>((values[i] & 15) << (4 * (i % 2)));
+    return make_tensor(name, type, dims, packed);
+  }
   std::size_t size = element_size(type);
   std::vector<std::byte> data(values.size() * size);
   for (std::size_t i = 0; i < values.size(); ++i) {

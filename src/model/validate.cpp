@@ -18,8 +18,8 @@ void check_tensor(const onnx::TensorProto& t, const std::string& path) {
   const std::size_t es = element_size(t.data_type());
   const auto bytes = checked_byte_size(t.dims(), std::max<std::size_t>(es, 1));
   if (!bytes) throw InputError(file_error(path, "tensor '" + t.name() + "' has a shape of more than 2^64 bytes"));
-  if (t.data_location() == onnx::TensorProto::EXTERNAL || !t.has_raw_data() || es == 0) return;
-  const std::uint64_t expected = *bytes;
+  if (t.data_location() == onnx::TensorProto::EXTERNAL || !t.has_raw_data() || !has_fixed_size(t.data_type())) return;
+  const std::uint64_t expected = storage_bytes(t.data_type(), static_cast<std::uint64_t>(element_count(t)));
   if (t.raw_data().size() != expected)
     throw InputError(file_error(path, "tensor '" + t.name() + "' holds " + std::to_string(t.raw_data().size()) +
                                           " bytes but its shape and type need " + std::to_string(expected) +

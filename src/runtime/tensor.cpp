@@ -1,5 +1,6 @@
 #include "runtime/tensor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -35,12 +36,16 @@ std::string shape_string(const Shape& s) {
 namespace {
 
 void check_storable(DataType dtype, const Shape& shape) {
-  if (dtype_size(dtype) == 0) throw UnsupportedError("tensors of type " + dtype_name(dtype) + " are not supported");
+  if (dtype == onnx::TensorProto::STRING || !model::has_fixed_size(dtype)) throw UnsupportedError("tensors of type " + dtype_name(dtype) + " are not supported");
   for (auto d : shape)
     if (d < 0) throw InputError("negative dimension in shape " + shape_string(shape));
 }
 
 }  // namespace
+
+std::size_t Tensor::bytes() const {
+  return static_cast<std::size_t>(model::storage_bytes(dtype_, static_cast<std::uint64_t>(size())));
+}
 
 Tensor Tensor::allocate(DataType dtype, Shape shape) {
   check_storable(dtype, shape);
@@ -143,7 +148,7 @@ Tensor from_proto(const onnx::TensorProto& p, const model::Model* m) {
   } else {
     b = model::inline_tensor_bytes(p);
   }
-  std::size_t want = static_cast<std::size_t>(shape_size(shape)) * dtype_size(dtype);
+  std::size_t want = static_cast<std::size_t>(model::storage_bytes(dtype, static_cast<std::uint64_t>(shape_size(shape))));
   if (b.bytes.size() != want)
     throw InputError("tensor '" + p.name() + "' has " + std::to_string(b.bytes.size()) + " bytes of data, shape " +
                      shape_string(shape) + " of " + dtype_name(dtype) + " needs " + std::to_string(want));
@@ -152,7 +157,7 @@ Tensor from_proto(const onnx::TensorProto& p, const model::Model* m) {
     return Tensor::view(dtype, shape, owned->data(), owned);
   }
   // Kernels read elements through typed pointers: misaligned bytes are copied.
-  if (reinterpret_cast<std::uintptr_t>(b.bytes.data()) % dtype_size(dtype) != 0) {
+  if (reinterpret_cast<std::uintptr_t>(b.bytes.data()) % std::max<std::size_t>(dtype_size(dtype), 1) != 0) {
     Tensor t = Tensor::allocate(dtype, shape);
     if (want) std::memcpy(t.mutable_raw(), b.bytes.data(), want);
     return t;

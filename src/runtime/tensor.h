@@ -22,7 +22,7 @@ namespace winml::runtime {
 using DataType = std::int32_t;  // onnx::TensorProto::DataType
 using Shape = std::vector<std::int64_t>;
 
-std::size_t dtype_size(DataType t);  // 0 for STRING/UNDEFINED
+std::size_t dtype_size(DataType t);  // 0 for STRING/UNDEFINED and the 4-bit types (two to a byte)
 std::string dtype_name(DataType t);  // "float32", "int64", ...
 std::int64_t shape_size(const Shape& s);
 std::string shape_string(const Shape& s);  // "[1,3,224,224]"
@@ -48,7 +48,7 @@ class Tensor {
   int rank() const { return static_cast<int>(shape_.size()); }
   std::int64_t dim(int axis) const { return shape_[static_cast<std::size_t>(axis)]; }
   std::int64_t size() const { return shape_size(shape_); }
-  std::size_t bytes() const { return static_cast<std::size_t>(size()) * dtype_size(dtype_); }
+  std::size_t bytes() const;  // 4-bit types packed two to a byte
   bool writable() const { return writable_; }
 
   const std::byte* raw() const { return data_; }

@@ -9,6 +9,7 @@ void register_builtin_kernels(KernelRegistry& r) {
   register_elementwise_unary(r);
   register_activations(r);
   register_gemm_matmul(r);
+  register_matmul_nbits(r);
   register_conv(r);
   register_pooling(r);
   register_normalization(r);

@@ -14,6 +14,7 @@ void register_elementwise_binary(KernelRegistry& r);
 void register_elementwise_unary(KernelRegistry& r);
 void register_activations(KernelRegistry& r);
 void register_gemm_matmul(KernelRegistry& r);
+void register_matmul_nbits(KernelRegistry& r);
 void register_conv(KernelRegistry& r);
 void register_pooling(KernelRegistry& r);
 void register_normalization(KernelRegistry& r);

@@ -1,5 +1,6 @@
 #include <google/protobuf/arena.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -9,6 +10,7 @@
 #include "base/checked_size.h"
 #include "base/error.h"
 #include "model/model_io.h"
+#include "model/tensor_data.h"
 #include "runtime/errors.h"
 #include "runtime/executor.h"
 #include "runtime/gemm.h"
@@ -121,7 +123,7 @@ Meta layout(const BlobContents& contents, std::uint64_t& data_bytes) {
   std::uint64_t cursor = 0;
   for (const auto& [id, t] : plan.constants) {
     const std::string& name = plan.values[static_cast<std::size_t>(id)].name;
-    if (!t.defined() || dtype_size(t.dtype()) == 0)
+    if (!t.defined() || t.dtype() == onnx::TensorProto::STRING || !model::has_fixed_size(t.dtype()))
       throw UnsupportedError("constant '" + name + "' of type " + dtype_name(t.dtype()) +
                              " cannot be stored in a ref blob");
     MetaConstant c{id, t.dtype(), t.shape(), align_up(cursor), t.bytes()};
@@ -283,7 +285,7 @@ std::shared_ptr<const Plan> load_plan(std::string_view blob, std::shared_ptr<con
   for (auto& c : m.constants) {
     const char* at = data + c.offset;
     Tensor t;
-    if (reinterpret_cast<std::uintptr_t>(at) % dtype_size(c.dtype) != 0) {
+    if (reinterpret_cast<std::uintptr_t>(at) % std::max<std::size_t>(dtype_size(c.dtype), 1) != 0) {
       t = Tensor::allocate(c.dtype, c.shape);
       if (c.bytes) std::memcpy(t.mutable_raw(), at, c.bytes);
     } else {

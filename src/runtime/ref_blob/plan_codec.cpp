@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "base/checked_size.h"
+#include "model/tensor_data.h"
 #include "runtime/gemm.h"
 #include "runtime/ref_blob/byte_stream.h"
 
@@ -132,9 +133,11 @@ void check(const Meta& m, std::uint64_t data_bytes, const ByteReader& r) {
     check_ids({c.value}, false, "the constants");
     for (auto d : c.shape)
       if (d < 0) r.fail("a constant has a negative dimension");
-    std::size_t element = dtype_size(c.dtype);
-    if (element == 0) r.fail("constant '" + m.values[c.value].name + "' has an unsupported element type");
-    if (checked_byte_size(c.shape, element) != c.bytes)
+    if (c.dtype == onnx::TensorProto::STRING || !model::has_fixed_size(c.dtype))
+      r.fail("constant '" + m.values[c.value].name + "' has an unsupported element type");
+    // (4-bit types are stored two to a byte)
+    const auto count = checked_byte_size(c.shape, 1);
+    if (!count || model::storage_bytes(c.dtype, *count) != c.bytes)
       r.fail("constant '" + m.values[c.value].name + "' has " + std::to_string(c.bytes) + " bytes for shape " +
              shape_string(c.shape));
     if (!range_fits(c.offset, c.bytes, data_bytes))
