@@ -65,6 +65,9 @@ struct QuantizeConfig {
   std::string mode = "qdq";
   std::string weight_type = "int8";
   std::string activation_type = "uint8";
+  std::int64_t bits = 4;            // mode matmulnbits
+  std::int64_t block_size = 32;     // mode matmulnbits, and 4-bit QDQ weights
+  std::int64_t accuracy_level = 0;  // mode matmulnbits
   bool per_channel = false;
   std::optional<bool> symmetric;
   std::optional<bool> weight_symmetric;

@@ -23,8 +23,10 @@ namespace {
 
 // Scale and zero point initializers of one quantized tensor.
 struct Params {
-  std::vector<QParams> values;  // one per channel, or one
+  std::vector<QParams> values;  // one per channel, or one, or one per block
   std::optional<std::int64_t> axis;
+  std::int64_t block = 0;              // DequantizeLinear's block_size (values shaped as `dims`)
+  std::vector<std::int64_t> dims;      // of blocked parameters
   QType type = QType::kUInt8;
   std::string scale, zero_point;  // initializer names (set once materialised)
 };
@@ -63,7 +65,8 @@ class Rewriter {
   // Scalar (per tensor) or 1-D (per channel) scale and zero-point initializers.
   void materialise(const std::string& base, Params& p) {
     std::vector<std::int64_t> dims;
-    if (p.axis) dims.push_back(static_cast<std::int64_t>(p.values.size()));
+    if (p.block) dims = p.dims;
+    else if (p.axis) dims.push_back(static_cast<std::int64_t>(p.values.size()));
     std::vector<float> scales;
     std::vector<std::int32_t> zps;
     for (const auto& v : p.values) scales.push_back(v.scale), zps.push_back(v.zero_point);
@@ -98,7 +101,7 @@ class Rewriter {
       std::vector<float> values = model::float32_values(m_, init);
       if (auto c = constant_corrections_.find(t.name); c != constant_corrections_.end()) subtract(values, c->second);
       WeightOptions w;
-      if (t.kind == TensorKind::kWeight) w = {o_.weight_type, o_.weight_symmetric, o_.reduce_range, t.axis};
+      if (t.kind == TensorKind::kWeight) w = {o_.weight_type, o_.weight_symmetric, o_.reduce_range, t.axis, t.block};
       else w = {o_.activation_type, o_.activation_symmetric, false, std::nullopt};
       QuantizedTensor q = quantize_weight(values, dims, w);
 
@@ -128,6 +131,8 @@ class Rewriter {
       Params p;
       p.type = w.type;
       p.axis = q.axis;
+      p.block = q.block;
+      p.dims = q.param_dims;
       p.values = q.params;
       materialise(t.name, p);
       std::string qname = names_.unique(t.name + "_quantized");
@@ -247,6 +252,7 @@ class Rewriter {
     onnx::NodeProto n = model::make_node("DequantizeLinear", {input, p.scale, p.zero_point}, {output},
                                          names_.unique(base + "_DequantizeLinear"), result_.qdq_domain);
     if (p.axis) model::set_attr_int(n, "axis", *p.axis);
+    if (p.block) model::set_attr_int(n, "block_size", p.block);
     return n;
   }
 

@@ -104,8 +104,9 @@ class Planner {
   // Own parameters (kept if the tensor is already planned), or shared with
   // `provider` (always overrides).
   void add(const std::string& name, TensorKind kind, const std::string& provider = "",
-           std::optional<std::int64_t> axis = std::nullopt) {
+           std::optional<std::int64_t> axis = std::nullopt, std::int64_t block = 0) {
     if (!quantizable(name)) return;
+    if (kind == TensorKind::kActivation && !o_.quantize_activations) return;
     if (PlannedTensor* e = entry(name)) {
       if (!provider.empty()) {
         e->params_from = provider;
@@ -117,7 +118,7 @@ class Planner {
       return;
     }
     index_[name] = plan_.tensors.size();
-    plan_.tensors.push_back({name, kind, provider, axis});
+    plan_.tensors.push_back({name, kind, provider, axis, block});
   }
 
   void activation(const std::string& name) { add(name, TensorKind::kActivation); }
@@ -130,11 +131,24 @@ class Planner {
     }
     auto dims = info_.initializers.at(name)->dims();
     if (axis && (*axis >= dims.size() || !o_.axis_supported)) axis.reset();
+    if (is_4bit(o_.weight_type)) {
+      // Sixteen levels per tensor lose too much: 4-bit weights always get
+      // their own scales, in blocks along a matrix's reduced dimension (the
+      // other one than its channel axis), else per channel.
+      if (axis && dims.size() == 2 && o_.block_size > 0) {
+        add(name, TensorKind::kWeight, "", 1 - *axis, o_.block_size);
+        return;
+      }
+      add(name, TensorKind::kWeight, "", axis);
+      return;
+    }
     add(name, TensorKind::kWeight, "", o_.per_channel ? axis : std::nullopt);
   }
 
   void bias(int node, const std::string& bias, const std::string& input, const std::string& weight, float beta) {
+    if (!o_.quantize_activations) return;  // an int32 bias's scale is the input's times the weight's
     if (!info_.is_initializer(bias) || !info_.is_float(bias) || index_.count(bias)) return;
+    if (const PlannedTensor* w = entry(weight); w && w->block) return;  // no scale per output channel
     if (!info_.is_float(input) || !info_.is_initializer(weight)) return;
     // One int32 value per output channel of a per-channel weight.
     if (const PlannedTensor* w = entry(weight); w && w->axis) {

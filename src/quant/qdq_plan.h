@@ -8,6 +8,7 @@
 //   Gemm                 likewise, weight axis 0 with transB else 1; beta is
 //                        folded into the int32 bias
 //   MatMul               every input and output; a rank-2 constant B per channel on axis 1
+//                        (4-bit weights: in blocks along axis 0, its K)
 //   Relu, Clip           removed when activations are asymmetric and the
 //                        producer's output feeds only them (the quantization
 //                        range clips instead); otherwise input and output
@@ -49,6 +50,13 @@ struct QdqOptions {
   bool axis_supported = true;
   // Remove the mean output shift weight rounding causes (see PlannedCorrection).
   bool bias_correction = true;
+  // False: weights only (w4a32, w8a32): no activation gets a Q/DQ pair and
+  // no bias is quantized; nothing needs calibrating.
+  bool quantize_activations = true;
+  // 4-bit weights of matrices (MatMul, Gemm) are quantized in blocks of this
+  // many elements along the reduced dimension (opset 21); other 4-bit
+  // weights per channel.
+  std::int64_t block_size = 32;
 };
 
 enum class TensorKind { kActivation, kWeight };
@@ -57,7 +65,8 @@ struct PlannedTensor {
   std::string name;
   TensorKind kind = TensorKind::kActivation;  // a constant quantized as an activation uses the activation type
   std::string params_from;                    // another tensor whose scale and zero point it reuses
-  std::optional<std::int64_t> axis;           // per-channel weights
+  std::optional<std::int64_t> axis;           // per-channel weights, or the axis of `block`
+  std::int64_t block = 0;                     // blocks of this many elements along `axis` (4-bit weights)
 };
 
 // One per quantized node reading the bias: a bias shared by several nodes

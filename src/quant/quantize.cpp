@@ -16,6 +16,7 @@
 #include "quant/fp16_convert.h"
 #include "quant/graph_edit.h"
 #include "quant/graph_info.h"
+#include "quant/nbits_quant.h"
 #include "quant/op_support.h"
 #include "quant/opset_upgrade.h"
 #include "quant/qdq_apply.h"
@@ -69,10 +70,14 @@ std::unique_ptr<SampleSource> sample_source(const onnx::ModelProto& m, const con
   return generated_samples(c.samples, generation_inputs(m, c, ctx), g);
 }
 
+bool weights_only(const config::QuantizeConfig& c) { return c.activation_type == "float32"; }
+
 QdqOptions qdq_options(const config::QuantizeConfig& c, const QuantizeContext& ctx, std::int64_t opset) {
   QdqOptions o;
   o.weight_type = parse_qtype(c.weight_type);
-  o.activation_type = parse_qtype(c.activation_type);
+  o.quantize_activations = !weights_only(c);
+  o.activation_type = o.quantize_activations ? parse_qtype(c.activation_type) : QType::kUInt8;
+  o.block_size = c.block_size;
   o.per_channel = c.per_channel;
   o.weight_symmetric = *c.weight_symmetric;  // resolved (config schema)
   o.activation_symmetric = *c.activation_symmetric;
@@ -81,7 +86,17 @@ QdqOptions qdq_options(const config::QuantizeConfig& c, const QuantizeContext& c
   else o.op_types.insert(c.op_types_to_quantize.begin(), c.op_types_to_quantize.end());
   o.nodes_to_exclude.insert(c.nodes_to_exclude.begin(), c.nodes_to_exclude.end());
   o.axis_supported = opset >= 13 || !qdq_domain(o, opset).empty();
-  o.bias_correction = c.bias_correction;
+  o.bias_correction = c.bias_correction && o.quantize_activations;  // (its means come from calibration)
+  return o;
+}
+
+NBitsOptions nbits_options(const config::QuantizeConfig& c) {
+  NBitsOptions o;
+  o.bits = c.bits;
+  o.block_size = c.block_size;
+  o.symmetric = *c.weight_symmetric;  // resolved (config schema)
+  o.accuracy_level = c.accuracy_level;
+  o.nodes_to_exclude.insert(c.nodes_to_exclude.begin(), c.nodes_to_exclude.end());
   return o;
 }
 
@@ -151,7 +166,15 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
   }
   json report = {{"mode", c.mode}, {"requantized", existing.total() > 0}};
   json warnings = json::array();  // every fallback the result hides, in the report and the build summary
-  if (c.mode != "fp16" && out.opset() < kQdqMinOpset) {
+  if (c.mode == "qdq" && is_4bit(parse_qtype(c.weight_type)) && out.opset() < kBlockedQdqOpset) {
+    const std::int64_t from = out.opset();
+    upgrade_to_opset21(out, path);
+    log(ctx, "converted opset " + std::to_string(from) + " to " + std::to_string(kBlockedQdqOpset) + " for " +
+                 c.weight_type + " weights (DequantizeLinear's block_size)");
+    report["opset_upgraded_from"] = from;
+    prepare();
+  }
+  if (c.mode == "qdq" && out.opset() < kQdqMinOpset) {
     const std::int64_t from = out.opset();
     upgrade_opset(out, kQdqUpgradeOpset, path);
     log(ctx, "upgraded opset " + std::to_string(from) + " to " + std::to_string(kQdqUpgradeOpset) +
@@ -198,7 +221,26 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     sample_runner = runtime_runner_factory({.threads = sample_workers > 1 ? 1 : ctx.threads, .dims = ctx.dims});
   }
 
-  if (c.mode == "fp16") {
+  if (c.mode == "matmulnbits") {
+    const NBitsOptions o = nbits_options(c);
+    log(ctx, "weight-only " + std::to_string(o.bits) + "-bit MatMulNBits, blocks of " +
+                 std::to_string(o.block_size) + (o.symmetric ? ", symmetric" : ", asymmetric"));
+    const NBitsResult q = quantize_to_nbits(out, o);
+    report["nodes_quantized"] = q.quantized;
+    report["nodes_skipped"] = q.skipped;
+    report["skipped_nodes"] = q.skip_reasons;
+    report["bits"] = o.bits;
+    report["block_size"] = o.block_size;
+    report["weight_symmetric"] = o.symmetric;
+    report["accuracy_level"] = o.accuracy_level;
+    report["biases_folded"] = q.biases;
+    report["tied_embeddings"] = q.tied;
+    if (!q.tied.empty())
+      log(ctx, "LM head tied to the embedding (" + q.tied.front() +
+                   "): quantized for the head, the Gather keeps the float table");
+    report["calibration_time_seconds"] = 0.0;
+    report["calibration_setup_seconds"] = 0.0;
+  } else if (c.mode == "fp16") {
     Fp16Options o;
     o.keep_io_types = c.keep_io_types;
     o.op_block_list.insert(c.op_block_list.begin(), c.op_block_list.end());
@@ -236,7 +278,8 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
       for (const auto& m : plans.back().mean_tensors()) means.insert(m);
     }
     const std::vector<std::string> tensors(tensor_set.begin(), tensor_set.end());
-    log(ctx, "calibrating " + std::to_string(tensors.size()) + " tensors on " + std::to_string(samples->size()) +
+    if (!o.quantize_activations) log(ctx, "weights only (activations stay float32): nothing to calibrate");
+    else log(ctx, "calibrating " + std::to_string(tensors.size()) + " tensors on " + std::to_string(samples->size()) +
                  " samples (" + c.calibration_method + ")" +
                  (graphs.size() > 1 ? ", in the main graph and " + std::to_string(graphs.size() - 1) + " bodies" : ""));
 
@@ -298,6 +341,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     report["skipped_op_types"] = json(skipped_ops);
     report["weight_type"] = c.weight_type;
     report["activation_type"] = c.activation_type;
+    if (is_4bit(o.weight_type)) report["block_size"] = o.block_size;
     report["per_channel"] = c.per_channel && o.axis_supported;  // what was done, not what was asked
     report["weight_symmetric"] = o.weight_symmetric;
     report["activation_symmetric"] = o.activation_symmetric;

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "base/error.h"
+#include "model/tensor_data.h"
 #include "runtime/vector_math.h"
 
 namespace winml::quant {
@@ -25,7 +26,75 @@ ChannelLayout channel_layout(const std::vector<std::int64_t>& dims, std::optiona
   return l;
 }
 
+BlockLayout block_layout(const std::vector<std::int64_t>& dims, std::int64_t axis, std::int64_t block) {
+  if (axis < 0 || axis >= static_cast<std::int64_t>(dims.size()) || block <= 0)
+    throw BuildError("block quantization along axis " + std::to_string(axis) + " in blocks of " +
+                     std::to_string(block) + " does not fit a rank-" + std::to_string(dims.size()) + " tensor");
+  BlockLayout l;
+  for (std::int64_t i = 0; i < axis; ++i) l.outer *= dims[static_cast<std::size_t>(i)];
+  l.len = dims[static_cast<std::size_t>(axis)];
+  for (std::size_t i = static_cast<std::size_t>(axis) + 1; i < dims.size(); ++i) l.inner *= dims[i];
+  l.block = block;
+  l.blocks = (l.len + block - 1) / block;
+  return l;
+}
+
 namespace {
+
+// Visits every element e of a blocked layout with its parameter index p, in
+// element order.
+template <typename Fn>
+void for_blocked(const BlockLayout& l, Fn&& fn) {
+  std::size_t e = 0;
+  for (std::int64_t o = 0; o < l.outer; ++o)
+    for (std::int64_t i = 0; i < l.len; ++i) {
+      const std::size_t p0 = static_cast<std::size_t>((o * l.blocks + i / l.block) * l.inner);
+      for (std::int64_t j = 0; j < l.inner; ++j, ++e) fn(e, p0 + static_cast<std::size_t>(j));
+    }
+}
+
+// Stores integer q at element i, in the type's width (4-bit: into its nibble
+// of a zeroed buffer).
+void store_value(std::byte* data, QType t, std::size_t i, std::int32_t q) {
+  switch (t) {
+    case QType::kUInt8:
+    case QType::kInt8: data[i] = static_cast<std::byte>(q & 0xff); return;
+    case QType::kUInt16:
+    case QType::kInt16: {
+      const std::uint16_t v = static_cast<std::uint16_t>(q);
+      std::memcpy(data + 2 * i, &v, 2);  // (little-endian)
+      return;
+    }
+    case QType::kUInt4:
+    case QType::kInt4: data[i / 2] |= static_cast<std::byte>((q & 15) << (4 * (i % 2))); return;
+  }
+}
+
+std::vector<std::int64_t> blocked_param_dims(std::vector<std::int64_t> dims, std::int64_t axis, const BlockLayout& l) {
+  dims[static_cast<std::size_t>(axis)] = l.blocks;
+  return dims;
+}
+
+QuantizedTensor quantize_blocked(std::span<const float> values, const std::vector<std::int64_t>& dims,
+                                 const WeightOptions& options, const std::vector<QParams>& params) {
+  const BlockLayout l = block_layout(dims, *options.axis, options.block);
+  if (static_cast<std::int64_t>(params.size()) != l.outer * l.blocks * l.inner)
+    throw BuildError("quantization parameters do not match the block count");
+  const QRange range = qrange(options.type, options.reduce_range, options.symmetric);
+  QuantizedTensor q;
+  q.onnx_type = onnx_type(options.type);
+  q.dims = dims;
+  q.axis = options.axis;
+  q.block = options.block;
+  q.param_dims = blocked_param_dims(dims, *options.axis, l);
+  q.params = params;
+  q.data.assign(is_4bit(options.type) ? (values.size() + 1) / 2 : values.size() * qtype_size(options.type),
+                std::byte{0});
+  for_blocked(l, [&](std::size_t e, std::size_t p) {
+    store_value(q.data.data(), options.type, e, quantize_value(values[e], params[p], range));
+  });
+  return q;
+}
 
 // Quantizes each channel's runs of values (its slices along the layout's
 // outer dimension) with the runtime's quantization loop: vector code where
@@ -59,6 +128,7 @@ void for_channel(const ChannelLayout& l, std::int64_t c, Fn&& fn) {
 
 QuantizedTensor quantize_with(std::span<const float> values, const std::vector<std::int64_t>& dims,
                               const WeightOptions& options, const std::vector<QParams>& params) {
+  if (options.block && options.axis) return quantize_blocked(values, dims, options, params);
   ChannelLayout l = channel_layout(dims, options.axis);
   if (static_cast<std::int64_t>(params.size()) != l.channels)
     throw BuildError("quantization parameters do not match the channel count");
@@ -68,18 +138,69 @@ QuantizedTensor quantize_with(std::span<const float> values, const std::vector<s
   q.dims = dims;
   q.axis = options.axis;
   q.params = params;
+  if (options.axis) q.param_dims = {static_cast<std::int64_t>(params.size())};
   q.data.resize(values.size() * qtype_size(options.type));
   switch (options.type) {
     case QType::kUInt8: quantize_runs<std::uint8_t>(values, l, params, range, q.data.data()); break;
     case QType::kInt8: quantize_runs<std::int8_t>(values, l, params, range, q.data.data()); break;
     case QType::kUInt16: quantize_runs<std::uint16_t>(values, l, params, range, q.data.data()); break;
     case QType::kInt16: quantize_runs<std::int16_t>(values, l, params, range, q.data.data()); break;
+    case QType::kUInt4:
+    case QType::kInt4: {
+      // One byte per value first (the same loop), then two to a byte.
+      if (options.type == QType::kUInt4) quantize_runs<std::uint8_t>(values, l, params, range, q.data.data());
+      else quantize_runs<std::int8_t>(values, l, params, range, q.data.data());
+      std::vector<std::byte> packed((values.size() + 1) / 2, std::byte{0});
+      for (std::size_t i = 0; i < values.size(); ++i)
+        store_value(packed.data(), options.type, i, static_cast<std::int32_t>(static_cast<std::int8_t>(q.data[i])));
+      q.data = std::move(packed);
+      break;
+    }
   }
   return q;
 }
 
+std::int32_t stored_value(const QuantizedTensor& q, std::size_t i) {
+  switch (q.onnx_type) {
+    case 2: return static_cast<std::int32_t>(static_cast<std::uint8_t>(q.data[i]));  // UINT8
+    case 3: return static_cast<std::int32_t>(static_cast<std::int8_t>(q.data[i]));   // INT8
+    case 4: {                                                                        // UINT16
+      std::uint16_t v;
+      std::memcpy(&v, q.data.data() + 2 * i, 2);
+      return v;
+    }
+    case 5: {  // INT16
+      std::int16_t v;
+      std::memcpy(&v, q.data.data() + 2 * i, 2);
+      return v;
+    }
+    case model::kUint4: return (static_cast<std::int32_t>(q.data[i / 2]) >> (4 * (i % 2))) & 15;
+    case model::kInt4: return ((((static_cast<std::int32_t>(q.data[i / 2]) >> (4 * (i % 2))) & 15) ^ 8) - 8);
+    default: return 0;
+  }
+}
+
 QuantizedTensor quantize_weight(std::span<const float> values, const std::vector<std::int64_t>& dims,
                                 const WeightOptions& options) {
+  if (options.block && options.axis) {
+    // Each block's range: NaN ignored, widened to include 0 by compute_qparams.
+    const BlockLayout l = block_layout(dims, *options.axis, options.block);
+    if (static_cast<std::size_t>(l.outer * l.len * l.inner) != values.size())
+      throw BuildError("weight has " + std::to_string(values.size()) + " values but its shape holds " +
+                       std::to_string(l.outer * l.len * l.inner));
+    const std::size_t count = static_cast<std::size_t>(l.outer * l.blocks * l.inner);
+    std::vector<float> lo(count, 0.0f), hi(count, 0.0f);
+    for_blocked(l, [&](std::size_t e, std::size_t p) {
+      const float v = values[e];
+      if (std::isnan(v)) return;
+      lo[p] = std::min(lo[p], v);
+      hi[p] = std::max(hi[p], v);
+    });
+    const QRange range = qrange(options.type, options.reduce_range, options.symmetric);
+    std::vector<QParams> params(count);
+    for (std::size_t p = 0; p < count; ++p) params[p] = compute_qparams(lo[p], hi[p], range, options.symmetric);
+    return quantize_blocked(values, dims, options, params);
+  }
   ChannelLayout l = channel_layout(dims, options.axis);
   if (static_cast<std::size_t>(l.outer * l.channels * l.inner) != values.size())
     throw BuildError("weight has " + std::to_string(values.size()) + " values but its shape holds " +
@@ -126,6 +247,12 @@ void dequantize_runs(const QuantizedTensor& q, const ChannelLayout& l, float* ou
 }  // namespace
 
 std::vector<float> dequantize(const QuantizedTensor& q) {
+  if (q.block && q.axis) {
+    const BlockLayout l = block_layout(q.dims, *q.axis, q.block);
+    std::vector<float> out(static_cast<std::size_t>(l.outer * l.len * l.inner));
+    for_blocked(l, [&](std::size_t e, std::size_t p) { out[e] = dequantize_value(stored_value(q, e), q.params[p]); });
+    return out;
+  }
   ChannelLayout l = channel_layout(q.dims, q.axis);
   std::size_t n = static_cast<std::size_t>(l.outer * l.channels * l.inner);
   std::vector<float> out(n);
@@ -134,6 +261,13 @@ std::vector<float> dequantize(const QuantizedTensor& q) {
     case 3: dequantize_runs<std::int8_t>(q, l, out.data()); break;    // INT8
     case 4: dequantize_runs<std::uint16_t>(q, l, out.data()); break;  // UINT16
     case 5: dequantize_runs<std::int16_t>(q, l, out.data()); break;   // INT16
+    case model::kUint4:
+    case model::kInt4:
+      for (std::int64_t c = 0; c < l.channels; ++c)
+        for_channel(l, c, [&](std::size_t i) {
+          out[i] = dequantize_value(stored_value(q, i), q.params[static_cast<std::size_t>(c)]);
+        });
+      break;
     default:  // (no other type is produced here; as before, the zero point's value)
       for (std::int64_t c = 0; c < l.channels; ++c)
         for_channel(l, c, [&](std::size_t i) { out[i] = dequantize_value(0, q.params[static_cast<std::size_t>(c)]); });

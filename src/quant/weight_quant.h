@@ -18,15 +18,32 @@ struct WeightOptions {
   bool symmetric = true;
   bool reduce_range = false;
   std::optional<std::int64_t> axis;  // per channel along this (non-negative) axis
+  // With an axis: one scale per `block` consecutive indices along it instead
+  // of one per index (opset 21's blocked DequantizeLinear): the parameters
+  // are shaped as the tensor with the axis' length divided into blocks.
+  std::int64_t block = 0;
 };
 
 struct QuantizedTensor {
   std::int32_t onnx_type = 0;      // element type of `data`
   std::vector<std::int64_t> dims;  // as the float tensor
-  std::vector<std::byte> data;     // little-endian elements
-  std::vector<QParams> params;     // one per channel, or one
+  std::vector<std::byte> data;     // little-endian elements; 4-bit ones two to a byte, low nibble first
+  std::vector<QParams> params;     // one per channel, or one, or one per block (row-major in param_dims)
   std::optional<std::int64_t> axis;
+  std::int64_t block = 0;
+  std::vector<std::int64_t> param_dims;  // the scale's shape: [] per tensor, [channels], or blocked
 };
+
+// Element (outer, index along the axis, inner) of a row-major tensor whose
+// quantization parameters come in blocks of `block` along `axis`; parameter
+// p = (outer * blocks + index / block) * inner + inner index.
+struct BlockLayout {
+  std::int64_t outer = 1, len = 1, inner = 1, block = 1, blocks = 1;
+};
+BlockLayout block_layout(const std::vector<std::int64_t>& dims, std::int64_t axis, std::int64_t block);
+
+// The integer stored at element i of `q.data` (4-bit ones unpacked).
+std::int32_t stored_value(const QuantizedTensor& q, std::size_t i);
 
 // Element (outer, channel, inner) layout of a row-major tensor split at `axis`.
 struct ChannelLayout {

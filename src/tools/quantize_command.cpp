@@ -24,9 +24,9 @@ struct QuantizeArgs {
   std::string model, output, report;
   std::string mode, weight_type, activation_type, calibration_method, calibration_data, distribution, ep = "cpu";
   bool per_channel = false, symmetric = false, reduce_range = false, requantize = false, fp16_io = false;
-  bool no_accuracy = false, json = false, no_bias_correction = false;
+  bool no_accuracy = false, json = false, no_bias_correction = false, weight_asymmetric = false;
   std::optional<double> percentile;
-  std::optional<std::int64_t> samples, seed, num_bins;
+  std::optional<std::int64_t> samples, seed, num_bins, bits, block_size, accuracy_level;
   std::vector<double> value_range;
   std::vector<std::string> op_types, exclude_nodes, block_ops, dims;
   int threads = 0;
@@ -41,8 +41,12 @@ config::QuantizeConfig section_from(const QuantizeArgs& o) {
   set("mode", o.mode, !o.mode.empty());
   set("weight_type", o.weight_type, !o.weight_type.empty());
   set("activation_type", o.activation_type, !o.activation_type.empty());
+  if (o.bits) j["bits"] = *o.bits;
+  if (o.block_size) j["block_size"] = *o.block_size;
+  if (o.accuracy_level) j["accuracy_level"] = *o.accuracy_level;
   set("per_channel", true, o.per_channel);
   set("symmetric", true, o.symmetric);
+  set("weight_symmetric", false, o.weight_asymmetric);
   set("reduce_range", true, o.reduce_range);
   set("calibration_method", o.calibration_method, !o.calibration_method.empty());
   if (o.percentile) j["percentile"] = *o.percentile;
@@ -64,7 +68,8 @@ config::QuantizeConfig section_from(const QuantizeArgs& o) {
                                                                 {"nodes_to_exclude", "exclude-nodes"},
                                                                 {"op_block_list", "block-ops"},
                                                                 {"keep_io_types", "fp16-io"},
-                                                                {"bias_correction", "no-bias-correction"}};
+                                                                {"bias_correction", "no-bias-correction"},
+                                                                {"weight_symmetric", "weight-asymmetric"}};
   auto sink = [&](const std::string& path, const std::string& message, config::ErrorAt) {
     std::string key = path.substr(path.find('.') + 1), flag = key;
     if (auto it = kFlagOfKey.find(key); it != kFlagOfKey.end()) flag = it->second;
@@ -84,9 +89,12 @@ void print_summary(const std::string& in, const std::string& out, const nlohmann
     std::cout << ", weights " << r["weight_type"].get<std::string>()
               << (r["per_channel"].get<bool>() ? " per channel" : "") << ", activations "
               << r["activation_type"].get<std::string>() << ", " << r["calibration_method"].get<std::string>();
+  if (r["mode"] == "matmulnbits")
+    std::cout << ", " << r["bits"] << "-bit blocks of " << r["block_size"]
+              << (r["weight_symmetric"].get<bool>() ? ", symmetric" : ", asymmetric");
   std::cout << ", " << r["samples"] << " samples from " << r["calibration_data"].get<std::string>() << ")\n";
   std::cout << "  nodes quantized: " << r["nodes_quantized"] << ", skipped: " << r["nodes_skipped"];
-  if (!r["skipped_op_types"].empty()) {
+  if (r.contains("skipped_op_types") && !r["skipped_op_types"].empty()) {
     std::string sep = " (";
     for (const auto& [op, n] : r["skipped_op_types"].items()) std::cout << sep << op << " " << n, sep = ", ";
     std::cout << ")";
@@ -114,12 +122,18 @@ void print_summary(const std::string& in, const std::string& out, const nlohmann
 
 cli::Command add_quantize_command(CLI::App& app) {
   auto o = std::make_shared<QuantizeArgs>();
-  CLI::App* sub = app.add_subcommand("quantize", "Quantize one model (QDQ with calibration, or float16)");
+  CLI::App* sub =
+      app.add_subcommand("quantize", "Quantize one model (QDQ with calibration, float16, or weight-only MatMulNBits)");
   sub->add_option("-m,--model", o->model, "Input ONNX model (float)")->required();
   sub->add_option("-o,--output", o->output, "Output model")->required();
-  sub->add_option("--mode", o->mode, "qdq (default) or fp16");
-  sub->add_option("--weight-type", o->weight_type, "uint8, int8 (default), uint16, int16");
-  sub->add_option("--activation-type", o->activation_type, "uint8 (default), int8, uint16, int16");
+  sub->add_option("--mode", o->mode, "qdq (default), fp16 or matmulnbits (weight-only MatMulNBits)");
+  sub->add_option("--weight-type", o->weight_type, "uint8, int8 (default), uint16, int16, uint4, int4 (opset 21)");
+  sub->add_option("--activation-type", o->activation_type,
+                  "uint8 (default), int8, uint16, int16, float32 (weights only)");
+  sub->add_option("--bits", o->bits, "matmulnbits: 4 (default) or 8 bits per weight");
+  sub->add_option("--block-size", o->block_size, "matmulnbits and 4-bit weights: weights per scale (default 32)");
+  sub->add_option("--accuracy-level", o->accuracy_level, "matmulnbits: MatMulNBits' accuracy_level 0-4 (default 0)");
+  sub->add_flag("--weight-asymmetric", o->weight_asymmetric, "Asymmetric weight ranges (with zero points)");
   sub->add_flag("--per-channel", o->per_channel, "One weight scale per output channel");
   sub->add_flag("--symmetric", o->symmetric, "Symmetric weight and activation ranges");
   sub->add_flag("--reduce-range", o->reduce_range, "7-bit weights");

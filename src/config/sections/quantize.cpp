@@ -18,13 +18,43 @@ std::shared_ptr<const Section<QuantizeConfig>> quantize_schema() {
     s->key("enabled", &QuantizeConfig::enabled, ValueType::kBool,
            "Run the quantize stage; `quantize = false` at the top level is the same.");
     s->key("mode", &QuantizeConfig::mode, ValueType::kString,
-           "\"qdq\": QuantizeLinear/DequantizeLinear around quantizable ops; \"fp16\": convert floats to float16.")
-        .choices = {"qdq", "fp16"};
-    s->key("weight_type", &QuantizeConfig::weight_type, ValueType::kString, "Element type of quantized weights.")
-        .choices = types;
+           "\"qdq\": QuantizeLinear/DequantizeLinear around quantizable ops; \"fp16\": convert floats to float16; "
+           "\"matmulnbits\": weight-only, each MatMul with a constant weight becomes com.microsoft MatMulNBits "
+           "(bits, block_size, weight_symmetric, accuracy_level).")
+        .choices = {"qdq", "fp16", "matmulnbits"};
+    std::vector<std::string> weight_types = types;
+    weight_types.insert(weight_types.end(), {"uint4", "int4"});
+    s->key("weight_type", &QuantizeConfig::weight_type, ValueType::kString,
+           "Element type of quantized weights. uint4 and int4: MatMul and Gemm weights in blocks of block_size "
+           "along their reduced dimension, others per channel; the model is converted to opset 21.")
+        .choices = weight_types;
+    std::vector<std::string> activation_types = types;
+    activation_types.push_back("float32");
     s->key("activation_type", &QuantizeConfig::activation_type, ValueType::kString,
-           "Element type of quantized activations (16-bit types use com.microsoft Q/DQ below opset 21).")
-        .choices = types;
+           "Element type of quantized activations (16-bit types use com.microsoft Q/DQ below opset 21); "
+           "\"float32\": weights only (w4a32, w8a32), no calibration.")
+        .choices = activation_types;
+    auto& bits = s->key("bits", &QuantizeConfig::bits, ValueType::kInt,
+                        "matmulnbits mode: bits per weight, 4 or 8.");
+    bits.min = 4, bits.max = 8;
+    bits.alternative = 8;
+    bits.validator = [](const json& v) -> std::string {
+      return v == 4 || v == 8 ? "" : "must be 4 or 8";
+    };
+    auto& block = s->key("block_size", &QuantizeConfig::block_size, ValueType::kInt,
+                         "Weights per scale along the reduced dimension, for matmulnbits and 4-bit QDQ weights: a "
+                         "power of two from 16 to 256.");
+    block.min = 16, block.max = 256;
+    block.alternative = 64;
+    block.validator = [](const json& v) -> std::string {
+      const std::int64_t b = v.get<std::int64_t>();
+      return (b & (b - 1)) == 0 ? "" : "must be a power of two (16, 32, 64, 128 or 256)";
+    };
+    auto& level = s->key("accuracy_level", &QuantizeConfig::accuracy_level, ValueType::kInt,
+                         "matmulnbits mode: MatMulNBits' accuracy_level, the lowest precision an execution "
+                         "provider may compute A in (0 unset, 1 fp32, 2 fp16, 3 bf16, 4 int8); winml-make's "
+                         "runtime always computes in float32.");
+    level.min = 0, level.max = 4;
     s->key("per_channel", &QuantizeConfig::per_channel, ValueType::kBool,
            "One scale per output channel for weights (Conv axis 0, ConvTranspose 1, Gemm by transB, MatMul 1).");
     auto& sym = s->optional_key("symmetric", &QuantizeConfig::symmetric, ValueType::kBool,
@@ -37,11 +67,11 @@ std::shared_ptr<const Section<QuantizeConfig>> quantize_schema() {
     };
     auto& ws = s->optional_key("weight_symmetric", &QuantizeConfig::weight_symmetric, ValueType::kBool,
                                "Symmetric weight ranges (zero point at the type's middle).");
-    ws.default_doc = "true for signed weight types, else false";
+    ws.default_doc = "true for signed weight types and matmulnbits, else false";
     ws.resolve = [](json& q) {
       if (!q.value("weight_symmetric", json()).is_null()) return;
       const std::string t = q.value("weight_type", "int8");
-      q["weight_symmetric"] = t == "int8" || t == "int16";
+      q["weight_symmetric"] = t == "int8" || t == "int16" || t == "int4" || q.value("mode", "qdq") == "matmulnbits";
     };
     auto& as = s->optional_key("activation_symmetric", &QuantizeConfig::activation_symmetric, ValueType::kBool,
                                "Symmetric activation ranges.");
