@@ -14,10 +14,18 @@
 namespace winml {
 
 std::shared_ptr<const MappedFile> MappedFile::open(const std::filesystem::path& path) {
+  struct stat st {};
+  const int fd = open_regular_file(path, &st);
+  return adopt(fd, path);
+}
+
+std::shared_ptr<const MappedFile> MappedFile::adopt(int fd, const std::filesystem::path& path) {
   std::shared_ptr<MappedFile> f(new MappedFile());
   f->path_ = path;
+  f->fd_ = fd;
   struct stat st {};
-  f->fd_ = open_regular_file(path, &st);
+  if (::fstat(fd, &st) != 0)
+    throw InputError(file_error(path.string(), std::string("cannot stat: ") + std::strerror(errno)));
   f->size_ = static_cast<std::uint64_t>(st.st_size);
   if (f->size_ > 0) {
     void* p = ::mmap(nullptr, f->size_, PROT_READ, MAP_PRIVATE, f->fd_, 0);

@@ -14,6 +14,8 @@ class MappedFile {
  public:
   // Throws InputError naming the file when it cannot be opened or mapped.
   static std::shared_ptr<const MappedFile> open(const std::filesystem::path& path);
+  // Maps the file `fd` refers to, taking ownership of `fd`; `path` names it in messages.
+  static std::shared_ptr<const MappedFile> adopt(int fd, const std::filesystem::path& path);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;

@@ -15,6 +15,8 @@
 
 namespace winml::model {
 
+class SpillFile;
+
 class Model {
  public:
   onnx::ModelProto proto;
@@ -23,6 +25,9 @@ class Model {
   std::filesystem::path path;
   // External data files, keyed by the `location` string tensors use.
   std::map<std::string, std::shared_ptr<const MappedFile>> external_files;
+  // Where large tensors made for this model go instead of protobuf, when set
+  // (model/spill_file.h): a quantizer's weights of a multi-gigabyte model.
+  std::shared_ptr<SpillFile> spill;
 
   std::filesystem::path dir() const { return path.parent_path(); }
 

@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "model/epcontext.h"
 #include "model/node_util.h"
+#include "model/spill_file.h"
 #include "model/tensor_data.h"
 #include "model/tensor_values.h"
 #include "model/walk.h"
@@ -231,6 +232,7 @@ class NBitsRewriter {
   Names quantize(const onnx::TensorProto& weight, std::int64_t k, std::int64_t n, bool columns_first) {
     const NBitsWeight q = [&] {
       const std::vector<float> w = model::float32_values(m_, weight);
+      model::release_tensor_pages(m_, weight);  // read once: the mapping need not keep it
       return quantize_nbits_weight(w.data(), k, n, columns_first, o_);
     }();
     const std::int64_t blocks = (k + o_.block_size - 1) / o_.block_size;
@@ -239,12 +241,15 @@ class NBitsRewriter {
     new_initializers_.push_back(model::make_tensor(names.codes, onnx::TensorProto::UINT8,
                                                    {n, blocks, o_.block_size * o_.bits / 8},
                                                    std::as_bytes(std::span(q.codes))));
+    model::spill_if_large(m_.spill.get(), new_initializers_.back());
     new_initializers_.push_back(model::make_floats(names.scales, {n, blocks}, q.scales));
+    model::spill_if_large(m_.spill.get(), new_initializers_.back());
     if (!o_.symmetric) {
       names.zeros = names_.unique(base + "_zero_points");
       new_initializers_.push_back(model::make_tensor(names.zeros, onnx::TensorProto::UINT8,
                                                      {n, (blocks * o_.bits + 7) / 8},
                                                      std::as_bytes(std::span(q.zeros))));
+      model::spill_if_large(m_.spill.get(), new_initializers_.back());
     }
     return names;
   }

@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "model/epcontext.h"
 #include "model/node_util.h"
+#include "model/spill_file.h"
 #include "model/tensor_values.h"
 #include "quant/bias_correction.h"
 #include "quant/graph_edit.h"
@@ -137,6 +138,8 @@ class Rewriter {
       materialise(t.name, p);
       std::string qname = names_.unique(t.name + "_quantized");
       new_inits_.push_back(model::make_tensor(qname, q.onnx_type, dims, q.data));
+      model::spill_if_large(m_.spill.get(), new_inits_.back());
+      model::release_tensor_pages(m_, init);  // read once (bias correction below uses `values`)
       constant_dq_.push_back(dq_node(t.name, qname, p, names_.unique(t.name + "_DequantizeLinear_Output")));
       input_renames_[t.name] = constant_dq_.back().output(0);
       replaced_.insert(t.name);

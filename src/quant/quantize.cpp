@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "model/epcontext.h"
 #include "model/input_dims.h"
+#include "model/spill_file.h"
 #include "model/tensor_data.h"
 #include "model/walk.h"
 #include "quant/accuracy.h"
@@ -141,6 +142,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
   r.model.proto = in.proto;
   r.model.path = in.path;
   r.model.external_files = in.external_files;
+  if (!ctx.scratch_dir.empty()) r.model.spill = std::make_shared<model::SpillFile>(ctx.scratch_dir);
   model::Model& out = r.model;
 
   // A quantized input is never quantized twice: refuse, or undo its Q/DQ first.
@@ -361,6 +363,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
     report["uncalibrated_tensors"] = applied.uncalibrated;
   }
 
+  if (out.spill) out.spill->attach(out);  // the new weights, readable from here on
   if (report.value("nodes_quantized", 0) == 0)
     warnings.push_back(std::string("no node was quantized") +
                        (report.value("nodes_skipped", 0) ? " (every candidate was skipped: see skipped_op_types)"

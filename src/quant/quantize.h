@@ -24,6 +24,11 @@ struct QuantizeContext {
   RunnerFactory runner;                         // executes models; empty: the project's CPU runtime
   int threads = 0;                              // runtime and statistics threads; 0: one per core
   bool accuracy_report = true;                  // compare against the float model
+  // Where the quantized weights are written as they are made (an unnamed
+  // scratch file, model/spill_file.h) instead of kept in memory; empty:
+  // kept in memory. The output's directory, so that saving copies them in
+  // the file system.
+  std::filesystem::path scratch_dir;
   std::function<void(const std::string&)> log;  // progress lines, optional
 };
 

@@ -58,6 +58,7 @@ pipeline::StageResult QuantizeStage::run(const pipeline::StageContext& ctx) {
   q.base_dir = ctx.project_dir;
   q.model_path = ctx.input.filename().string();
   q.log = ctx.start_log();
+  q.scratch_dir = ctx.output.parent_path();
   quant::QuantizeResult result = quant::quantize_model(in, ctx.config.quantize, q);
   ctx.check_cancel();
   if (const auto& limit = ctx.config.quantize.min_sqnr_db) check_min_sqnr(result.report, *limit);

@@ -167,6 +167,9 @@ cli::Command add_quantize_command(CLI::App& app) {
             ctx.model_path = o->model;
             ctx.accuracy_report = !o->no_accuracy;
             ctx.threads = o->threads;  // the runtime runs calibration and the accuracy pass
+            // Quantized weights wait beside the output, whose sidecar they are copied into.
+            const auto out_dir = std::filesystem::absolute(o->output).parent_path();
+            if (std::filesystem::is_directory(out_dir)) ctx.scratch_dir = out_dir;
             if (!o->json) ctx.log = [](const std::string& line) { std::cerr << "winml-make: " << line << "\n"; };
             model::Model in = model::load_model(o->model);
             quant::QuantizeResult r = quant::quantize_model(in, cfg, ctx);

@@ -1,0 +1,83 @@
+#include "model/spill_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include "base/error.h"
+#include "base/mapped_file.h"
+#include "model/external_data.h"
+#include "model/tensor_data.h"
+
+namespace winml::model {
+
+namespace {
+
+std::atomic<int> spill_count{0};
+
+// As save_model aligns tensors in a sidecar: views of the mapping stay
+// aligned for any vector load.
+std::uint64_t aligned(std::uint64_t offset, std::uint64_t size) {
+  const std::uint64_t a = size >= (1u << 20) ? 65536 : 64;
+  return (offset + a - 1) / a * a;
+}
+
+}  // namespace
+
+SpillFile::SpillFile(const std::filesystem::path& dir) : dir_(dir) {
+  const int id = spill_count++;
+  location_ = "<spill:" + std::to_string(id) + ">";
+  fd_ = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd_ < 0) {
+    // A file system without O_TMPFILE: a named file, unlinked at once.
+    const std::string name =
+        (dir / (".winml-spill." + std::to_string(::getpid()) + "." + std::to_string(id))).string();
+    fd_ = ::open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+    if (fd_ >= 0) ::unlink(name.c_str());
+  }
+  if (fd_ < 0)
+    throw BuildError(file_error(dir.string(), std::string("cannot create a scratch file: ") + std::strerror(errno)));
+}
+
+SpillFile::~SpillFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void SpillFile::put(onnx::TensorProto& t, std::span<const std::byte> bytes) {
+  const std::uint64_t offset = aligned(size_, bytes.size());
+  std::uint64_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      throw BuildError(file_error(dir_.string(), std::string("cannot write a scratch file: ") + std::strerror(errno)));
+    done += static_cast<std::uint64_t>(n);
+  }
+  size_ = offset + bytes.size();
+  set_external_ref(t, location_, offset, bytes.size());
+}
+
+void SpillFile::attach(Model& m) const {
+  if (size_ == 0) return;
+  const int fd = ::dup(fd_);
+  if (fd < 0) throw BuildError(file_error(dir_.string(), std::string("cannot map a scratch file: ") + std::strerror(errno)));
+  m.external_files[location_] = MappedFile::adopt(fd, dir_ / location_);
+}
+
+void spill_if_large(SpillFile* spill, onnx::TensorProto& t) {
+  if (!spill || is_external(t) || !t.has_raw_data() || t.raw_data().size() < kSpillFrom) return;
+  std::string bytes = std::move(*t.mutable_raw_data());
+  t.clear_raw_data();
+  spill->put(t, std::as_bytes(std::span(bytes.data(), bytes.size())));
+}
+
+void release_tensor_pages(const Model& m, const onnx::TensorProto& t) {
+  if (!is_external(t)) return;
+  const TensorBytes b = m.tensor_bytes(t);
+  release_mapped_pages(b.bytes.data(), b.bytes.size());
+}
+
+}  // namespace winml::model
