@@ -3,6 +3,7 @@
 #include <chrono>
 #include <new>
 
+#include "base/mapped_file.h"
 #include "runtime/convert.h"
 #include "runtime/errors.h"
 #include "runtime/thread_pool.h"
@@ -94,6 +95,10 @@ std::vector<Tensor> execute(const Plan& plan, std::vector<Tensor> inputs, std::v
     const Step& step = plan.steps[i];
     auto start = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     with_error_prefix(step.describe() + ": ", [&] { run_step(step, values, state); });
+    for (int id : step.release_pages) {
+      const Tensor& t = values[static_cast<std::size_t>(id)];
+      release_mapped_pages(t.raw(), t.bytes());
+    }
     for (int id : step.release) values[static_cast<std::size_t>(id)] = Tensor();
     if (profile)
       profile->step_ms[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -1,6 +1,7 @@
 #include "runtime/plan.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "base/error.h"
@@ -8,6 +9,7 @@
 #include "base/topological_order.h"
 #include "model/input_dims.h"
 #include "model/model.h"
+#include "model/tensor_data.h"
 #include "runtime/convert.h"
 #include "runtime/errors.h"
 #include "runtime/executor.h"
@@ -87,9 +89,22 @@ class PlanBuilder {
  public:
   PlanBuilder(const onnx::GraphProto& g, const Opsets& opsets, const model::Model* model, std::string source,
               const PlanOptions& options, bool top_level)
-      : g_(g), model_(model), options_(options), top_level_(top_level), plan_(std::make_shared<Plan>()) {
+      : g_(g),
+        model_(model),
+        options_(options),
+        top_level_(top_level),
+        streaming_(float32_size(g) > options.stream_weights_above),
+        plan_(std::make_shared<Plan>()) {
     plan_->source = std::move(source);
     plan_->opsets = opsets;
+  }
+
+  // The graph's initializers as float32: what the plan would hold if it
+  // packed, widened or dequantized every weight.
+  static std::uint64_t float32_size(const onnx::GraphProto& g) {
+    std::uint64_t total = 0;
+    for (const auto& init : g.initializer()) total += static_cast<std::uint64_t>(model::element_count(init)) * 4;
+    return total;
   }
 
   std::shared_ptr<const Plan> build() {
@@ -150,7 +165,11 @@ class PlanBuilder {
                         [&] { plan_->constants.emplace_back(id, from_proto(init, model_)); });
       plan_->values[id].dtype = init.data_type();
       constant_ids_.insert(id);
-      if (model::is_external(init)) mapped_ids_.insert(id);
+      // (Only a view of the mapping: misaligned bytes were copied, and
+      // dropping the pages of a copy would zero it.)
+      if (model::is_external(init) && model_ &&
+          plan_->constants.back().second.raw() == reinterpret_cast<const std::byte*>(model_->tensor_bytes(init).bytes.data()))
+        mapped_ids_.insert(id);
     }
     if (g_.sparse_initializer_size() > 0)
       throw UnsupportedError("sparse initializers are not supported ('" + g_.sparse_initializer(0).values().name() +
@@ -211,7 +230,37 @@ class PlanBuilder {
       const auto& n = g_.node(sorted.cycle_node);
       bad_graph("the graph has a cycle through node '" + n.name() + "' (" + n.op_type() + ")");
     }
-    return sorted.order;
+    return streaming_ ? constants_on_demand(sorted.order, deps) : sorted.order;
+  }
+
+  // The order with every node computed from constants alone (a weight's
+  // DequantizeLinear, a Transpose of it) moved to just before its first
+  // reader: otherwise all of them would run first, and every dequantized
+  // weight would live, in memory, until its reader runs.
+  std::vector<int> constants_on_demand(const std::vector<int>& order, const std::vector<std::set<int>>& deps) const {
+    std::vector<char> from_constants(deps.size(), 0);
+    for (int i : order) {
+      const auto& n = g_.node(i);
+      const bool constant_node = n.op_type() == "Constant" && canonical_domain(n.domain()).empty();
+      bool only = (constant_node || !n.input().empty()) && node_implicit_names(n).empty();
+      for (const auto& in : n.input())
+        only = only && (in.empty() || constant_ids_.count(plan_->find(in)) > 0);
+      for (int d : deps[static_cast<std::size_t>(i)]) only = only && from_constants[static_cast<std::size_t>(d)];
+      from_constants[static_cast<std::size_t>(i)] = only;
+    }
+    std::vector<int> out;
+    std::vector<char> placed(deps.size(), 0);
+    std::function<void(int)> place = [&](int i) {
+      if (placed[static_cast<std::size_t>(i)]) return;
+      placed[static_cast<std::size_t>(i)] = 1;
+      for (int d : deps[static_cast<std::size_t>(i)])
+        if (from_constants[static_cast<std::size_t>(d)]) place(d);
+      out.push_back(i);
+    };
+    for (int i : order)
+      if (!from_constants[static_cast<std::size_t>(i)]) place(i);
+    for (int i : order) place(i);  // read by nothing else: at the end
+    return out;
   }
 
   std::int64_t opset_of(const std::string& domain) const {
@@ -226,6 +275,7 @@ class PlanBuilder {
     NodeContext::SubgraphBuilder subgraphs = [this](const onnx::GraphProto& sg) {
       PlanOptions sub = options_;
       sub.memory_plan = false;
+      sub.stream_weights_above = streaming_ ? 0 : UINT64_MAX;  // as the whole model does
       return build_graph_plan(sg, plan_->opsets, model_, plan_->source, sub);
     };
     for (int index : order) {
@@ -255,6 +305,7 @@ class PlanBuilder {
       }
       step.explicit_inputs = n.input_size();
       if (step.widen_half) widen_half_constants(step, constants);
+      if (streaming_) hide_streamed_weights(step, constants);
       step.implicit_names = node_implicit_names(n);
       for (const auto& name : step.implicit_names) step.inputs.push_back(plan_->find(name));
       for (const auto& o : n.output()) step.outputs.push_back(o.empty() ? -1 : plan_->find(o));
@@ -292,6 +343,19 @@ class PlanBuilder {
     }
   }
 
+  // A plan that streams its weights shows the kernel its memory-mapped
+  // constants as values of the run, so that no kernel packs a copy, and has
+  // the step drop their pages after each run.
+  void hide_streamed_weights(Step& step, std::vector<const Tensor*>& constants) {
+    for (int i = 0; i < step.explicit_inputs; ++i) {
+      const int id = step.inputs[static_cast<std::size_t>(i)];
+      if (!mapped_ids_.count(id)) continue;
+      constants[static_cast<std::size_t>(i)] = nullptr;
+      if (std::find(step.release_pages.begin(), step.release_pages.end(), id) == step.release_pages.end())
+        step.release_pages.push_back(id);
+    }
+  }
+
   // float16/bfloat16 constants read by float32 kernels are converted once,
   // here ("convert on load"), into float32 constants the kernel can pack;
   // the step remembers to store its float outputs in the half type.
@@ -300,6 +364,7 @@ class PlanBuilder {
       int source = step.inputs[static_cast<std::size_t>(i)];
       const Tensor* t = constant_ids_.count(source) ? constant_value(source) : nullptr;  // looked up afresh: see below
       if (!t || (t->dtype() != onnx::TensorProto::FLOAT16 && t->dtype() != onnx::TensorProto::BFLOAT16)) continue;
+      if (streaming_ && mapped_ids_.count(source)) continue;  // widened as the step runs, never kept
       step.half_storage = t->dtype();
       auto it = widened_.find(source);
       if (it == widened_.end()) {
@@ -430,6 +495,7 @@ class PlanBuilder {
   const model::Model* model_;
   PlanOptions options_;
   bool top_level_;
+  bool streaming_;  // PlanOptions::stream_weights_above
   std::shared_ptr<Plan> plan_;
   std::set<int> constant_ids_;
   std::map<int, int> widened_;  // half constant -> its float32 copy
@@ -442,6 +508,10 @@ std::shared_ptr<const Plan> build_graph_plan(const onnx::GraphProto& graph, cons
                                              const model::Model* model, const std::string& source,
                                              const PlanOptions& options) {
   return PlanBuilder(graph, opsets, model, source, options, /*top_level=*/false).build();
+}
+
+bool streams_weights(const model::Model& model, const PlanOptions& options) {
+  return PlanBuilder::float32_size(model.proto.graph()) > options.stream_weights_above;
 }
 
 std::shared_ptr<const Plan> build_plan(const model::Model& model, const PlanOptions& options) {

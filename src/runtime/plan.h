@@ -59,6 +59,10 @@ struct Step {
   bool writes_over_input0 = false;     // the memory plan placed output 0 over input 0
   bool folds_relu = false;             // KernelTraits::folds_relu
   bool relu_output = false;            // a Relu folded in: the kernel clamps output 0 at zero as it writes it
+  // Memory-mapped constants the step reads where they lie, in a plan that
+  // streams its weights: their pages are dropped again after each run of
+  // the step (read back from the file when next needed).
+  std::vector<int> release_pages;
   std::string describe() const;        // "node 'name' (Op)"
 };
 
@@ -114,7 +118,19 @@ struct PlanOptions {
   // them (and use Winograd) instead of reading a value dequantized on every
   // run. Off by default: a `ref` blob would store the floats, 4x the integers.
   bool fold_constant_dequantize = false;
+  // A model whose initializers would take more than this as float32 (their
+  // elements x 4 bytes) streams its weights: memory-mapped weights are read
+  // where they lie on every run and their pages dropped after each step,
+  // never packed, widened or dequantized into copies the plan keeps, and
+  // steps that read only constants run just before their first reader. The
+  // plan then holds no weights of its own, so a model many times the
+  // memory runs; each run reads its weights from the page cache.
+  std::uint64_t stream_weights_above = kStreamWeightsAbove;
+  static constexpr std::uint64_t kStreamWeightsAbove = std::uint64_t{1} << 30;
 };
+
+// Whether build_plan streams the weights of `model` (PlanOptions).
+bool streams_weights(const model::Model& model, const PlanOptions& options = {});
 
 // The plan of a model's main graph. Kernels are created (and unsupported ops
 // rejected, naming op and node) here. `model` must outlive the plan: constant

@@ -19,6 +19,7 @@ PlanOptions plan_options(const SessionOptions& o) {
   p.memory_plan = o.memory_plan;
   p.observed = o.observed;
   p.fold_constant_dequantize = o.fold_constant_dequantize;
+  p.stream_weights_above = o.stream_weights_above;
   return p;
 }
 

@@ -46,6 +46,9 @@ struct SessionOptions {
   // DequantizeLinear of constants evaluated when the plan is built
   // (PlanOptions::fold_constant_dequantize).
   bool fold_constant_dequantize = false;
+  // Models larger than this (as float32) stream their weights
+  // (PlanOptions::stream_weights_above).
+  std::uint64_t stream_weights_above = PlanOptions::kStreamWeightsAbove;
 };
 
 struct IoInfo {
