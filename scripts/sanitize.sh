@@ -16,7 +16,7 @@ out=$root/build-sanitize
 source scripts/configure.sh
 CC=clang CXX=clang++ configure "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWINML_SANITIZE=ON \
   -DWINML_TEST_MODELS="$root/build/test-models" -DWINML_ORT_NODE_DIR="$root/build/ort-node"
-targets=(sanitized_unit_tests sanitized_tests sanitized_cli_tests sanitized_model_ort_tests corpus_tests)
+targets=(sanitized_unit_tests sanitized_tests sanitized_cli_tests sanitized_model_ort_tests corpus_tests ort_ep_tests)
 cmake --build "$out" -j"$(nproc)" --target "${targets[@]}"
 
 # halt_on_error: the first report fails the test; leaks are reported too.

@@ -7,12 +7,14 @@
 
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "model/blob_alignment.h"
 #include "model/epcontext.h"
 #include "model/model_io.h"
 #include "model/node_util.h"
 #include "model/path_safety.h"
 #include "model/sidecars.h"
 #include "model/walk.h"
+#include "runtime/ref_blob/ref_blob.h"
 #include "store/digest.h"
 
 namespace winml::compile {
@@ -102,6 +104,10 @@ PlacedModel place_compiled_model(const fs::path& scratch, const fs::path& staged
       context->set_s(it->second);
     }
   });
+  // Embedded ref blobs (the plugin EP's, through ORT) at 64-byte offsets of
+  // the file, as the built-in backend writes them: a reader that maps the
+  // model (winml-make run, the plugin in ORT) then uses their weights in place.
+  model::align_embedded_blobs(m.proto, 64, 64 * 1024, runtime::ref_blob::kSource);
   write_file_atomic(staged, model::serialize_deterministic(m.proto));
 
   for (const auto& entry : fs::recursive_directory_iterator(scratch))

@@ -51,7 +51,8 @@ std::uint64_t string_offset(const onnx::ModelProto& m, int node, int attribute) 
   return at + 1 + varint_size(a.s().size());
 }
 
-void align_embedded_blobs(onnx::ModelProto& m, std::uint64_t alignment, std::uint64_t min_bytes) {
+void align_embedded_blobs(onnx::ModelProto& m, std::uint64_t alignment, std::uint64_t min_bytes,
+                          std::string_view source) {
   onnx::GraphProto& g = *m.mutable_graph();
   struct Site {
     int node, notes, blob;
@@ -61,11 +62,13 @@ void align_embedded_blobs(onnx::ModelProto& m, std::uint64_t alignment, std::uin
     onnx::NodeProto& n = *g.mutable_node(i);
     if (!is_epcontext_node(n)) continue;
     int notes = -1, blob = -1;
+    std::string_view node_source;
     for (int k = 0; k < n.attribute_size(); ++k) {
       if (n.attribute(k).name() == "notes") notes = k;
       if (n.attribute(k).name() == "ep_cache_context" && n.attribute(k).s().size() >= min_bytes) blob = k;
+      if (n.attribute(k).name() == "source") node_source = n.attribute(k).s();
     }
-    if (notes < 0 || blob < 0) continue;
+    if (notes < 0 || blob < 0 || (!source.empty() && node_source != source)) continue;
     // The notes just before the blob: its padding then moves nothing else.
     auto* attrs = n.mutable_attribute();
     if (notes > blob) {

@@ -11,14 +11,17 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "model/onnx.h"
 
 namespace winml::model {
 
 // For every EPContext node of the main graph with a `notes` attribute and an
-// embedded ep_cache_context of at least `min_bytes`.
-void align_embedded_blobs(onnx::ModelProto& model, std::uint64_t alignment, std::uint64_t min_bytes);
+// embedded ep_cache_context of at least `min_bytes` (and, when `source` is
+// given, whose `source` attribute is that).
+void align_embedded_blobs(onnx::ModelProto& model, std::uint64_t alignment, std::uint64_t min_bytes,
+                          std::string_view source = {});
 
 // Where the bytes of node `node`'s attribute `attribute` (a string) start in
 // the model's serialization.

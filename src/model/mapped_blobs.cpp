@@ -83,8 +83,8 @@ void put_length_field(std::string& out, std::uint32_t number, const std::string&
   out += payload;
 }
 
-constexpr std::uint32_t kModelGraph = 7, kGraphNode = 1, kNodeOpType = 4, kNodeAttribute = 5, kNodeDomain = 7,
-                        kAttributeName = 1, kAttributeString = 4;
+constexpr std::uint32_t kModelGraph = 7, kGraphNode = 1, kNodeName = 3, kNodeOpType = 4, kNodeAttribute = 5,
+                        kNodeDomain = 7, kAttributeName = 1, kAttributeString = 4;
 
 class Lifter {
  public:
@@ -124,9 +124,11 @@ class Lifter {
 
   bool node(std::string_view bytes, int index, std::string& out) {
     std::string_view op, domain;
+    node_name_ = {};
     bool ok = for_each_field(bytes, [&](const Field& f) {
       if (f.type == kLength && f.number == kNodeOpType) op = f.bytes();
       if (f.type == kLength && f.number == kNodeDomain) domain = f.bytes();
+      if (f.type == kLength && f.number == kNodeName) node_name_ = f.bytes();
       return true;
     });
     if (!ok) return false;
@@ -165,7 +167,7 @@ class Lifter {
     const bool lift = blob && name == "ep_cache_context" && blob->length >= min_;
     if (lift)
       strings.push_back({node_index, attribute_index, static_cast<std::uint64_t>(blob->payload - file_.data()),
-                         blob->length});
+                         blob->length, std::string(node_name_)});
     if (!emit_) return true;
     if (!lift) {
       out.assign(bytes);
@@ -180,9 +182,17 @@ class Lifter {
   std::string_view file_;
   std::uint64_t min_;
   bool emit_;
+  std::string_view node_name_;  // of the node being walked
 };
 
 }  // namespace
+
+std::vector<LiftedString> find_context_blobs(std::string_view serialized, std::uint64_t min_bytes) {
+  std::string none;
+  Lifter probe(serialized, min_bytes, false);
+  if (!probe.model(serialized, none)) return {};
+  return std::move(probe.strings);
+}
 
 std::optional<LiftedModel> lift_context_blobs(std::string_view serialized, std::uint64_t min_bytes) {
   // A first walk only looks (the weights of an ordinary model are skipped by

@@ -22,6 +22,7 @@ struct LiftedString {
   int node = 0;       // index in the main graph's nodes
   int attribute = 0;  // index in that node's attributes
   std::uint64_t offset = 0, size = 0;  // of the bytes, in the serialized model
+  std::string node_name;               // the node's name (empty when it has none)
 };
 
 struct LiftedModel {
@@ -32,5 +33,10 @@ struct LiftedModel {
 // nullopt when no ep_cache_context of at least `min_bytes` is found (or the
 // bytes are not a well-formed message: protobuf then reports it).
 std::optional<LiftedModel> lift_context_blobs(std::string_view serialized_model, std::uint64_t min_bytes);
+
+// Where those blobs lie, without copying anything (empty when there are none
+// or the bytes are not a well-formed message): for a reader that holds the
+// model parsed elsewhere, such as an EP inside ONNX Runtime.
+std::vector<LiftedString> find_context_blobs(std::string_view serialized_model, std::uint64_t min_bytes);
 
 }  // namespace winml::model

@@ -1,5 +1,6 @@
 #include "ort_ep/ref_ep.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -10,6 +11,7 @@
 #include "compile/ref_partition.h"
 #include "model/epcontext.h"
 #include "ort_ep/claims.h"
+#include "ort_ep/model_file_blob.h"
 #include "ort_ep/partition_model.h"
 #include "runtime/ref_blob/context_node.h"
 
@@ -18,6 +20,10 @@ namespace winml::ort_ep {
 namespace fs = std::filesystem;
 
 namespace {
+
+// Embedded blobs from this size on are read in the model file rather than
+// copied out of ORT's attribute (as LoadOptions::map_blobs_from).
+constexpr std::size_t kMapBlobsFrom = 64 * 1024;
 
 // What ORT calls to run one fused node: the partition it owns.
 struct ComputeInfo : OrtNodeComputeInfo {
@@ -232,10 +238,22 @@ RefEp::Compiled RefEp::load(const OrtGraph* graph, const OrtNode* node, const Or
   c.inputs = static_cast<int>(inputs.size());
   c.outputs = static_cast<int>(outputs.size());
   std::string path;  // a sidecar's name (embed_mode 0)
+  const std::string model_path = reader_.model_path(graph);
   if (c.embed_mode == 1) {
-    // One copy, out of ORT's attribute into 64-byte aligned memory the plan keeps.
     const std::size_t size = reader_.string_attribute_size(node, "ep_cache_context");
-    if (size) {
+    std::optional<MappedBlob> mapped;
+    if (size >= kMapBlobsFrom) mapped = map_blob_in_model_file(model_path, c.node_name, size);
+    if (mapped) {
+      c.cache_context = mapped->bytes;
+      c.cache_keepalive = mapped->owner;
+      const bool aligned = reinterpret_cast<std::uintptr_t>(mapped->bytes.data()) % 64 == 0;
+      log(ORT_LOGGING_LEVEL_INFO, "EPContext node '" + c.node_name + "': its blob of " + std::to_string(size) +
+                                      " bytes is read where it lies in " + model_path +
+                                      (aligned ? "" : " (not at a 64-byte offset: its packed weights are copied)"));
+    } else if (size) {
+      log(ORT_LOGGING_LEVEL_INFO, "EPContext node '" + c.node_name + "': its blob of " + std::to_string(size) +
+                                      " bytes is copied out of ONNX Runtime's attribute");
+      // One copy, out of ORT's attribute into 64-byte aligned memory the plan keeps.
       auto* p = static_cast<char*>(std::aligned_alloc(64, (size + 63) / 64 * 64));
       if (!p) throw std::bad_alloc();
       std::shared_ptr<const char> owner(p, [](const char* q) { std::free(const_cast<char*>(q)); });
@@ -247,7 +265,7 @@ RefEp::Compiled RefEp::load(const OrtGraph* graph, const OrtNode* node, const Or
     path = reader_.string_attribute(node, "ep_cache_context").value_or("");
     c.cache_context = path;
   }
-  runtime::ref_blob::LoadedContext loaded = runtime::ref_blob::load_context(c, reader_.model_path(graph));
+  runtime::ref_blob::LoadedContext loaded = runtime::ref_blob::load_context(c, model_path);
   // The fused node's inputs and outputs by name; the node's i-th is the plan's i-th.
   std::map<std::string, std::string> plan_name;
   const runtime::Plan& plan = *loaded.plan;

@@ -76,6 +76,31 @@ TEST(MappedBlobs, EveryPartitionsBlobIsAligned) {
   for (const auto& s : lifted->strings) EXPECT_EQ(s.offset % 64, 0u);
 }
 
+TEST(MappedBlobs, FindingTheBlobsNamesTheirNodesAndCopiesNothing) {
+  test::TempDir dir;
+  const fs::path compiled = compile_embedded(dir, two_partitions());
+  const std::string bytes = file_bytes(compiled);
+  const std::vector<model::LiftedString> found = model::find_context_blobs(bytes, 64 * 1024);
+  auto lifted = model::lift_context_blobs(bytes, 64 * 1024);
+  ASSERT_TRUE(lifted.has_value());
+  ASSERT_EQ(found.size(), 2u);
+  ASSERT_EQ(lifted->strings.size(), 2u);
+  const model::Model parsed = model::load_model(compiled);
+  for (std::size_t k = 0; k < found.size(); ++k) {
+    const model::LiftedString& s = found[k];
+    EXPECT_EQ(s.offset, lifted->strings[k].offset);
+    EXPECT_EQ(s.size, lifted->strings[k].size);
+    const onnx::NodeProto& n = parsed.proto.graph().node(s.node);
+    EXPECT_FALSE(n.name().empty());
+    EXPECT_EQ(s.node_name, n.name());
+    EXPECT_EQ(std::string_view(bytes).substr(s.offset, s.size), n.attribute(s.attribute).s());
+  }
+  EXPECT_NE(found[0].node_name, found[1].node_name);
+  // Nothing as large, or not a model: nothing found.
+  EXPECT_TRUE(model::find_context_blobs(bytes, found[0].size + found[1].size).empty());
+  EXPECT_TRUE(model::find_context_blobs(std::string(100, '\xff'), 1).empty());
+}
+
 TEST(MappedBlobs, EpcontextEmbedAlignsTheBlobsItMovesIn) {
   test::TempDir dir;
   test::write_model(two_partitions(), dir / "model.onnx");

@@ -12,6 +12,7 @@
 #include "support/project.h"
 #include "model/epcontext.h"
 #include "model/model_io.h"
+#include "model/tensor_file.h"
 #include "support/cli_runner.h"
 #include "support/model_builder.h"
 #include "support/temp_dir.h"

@@ -21,7 +21,7 @@ HarnessResult run_harness(const HarnessOptions& o, const std::vector<std::string
                           const std::map<std::string, model::TensorFile>& inputs) {
   TempDir scratch;
   std::vector<std::string> argv = {WINML_ORT_HARNESS, "--ort", ort_library(o.ort).string(), "--opt-level",
-                                   o.opt_level};
+                                   o.opt_level, "--log-level", o.log_level};
   if (o.plugin) {
     argv.push_back("--plugin");
     argv.push_back(ref_ep_library().string());

@@ -21,6 +21,7 @@ struct HarnessOptions {
   OrtVersion ort = OrtVersion::k1_29;
   bool plugin = false;
   std::string opt_level = "disabled";
+  std::string log_level = "warning";  // ORT's and the plugin's log, on stderr (HarnessResult::err)
   std::map<std::string, std::string> provider_options;
   std::map<std::string, std::int64_t> dims;
 };

@@ -9,6 +9,7 @@
 //   --plugin LIB          register LIB and append its WinmlMakeRefExecutionProvider device
 //   --provider-option K=V a provider option of the plugin EP (repeatable)
 //   --opt-level L         disabled | basic | extended | all (default: all)
+//   --log-level L         ORT's (and the plugin's) log to stderr: verbose | info | warning (default) | error
 //   --threads N           ORT's intra-op threads (default: ORT's)
 //   --dim NAME=SIZE       a symbolic input dimension for generated inputs (others: 1)
 //   --input NAME=FILE     an input from .npy/.pb (others: seeded uniform [-1, 1), integers 0)
@@ -57,6 +58,7 @@ struct Action {
 
 struct Options {
   std::string ort, plugin, opt_level = "all";
+  OrtLoggingLevel log_level = ORT_LOGGING_LEVEL_WARNING;
   std::vector<std::pair<std::string, std::string>> provider_options;
   int threads = 0;
   std::map<std::string, std::int64_t> dims;
@@ -69,6 +71,14 @@ std::pair<std::string, std::string> split_pair(const std::string& s, const char*
   auto eq = s.find('=');
   if (eq == std::string::npos || eq == 0) throw UsageError(std::string(flag) + " needs NAME=VALUE, got '" + s + "'");
   return {s.substr(0, eq), s.substr(eq + 1)};
+}
+
+OrtLoggingLevel log_level_of(const std::string& s) {
+  if (s == "verbose") return ORT_LOGGING_LEVEL_VERBOSE;
+  if (s == "info") return ORT_LOGGING_LEVEL_INFO;
+  if (s == "warning") return ORT_LOGGING_LEVEL_WARNING;
+  if (s == "error") return ORT_LOGGING_LEVEL_ERROR;
+  throw UsageError("--log-level must be verbose, info, warning or error");
 }
 
 Options parse(int argc, char** argv) {
@@ -84,6 +94,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--plugin") o.plugin = value(i);
     else if (a == "--provider-option") o.provider_options.push_back(split_pair(value(i), "--provider-option"));
     else if (a == "--opt-level") o.opt_level = value(i);
+    else if (a == "--log-level") o.log_level = log_level_of(value(i));
     else if (a == "--threads") o.threads = std::stoi(value(i));
     else if (a == "--dim") {
       auto [k, v] = split_pair(value(i), "--dim");
@@ -134,7 +145,7 @@ const OrtApiBase* open_ort(const std::string& path) {
 
 class Harness {
  public:
-  explicit Harness(const Options& o) : o_(o), env_(ORT_LOGGING_LEVEL_WARNING, "ort_harness") {
+  explicit Harness(const Options& o) : o_(o), env_(o.log_level, "ort_harness") {
     if (!o_.plugin.empty()) {
       env_.RegisterExecutionProviderLibrary(kPluginEp, fs::absolute(o_.plugin).string());
       for (const auto& d : env_.GetEpDevices())

@@ -181,6 +181,47 @@ TEST(RefPlugin, RunsWhatTheBuiltInRefBackendCompiled) {
   }
 }
 
+// ORT hands an EP an attribute only as a copy; the plugin reads an embedded
+// blob where it lies in the model file instead, at a 64-byte offset when
+// winml-make wrote the file (its built-in backend, or its `ort` backend
+// after ORT), and copies only a small blob or one it cannot find there.
+TEST(RefPlugin, ReadsAnEmbeddedBlobWhereItLiesInTheModelFile) {
+  test::TempDir dir;
+  test::write_model(test::linear_model(64, 300, 5), dir / "model.onnx");  // a blob of over 64 KiB
+  const auto feeds = feeds_for("x", {1, 64}, 2);
+  const auto want = cpu_outputs(dir / "model.onnx", feeds);
+  const fs::path builtin = dir / "builtin" / "compiled.onnx", through_ort = dir / "ort" / "compiled.onnx",
+                 ort_backend = dir / "ort_backend" / "compiled.onnx";
+  for (const auto& [out, backend] : {std::pair{builtin, "ref"}, {ort_backend, "ort"}}) {
+    auto r = test::run_cli({"compile", "-m", (dir / "model.onnx").string(), "-o", out.string(), "--ep", "ref",
+                            "--backend", backend, "--embed", "--no-validate"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  fs::create_directories(through_ort.parent_path());
+  auto c = test::compile_with_plugin(dir / "model.onnx", through_ort, true);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  for (OrtVersion v : kVersions) {
+    HarnessOptions o{.ort = v, .plugin = true};
+    o.log_level = "info";
+    for (const fs::path& model : {builtin, ort_backend, through_ort}) {
+      auto r = test::run_in(model, o, feeds);
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      expect_close(r.outputs, want, 1e-4, model.string() + " in " + r.ort_version);
+      EXPECT_NE(r.err.find("bytes is read where it lies in " + model.string()), std::string::npos) << r.err;
+      if (model != through_ort)  // (where ORT places the blob is ORT's: winml-make aligns it afterwards)
+        EXPECT_EQ(r.err.find("not at a 64-byte offset"), std::string::npos) << model << ":\n" << r.err;
+    }
+  }
+  // A small blob is copied: mapping the file would cost more.
+  test::write_model(test::small_model(), dir / "small.onnx");
+  ASSERT_EQ(test::compile_with_plugin(dir / "small.onnx", dir / "small_compiled.onnx", true).exit_code, 0);
+  HarnessOptions o{.plugin = true};
+  o.log_level = "info";
+  auto r = test::run_in(dir / "small_compiled.onnx", o, feeds_for("x", {1, 8}, 1));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("bytes is copied out of ONNX Runtime's attribute"), std::string::npos) << r.err;
+}
+
 TEST(RefPlugin, RefusesACorruptSidecarNamingIt) {
   test::TempDir dir;
   test::write_model(test::small_model(), dir / "model.onnx");
