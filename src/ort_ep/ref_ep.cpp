@@ -95,9 +95,15 @@ void RefEp::claim(const OrtGraph* graph, OrtEpGraphSupportInfo* support) const {
   Claims claims = claim_nodes(reader_, graph, settings_.dims);
   OrtNodeFusionOptions fusion{};
   fusion.ort_version_supported = ORT_API_VERSION;
-  fusion.drop_constant_initializers = true;  // the blobs hold their weights
+  fusion.drop_constant_initializers = true;  // the blobs we compile hold their weights
+  // A compiled node's inputs are not in its blob, even when they are
+  // constants (ORT folds what its CPU EP computes from initializers alone):
+  // ORT must pass them.
+  OrtNodeFusionOptions context_fusion = fusion;
+  context_fusion.drop_constant_initializers = false;
   for (const OrtNode* node : claims.contexts)
-    check(api_, api_.ep->EpGraphSupportInfo_AddNodesToFuse(support, &node, 1, &fusion), "EpGraphSupportInfo_AddNodesToFuse");
+    check(api_, api_.ep->EpGraphSupportInfo_AddNodesToFuse(support, &node, 1, &context_fusion),
+          "EpGraphSupportInfo_AddNodesToFuse");
   std::size_t claimed = 0;
   for (const auto& group : claims.partitions) {
     check(api_, api_.ep->EpGraphSupportInfo_AddNodesToFuse(support, group.data(), group.size(), &fusion),

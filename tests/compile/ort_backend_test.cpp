@@ -13,6 +13,8 @@
 #include "model/epcontext.h"
 #include "model/model_io.h"
 #include "model/tensor_file.h"
+#include "ort_ep/harness.h"
+#include "support/ort_oracle.h"
 #include "support/cli_runner.h"
 #include "support/model_builder.h"
 #include "support/temp_dir.h"
@@ -259,6 +261,52 @@ TEST(OrtBackend, NodesTheEpLeavesStayForOrtsCpuEp) {
                                "session.disable_cpu_ep_fallback=1"});
   EXPECT_NE(strict.exit_code, 0);
   EXPECT_FALSE(fs::exists(dir / "strict" / "c.onnx"));
+}
+
+// A model at or over the external-data threshold keeps the weights ORT
+// leaves outside the blobs in compiled.onnx.data (ORT's external
+// initializers file), which travels with the model: model.onnx.data.
+TEST(OrtBackend, WeightsLeftOutsideTheBlobsStayInTheModelsDataSidecar) {
+  // x -> Mul(2) -> Add -> y, where Add's other input is Cast(BitwiseNot(bits)):
+  // `bits` (1.6 MB) feeds only BitwiseNot, which the runtime lacks, so it
+  // stays in the compiled graph for ORT's CPU EP.
+  constexpr std::int64_t n = 200000;
+  std::vector<std::int64_t> bits(n);
+  for (std::int64_t i = 0; i < n; ++i) bits[static_cast<std::size_t>(i)] = (i * 7919) % 1000;
+  test::GraphBuilder b("split");
+  b.input("x", {1, n});
+  b.initializer("two", {1}, {2.0f});
+  b.initializer_i64("bits", {n}, bits);
+  b.node("Mul", {"x", "two"}, {"doubled"}, "mul");
+  b.node("BitwiseNot", {"bits"}, {"inverted"}, "not");
+  test::set_attr(b.node("Cast", {"inverted"}, {"as_float"}, "to_float"), "to", std::int64_t{onnx::TensorProto::FLOAT});
+  b.node("Add", {"doubled", "as_float"}, {"y"}, "add");
+  b.output("y", {1, n});
+  test::Project p;
+  test::write_model(test::make_model(b.graph(), 18), p.root() / "net.onnx");
+  p.write_config("[build]\nexternal_data_threshold_mib = 1\n[model]\nname = \"net\"\nsource = \"net.onnx\"\n"
+                 "quantize = false\n[compile]\nep = \"ref\"\nbackend = \"ort\"\n");
+  p.build();
+  const nlohmann::json c = compile_metrics(p);
+  EXPECT_EQ(c["nodes_not_compiled"], nlohmann::json({{"BitwiseNot", 1}})) << c.dump(1);
+  EXPECT_EQ(c["epcontext_nodes"].size(), 2u);
+  ASSERT_TRUE(fs::exists(p.out("net", "compiled.onnx.data")));
+  EXPECT_GE(fs::file_size(p.out("net", "compiled.onnx.data")), static_cast<std::uintmax_t>(n * 8));
+  EXPECT_LT(fs::file_size(p.out("net", "compiled.onnx")), 1u << 20);
+  const model::Model packaged = model::load_model(p.out("net", "model.onnx"));
+  ASSERT_EQ(packaged.external_files.size(), 1u);
+  EXPECT_EQ(packaged.external_files.begin()->first, "model.onnx.data");
+  // The packaged model and its sidecars, moved, run in ORT with the plugin as the source does on ORT's CPU EP.
+  const fs::path moved = p.root() / "deploy";
+  fs::rename(p.out("net"), moved);
+  const std::map<std::string, model::TensorFile> feeds = {{"x", test::random_tensor({1, n}, 3)}};
+  auto want = test::run_in(p.root() / "net.onnx", {}, feeds);
+  ASSERT_EQ(want.exit_code, 0) << want.err;
+  for (test::OrtVersion v : {test::OrtVersion::k1_29, test::OrtVersion::k1_30}) {
+    auto got = test::run_in(moved / "model.onnx", {.ort = v, .plugin = true}, feeds);
+    ASSERT_EQ(got.exit_code, 0) << got.err;
+    EXPECT_EQ(got.outputs.at("y").data, want.outputs.at("y").data) << "ORT " << got.ort_version;
+  }
 }
 
 // The library files are inputs of the compile key though their paths are

@@ -176,12 +176,17 @@ TEST(Examples, VitExternalDataFlowsThroughEveryStage) {
   const fs::path features = e.root() / "ort" / "features.onnx";
   fs::create_directories(features.parent_path());
   with_head_input_as_output(e.out("vit", "quantized.onnx"), features);
-  // And through winml-make's `ort` backend (the .bin form; both forms are compiled through ORT above).
-  const fs::path through_winml_make = e.root() / "ort_backend" / "compiled.onnx";
-  auto r = test::run_cli({"compile", "-m", features.string(), "-o", through_winml_make.string(), "--ep", "ref",
-                          "--backend", "ort", "--no-validate"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  test::expect_plugin_matches_cpu(features, e.root() / "ort", {{"input", x}}, 1e-3, {through_winml_make});
+  // And through winml-make's `ort` backend, both forms.
+  std::vector<fs::path> through_winml_make;
+  for (bool embed : {false, true}) {
+    through_winml_make.push_back(e.root() / (embed ? "ort_backend_embed" : "ort_backend_bin") / "compiled.onnx");
+    std::vector<std::string> args = {"compile", "-m", features.string(), "-o", through_winml_make.back().string(),
+                                     "--ep", "ref", "--backend", "ort", "--no-validate"};
+    if (embed) args.push_back("--embed");
+    auto r = test::run_cli(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  test::expect_plugin_matches_cpu(features, e.root() / "ort", {{"input", x}}, 1e-3, through_winml_make);
 }
 
 TEST(Examples, MultiModelBuildsEveryModelInParallelWithPerModelOverrides) {

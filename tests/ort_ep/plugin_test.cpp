@@ -140,6 +140,38 @@ TEST(RefPlugin, LeavesWhatTheRuntimeLacksToOnnxRuntimesCpuEp) {
   }
 }
 
+// An EPContext node whose input ORT finds constant (here ORT folds
+// BitwiseNot of an initializer on its CPU EP, as any application's session
+// at the default optimization level does) still gets that input: the blob
+// holds only the partition's own weights.
+TEST(RefPlugin, AConstantInputOfACompiledNodeReachesItsPlan) {
+  test::GraphBuilder b("folded");
+  b.input("x", {1, 6});
+  b.initializer("two", {1}, {2.0f});
+  b.initializer_i64("bits", {6}, {1, 2, 3, 4, 5, 6});
+  b.node("Mul", {"x", "two"}, {"doubled"}, "mul");
+  b.node("BitwiseNot", {"bits"}, {"inverted"}, "not");
+  test::set_attr(b.node("Cast", {"inverted"}, {"as_float"}, "to_float"), "to", std::int64_t{onnx::TensorProto::FLOAT});
+  b.node("Add", {"doubled", "as_float"}, {"y"}, "add");
+  b.output("y", {1, 6});
+  test::TempDir dir;
+  test::write_model(test::make_model(b.graph(), 18), dir / "model.onnx");
+  const auto feeds = feeds_for("x", {1, 6}, 7);
+  const auto want = cpu_outputs(dir / "model.onnx", feeds);
+  for (bool embed : {false, true}) {
+    const fs::path out = dir / (embed ? "embed" : "bin") / "compiled.onnx";
+    fs::create_directories(out.parent_path());
+    ASSERT_EQ(test::compile_with_plugin(dir / "model.onnx", out, embed).exit_code, 0);
+    EXPECT_EQ(contexts_of(out).size(), 2u);
+    for (OrtVersion v : kVersions)
+      for (const char* level : {"disabled", "all"}) {
+        auto r = test::run_in(out, {.ort = v, .plugin = true, .opt_level = level}, feeds);
+        ASSERT_EQ(r.exit_code, 0) << level << ": " << r.err;
+        expect_close(r.outputs, want, 0, std::string(level) + ", ORT " + r.ort_version);
+      }
+  }
+}
+
 TEST(RefPlugin, RunsAnUncompiledModelAsItsCompiledFormDoes) {
   test::TempDir dir;
   test::write_model(test::small_model(), dir / "model.onnx");
