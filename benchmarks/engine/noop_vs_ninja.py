@@ -15,7 +15,13 @@ command per edge), builds both once, then times, interleaved:
 and prints each time and the winml-make/ninja ratio. Run with Debian's python3
 (it uses python3-onnx to write the models).
 
+With --compile-backend ort the models compile through ONNX Runtime with the
+`ref` plugin EP (`[compile] ep = "ref"`, `backend = "ort"`): a no-op build
+must still load neither ORT nor the plugin, so it costs what the default
+backend's does.
+
 usage: noop_vs_ninja.py [--winml-make BIN] [--sizes 1,100,1000] [--runs 11] [--no-touch]
+                        [--compile-backend ref|ort]
 """
 import argparse
 import json
@@ -44,11 +50,13 @@ def write_model(path, seed):
     onnx.save(m, path)
 
 
-def make_projects(root, n):
+def make_projects(root, n, backend):
     wm, nj = os.path.join(root, "winml"), os.path.join(root, "ninja")
     for d in (wm, nj):
         os.makedirs(os.path.join(d, "models"))
     with open(os.path.join(wm, "winml.toml"), "w") as toml, open(os.path.join(nj, "build.ninja"), "w") as ninja:
+        if backend == "ort":
+            toml.write('[compile]\nep = "ref"\nbackend = "ort"\n\n')
         ninja.write("rule cp\n  command = cp $in $out\n")
         ninja.write("rule reports\n  command = for f in $out; do cat $in > $$f; done\n")
         for i in range(n):
@@ -107,6 +115,8 @@ def main():
     ap.add_argument("--sizes", default="1,100,1000")
     ap.add_argument("--runs", type=int, default=11)
     ap.add_argument("--no-touch", action="store_true", help="time the no-op only (ninja's touch case takes minutes)")
+    ap.add_argument("--compile-backend", choices=["ref", "ort"], default="ref",
+                    help="compile with winml-make's ref backend, or through ONNX Runtime with the ref plugin EP")
     args = ap.parse_args()
     wmake = os.path.abspath(args.winml_make)
     ninja = shutil.which("ninja")
@@ -114,7 +124,7 @@ def main():
         raise SystemExit("ninja not found (apt install ninja-build)")
     print(f"winml-make: {wmake}\nninja:      {ninja} {subprocess.run([ninja, '--version'], capture_output=True, text=True).stdout.strip()}")
     print(f"runs: {args.runs} (median); each model = 6 stages (5 in a chain, analyze beside them) and its two reports "
-          "(one ninja edge); winml-make -j1 like ninja -j1, cache off")
+          f"(one ninja edge); winml-make -j1 like ninja -j1, cache off; compile backend: {args.compile_backend}")
     print("wall = elapsed time; cpu = user + system time of the process (steadier on a busy machine)\n")
     header = (f"{'models':>7} {'case':<7} {'winml wall':>11} {'ninja wall':>11} {'ratio':>6} "
               f"{'winml cpu':>10} {'ninja cpu':>10} {'ratio':>6}  (ms)  notes")
@@ -124,7 +134,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for n in [int(s) for s in args.sizes.split(",")]:
             root = os.path.join(tmp, f"n{n}")
-            wm, nj = make_projects(root, n)
+            wm, nj = make_projects(root, n, args.compile_backend)
             env = dict(os.environ, WINML_MAKE_CACHE_DIR=os.path.join(root, "cache"))
             wcmd = [wmake, "-j1", "--no-cache"]
             ncmd = [ninja, "-j1"]
