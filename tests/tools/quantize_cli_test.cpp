@@ -57,10 +57,10 @@ TEST(QuantizeCli, QuantizedInputNeedsRequantize) {
 TEST(QuantizeCli, BadOptionsAreInputErrors) {
   TempDir d;
   fs::path in = save(small_cnn(), d / "cnn.onnx");
-  CliResult r = run_cli({"quantize", "-m", in.string(), "-o", (d / "q.onnx").string(), "--weight-type", "int4"});
+  CliResult r = run_cli({"quantize", "-m", in.string(), "-o", (d / "q.onnx").string(), "--weight-type", "int3"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--weight-type: "), std::string::npos) << r.err;  // the flag as typed
-  EXPECT_NE(r.err.find("int4"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("int3"), std::string::npos) << r.err;
   r = run_cli({"quantize", "-m", in.string(), "-o", (d / "q.onnx").string(), "--dim", "batch"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--dim 'batch': expected NAME=VALUE"), std::string::npos) << r.err;
