@@ -150,9 +150,11 @@ cli::Command add_check_command(CLI::App& app) {
                   // (another arithmetic, an edited config): `--explain` says why.
                   const auto rk = recorded_keys.find(stage);
                   const bool rekeyed = rk != recorded_keys.end() && rk->second != fresh_keys.at(stage);
-                  auto note = [&](const std::string& where, const std::string& first) {
+                  // (Named copies: clang before 16 cannot capture structured bindings.)
+                  auto note = [&, stage_name = stage, file_name = file](const std::string& where,
+                                                                        const std::string& first) {
                     if (first.empty()) return;
-                    found.push_back({m, stage, file, where,
+                    found.push_back({m, stage_name, file_name, where,
                                      first + (rekeyed ? " (the fresh build's key differs from the record's)" : "")});
                   };
                   note("in place", first_difference(made, output_dir / m / file));
