@@ -37,6 +37,8 @@ std::string no_module_message(const std::vector<std::pair<fs::path, std::string>
 const ToolsModule& tools_module() {
   static std::once_flag once;
   static const ToolsModule* module = nullptr;
+  // Every library opened, never closed: held here so it stays reachable (not a leak).
+  static auto* const opened = new std::vector<const SharedLibrary*>();
   std::call_once(once, [] {
     std::vector<std::pair<fs::path, std::string>> tried;
     std::error_code ec;
@@ -48,7 +50,7 @@ const ToolsModule& tools_module() {
       try {
         // Kept for the life of the process, even when refused: its stages and
         // runners are in use until exit, and libprotobuf must never be unloaded.
-        const auto* library = new SharedLibrary({path.string()});
+        const auto* library = opened->emplace_back(new SharedLibrary({path.string()}));
         using Entry = const ToolsModule* (*)();
         const ToolsModule* m = library->function<Entry>(kToolsEntryPoint)();
         if (std::string(m->stamp) != kToolsStamp) {
