@@ -5,9 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
-#include <map>
-#include <mutex>
 #include <thread>
 
 #include "base/atomic_file.h"
@@ -49,7 +46,39 @@ NodeResult interrupted(NodeResult r, std::chrono::steady_clock::time_point start
   return r;
 }
 
+NodeResult not_started(std::string reason) {
+  NodeResult r;
+  r.status = Status::kNotRun;
+  r.reason = std::move(reason);
+  return r;
+}
+
+NodeResult failed(std::string reason) {
+  NodeResult r;
+  r.status = Status::kFailed;
+  r.reason = std::move(reason);
+  return r;
+}
+
+// What the scheduler makes of a result: whether dependants may use it.
+NodeState outcome_of(const NodeResult& r) {
+  switch (r.status) {
+    case Status::kFailed: return NodeState::kFailed;
+    case Status::kNotRun: return NodeState::kSkipped;
+    default: return NodeState::kDone;  // up to date, ran, restored, disabled, or stale in a dry run
+  }
+}
+
 }  // namespace
+
+// One build() call: the results every worker reads and writes under `mu`.
+struct Builder::Run {
+  const BuildOptions& o;
+  std::vector<NodeResult> results;
+  std::vector<bool> selected;
+  std::mutex mu;
+  std::condition_variable cv;
+};
 
 Builder::Builder(const Graph& graph, BuildPaths paths, store::BuildState& state, store::IngredientLog& ingredients,
                  NodeRunner& runner, BuildObserver* observer)
@@ -82,6 +111,12 @@ std::vector<Ingredient> Builder::statics_of(const Node& node) {
   return {};
 }
 
+std::vector<Ingredient> Builder::ingredients_now(const Node& node, const std::vector<Ingredient>& inputs) {
+  std::vector<Ingredient> now = statics_of(node);
+  now.insert(now.end(), inputs.begin(), inputs.end());
+  return now;
+}
+
 // Only what the record says this tool wrote: a file it has no record of may
 // be the user's, whatever its name.
 void Builder::remove_artifacts(std::size_t index, bool drop_record) {
@@ -93,31 +128,30 @@ void Builder::remove_artifacts(std::size_t index, bool drop_record) {
   if (drop_record) state_.erase(id);
 }
 
-bool Builder::decide(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results, Decision& d) {
+// ---- decide ----------------------------------------------------------------
+
+bool Builder::skip_disabled(std::size_t index, const BuildOptions& o, NodeResult& r) {
+  r.status = Status::kSkipped;
+  r.reason = graph_.nodes[index].disabled_reason;
+  // The last build ran it: its artifacts (known from its record) go, and
+  // the record stays without them, so that enabling the stage again is
+  // told as such rather than as "never built".
+  auto rec = state_.find(ids_[index]);
+  r.newly_skipped = rec && !rec->outputs.empty();
+  if (r.newly_skipped && !o.dry_run) {
+    remove_artifacts(index, /*drop_record=*/false);
+    store::NodeRecord skipped = *rec;
+    skipped.outputs.clear();
+    skipped.metrics_json = store::SharedText::literal("{}");
+    state_.put(ids_[index], skipped);
+  }
+  return false;
+}
+
+bool Builder::gather_inputs(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results,
+                            Decision& d) {
   const Node& node = graph_.nodes[index];
   NodeResult& r = d.result;
-  r.implementation = node.implementation;
-
-  if (!node.enabled) {
-    r.status = Status::kSkipped;
-    r.reason = node.disabled_reason;
-    // The last build ran it: its artifacts (known from its record) go, and
-    // the record stays without them, so that enabling the stage again is
-    // told as such rather than as "never built".
-    auto rec = state_.find(ids_[index]);
-    r.newly_skipped = rec && !rec->outputs.empty();
-    if (r.newly_skipped && !o.dry_run) {
-      remove_artifacts(index, /*drop_record=*/false);
-      store::NodeRecord skipped = *rec;
-      skipped.outputs.clear();
-      skipped.metrics_json = store::SharedText::literal("{}");
-      state_.put(ids_[index], skipped);
-    }
-    return false;
-  }
-
-  // Inputs: what the dependencies produced, then the declared extra inputs.
-  bool upstream_stale = false;
   for (std::size_t dep_index : node.deps) {
     const NodeResult& dep = results[dep_index];
     const Node& dn = graph_.nodes[dep_index];
@@ -127,13 +161,12 @@ bool Builder::decide(std::size_t index, const BuildOptions& o, const std::vector
       return false;
     }
     if (dep.status == Status::kStale) {
-      upstream_stale = true;
+      d.upstream_stale = true;
       continue;
     }
     const std::string prefix = dn.model == node.model ? "" : dn.model + "/";
     for (const auto& out : dep.outputs) r.inputs.push_back(Ingredient{"input:" + prefix + out.name, out.digest, ""});
   }
-
   d.record = state_.find(ids_[index]);
   try {
     d.extra = resolve_inputs(node.extra_inputs, paths_.project_dir, state_, runner_);
@@ -145,63 +178,81 @@ bool Builder::decide(std::size_t index, const BuildOptions& o, const std::vector
   }
   for (const auto& e : d.extra) r.inputs.push_back(e.ingredient);
   sort_ingredients(r.inputs);
+  return true;
+}
 
-  if (upstream_stale) {
-    // Dry run: an input will be rebuilt, so this key cannot be known yet;
-    // a change of the stage's own settings or files can.
-    r.status = Status::kStale;
-    if (!d.record) {
-      r.reason = "never built";
-    } else if (d.record->outputs.empty()) {
-      r.reason = kEnabledAgain;
-    } else {
-      std::vector<Ingredient> now = statics_of(node);
-      now.insert(now.end(), r.inputs.begin(), r.inputs.end());
-      const auto before = ingredients_.find(d.record->key);
-      const std::string own = summarize_change_besides_inputs(before, now);
-      r.reason = own.empty() ? "an input will be rebuilt (reruns only if its content changes)"
-                             : own + "; an input will be rebuilt too";
-      if (o.explain) r.explanation = explain_change_besides_inputs(before, now);
-    }
-    if (o.explain) r.explanation.push_back(r.reason);
-    return false;
+void Builder::stale_behind_input(const Node& node, const BuildOptions& o, Decision& d) {
+  // An input will be rebuilt, so this key cannot be known yet; a change of
+  // the stage's own settings or files can.
+  NodeResult& r = d.result;
+  r.status = Status::kStale;
+  if (!d.record) {
+    r.reason = "never built";
+  } else if (d.record->outputs.empty()) {
+    r.reason = kEnabledAgain;
+  } else {
+    const std::vector<Ingredient> now = ingredients_now(node, r.inputs);
+    const auto before = ingredients_.find(d.record->key);
+    const std::string own = summarize_change_besides_inputs(before, now);
+    r.reason = own.empty() ? "an input will be rebuilt (reruns only if its content changes)"
+                           : own + "; an input will be rebuilt too";
+    if (o.explain) r.explanation = explain_change_besides_inputs(before, now);
   }
+  if (o.explain) r.explanation.push_back(r.reason);
+}
 
-  r.key = key_of(node.static_digest, r.inputs);
-  r.has_key = true;
+std::string Builder::output_problem(const Node& node, const store::NodeRecord& record) const {
+  // Paths as plain strings: std::filesystem::path construction costs more
+  // than a stat on the no-op path.
+  const std::string dir = output_prefix_ + node.model + "/";
+  for (const auto& out : record.outputs) {
+    auto digest = state_.stat_cache().digest(dir + out.name);
+    if (!digest) return "output " + out.name + " is missing";
+    if (*digest != out.digest) return "output " + out.name + " was modified";
+  }
+  return "";
+}
 
-  const auto& rec = d.record;
+std::string Builder::why_run(std::size_t index, const BuildOptions& o, Decision& d) {
+  const Node& node = graph_.nodes[index];
+  NodeResult& r = d.result;
   std::string reason;
   if (o.rebuild) {
     reason = "--rebuild";
-  } else if (!rec) {
+  } else if (!d.record) {
     reason = "never built";
-  } else if (rec->outputs.empty()) {
+  } else if (d.record->outputs.empty()) {
     reason = kEnabledAgain;
-  } else if (rec->key != r.key) {
-    std::vector<Ingredient> now = statics_of(node);
-    now.insert(now.end(), r.inputs.begin(), r.inputs.end());
-    auto before = ingredients_.find(rec->key);
+  } else if (d.record->key != r.key) {
+    const std::vector<Ingredient> now = ingredients_now(node, r.inputs);
+    const auto before = ingredients_.find(d.record->key);
     reason = summarize_change(before, now);
     if (o.explain) r.explanation = explain_change(before, now);
   } else {
-    // Paths as plain strings: std::filesystem::path construction costs more
-    // than a stat on the no-op path.
-    const std::string dir = output_prefix_ + node.model + "/";
-    for (const auto& out : rec->outputs) {
-      auto digest = state_.stat_cache().digest(dir + out.name);
-      if (!digest) reason = "output " + out.name + " is missing";
-      else if (*digest != out.digest) reason = "output " + out.name + " was modified";
-      if (!reason.empty()) break;
-    }
+    reason = output_problem(node, *d.record);
   }
   if (o.explain && r.explanation.empty() && !reason.empty()) r.explanation.push_back(reason);
+  return reason;
+}
 
+bool Builder::decide(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results, Decision& d) {
+  const Node& node = graph_.nodes[index];
+  NodeResult& r = d.result;
+  r.implementation = node.implementation;
+  if (!node.enabled) return skip_disabled(index, o, r);
+  if (!gather_inputs(index, o, results, d)) return false;
+  if (d.upstream_stale) {
+    stale_behind_input(node, o, d);
+    return false;
+  }
+  r.key = key_of(node.static_digest, r.inputs);
+  r.has_key = true;
+  const std::string reason = why_run(index, o, d);
   if (reason.empty()) {
     r.status = Status::kUpToDate;
-    r.outputs = rec->outputs;
-    r.metrics_json = rec->metrics_json;
-    r.implementation = rec->implementation;
+    r.outputs = d.record->outputs;
+    r.metrics_json = d.record->metrics_json;
+    r.implementation = d.record->implementation;
     return false;
   }
   r.reason = reason;
@@ -211,6 +262,8 @@ bool Builder::decide(std::size_t index, const BuildOptions& o, const std::vector
   }
   return true;
 }
+
+// ---- obtain ----------------------------------------------------------------
 
 std::optional<store::Rejection> Builder::artifact_problem(const Node& node, const fs::path& dir,
                                                           const std::vector<std::string>& names) {
@@ -225,134 +278,144 @@ std::optional<store::Rejection> Builder::artifact_problem(const Node& node, cons
   return store::artifact_problem(files, names);
 }
 
-std::vector<store::OutputFile> Builder::obtain(std::size_t index, const BuildOptions& o, const Decision& d,
-                                               const std::vector<NodeResult>& results, const fs::path& staging,
-                                               NodeResult& r, KeysInFlight::Hold& hold) {
-  const Node& node = graph_.nodes[index];
-  std::vector<store::OutputFile> verified;  // digests the cache restore already checked
-  bool restored = false;
-  // An entry is restored only when it is exactly what this node makes: the
-  // output rules before anything is placed, every placed file's digest, then
-  // the files its artifact names. Otherwise it is a miss: a local entry is
-  // dropped (the node's result replaces it), the refusal is reported.
-  auto try_restore = [&](const store::ActionEntry& entry, const char* source) {
-    std::optional<store::Rejection> why = store::outputs_problem(entry.outputs, node.primary_output);
-    if (!why) why = o.cache->restore(entry, staging);
-    if (!why) why = artifact_problem(node, staging, disk_.list_files(staging));
-    if (!why) {
-      restored = true;
-      verified = entry.outputs;
-      r.status = Status::kCached;
-      r.implementation = entry.implementation;
-      r.metrics_json = entry.metrics_json;
-      return;
-    }
-    o.cache->forget(entry.key);
-    r.reason += "; " + std::string(source) + " cache entry refused: " + why->reason + " (" + why->detail + ")";
-    r.rejections.push_back({source, std::move(*why)});
-    disk_.remove_tree(staging);
-    disk_.make_directories(staging);
-  };
-  if (o.cache && !o.rebuild) {
-    // The local cache first; the server on a miss (or a local entry that
-    // proved wrong). A server's entry reaches the local cache only once
-    // restored and checked.
-    if (auto entry = o.cache->lookup(r.key)) try_restore(*entry, "local");
-    if (!restored && o.remote) {
-      store::Fetched fetched = o.remote->fetch(r.key, node.primary_output, *o.cache);
-      if (fetched.rejected) {
-        r.reason += "; remote cache entry refused: " + fetched.rejected->reason + " (" + fetched.rejected->detail + ")";
-        r.rejections.push_back({"remote", std::move(*fetched.rejected)});
-      }
-      if (fetched.entry) {
-        try_restore(*fetched.entry, "remote");
-        r.from_remote = restored;
-        if (!restored) o.remote->refused(r.key);
-        if (restored) try {
-            o.cache->put_entry(*fetched.entry);
-          } catch (const std::exception& e) {
-            r.reason += "; not cached: " + std::string(e.what());  // restored all the same
-          }
-      }
-    }
+// An entry is restored only when it is exactly what this node makes: the
+// output rules before anything is placed, every placed file's digest, then
+// the files its artifact names. Otherwise it is a miss: a local entry is
+// dropped (the node's result replaces it), the refusal is reported.
+bool Builder::try_restore(Attempt& a, const store::ActionEntry& entry, const char* source) {
+  std::optional<store::Rejection> why = store::outputs_problem(entry.outputs, a.node.primary_output);
+  if (!why) why = a.o.cache->restore(entry, a.staging);
+  if (!why) why = artifact_problem(a.node, a.staging, disk_.list_files(a.staging));
+  if (!why) {
+    a.restored = true;
+    a.verified = entry.outputs;
+    a.r.status = Status::kCached;
+    a.r.implementation = entry.implementation;
+    a.r.metrics_json = entry.metrics_json;
+    return true;
   }
-  if (!restored && o.cache) {
-    // Another node of this build with the same key may be running it: wait,
-    // then take its fresh result (under --rebuild too: it ran in this build).
-    hold = in_flight_.hold(r.key);
-    if (hold.waited())
-      if (auto entry = o.cache->lookup(r.key)) {
-        try_restore(*entry, "local");
-        if (restored) r.reason += "; the same step ran for another model in this build";
-      }
-  }
-  if (!restored && o.cached_only)
-    throw BuildError("not in the cache, and --cached-only forbids running it (" + r.reason + ")");
-  if (!restored) {
-    std::vector<InputArtifact> artifacts;
-    for (std::size_t dep_index : node.deps) {
-      const Node& dn = graph_.nodes[dep_index];
-      const fs::path ddir = model_dir(dn.model);
-      InputArtifact a;
-      a.primary = ddir / dn.primary_output;
-      a.files.push_back(a.primary);
-      for (const auto& out : results[dep_index].outputs)
-        if (out.name != dn.primary_output) a.files.push_back(ddir / out.name);
-      artifacts.push_back(std::move(a));
-    }
-    disk_.make_directories(paths_.state_dir / "logs");
-    RunRequest req{node,
-                   paths_.project_dir,
-                   staging,
-                   artifacts,
-                   {},
-                   o.cancel,
-                   paths_.state_dir / "logs" / (node.model + "." + node.name + ".log")};
-    for (const auto& e : d.extra) req.extra_inputs.push_back(fs::path(e.path));
-    RunResult run = runner_.run(req);
-    if (o.cancel && o.cancel->load()) throw Interrupted();
-    r.status = Status::kCompleted;
-    r.metrics_json = run.metrics_json;
-  }
+  a.o.cache->forget(entry.key);
+  a.r.reason += "; " + std::string(source) + " cache entry refused: " + why->reason + " (" + why->detail + ")";
+  a.r.rejections.push_back({source, std::move(*why)});
+  disk_.remove_tree(a.staging);
+  disk_.make_directories(a.staging);
+  return false;
+}
 
-  // Outputs: every file left in staging; the primary one first.
-  auto names = disk_.list_files(staging);
-  if (std::find(names.begin(), names.end(), node.primary_output) == names.end())
-    throw BuildError(node.id() + ": the stage did not write " + node.primary_output);
-  if (!restored) {
-    // What ran obeys the rules a cache entry must: the stage's output is
-    // its artifact and the files the artifact names, nothing else.
-    for (const auto& n : names)
-      if (std::string why = store::output_name_problem(n); !why.empty())
-        throw BuildError(node.id() + ": the stage left an unexpected file: " + why + " (outputs are plain files)");
-    if (names.size() > store::kMaxEntryOutputs)
-      throw BuildError(node.id() + ": the stage left " + std::to_string(names.size()) + " files (at most " +
-                       std::to_string(store::kMaxEntryOutputs) + ")");
-    if (auto why = artifact_problem(node, staging, names))
-      throw BuildError(node.id() + ": the stage's outputs are not its artifact and the files it names: " + why->detail);
+// The local cache first; the server on a miss (or a local entry that proved
+// wrong). A server's entry reaches the local cache only once restored and
+// checked.
+void Builder::restore_from_caches(Attempt& a) {
+  if (!a.o.cache || a.o.rebuild) return;
+  if (auto entry = a.o.cache->lookup(a.r.key)) try_restore(a, *entry, "local");
+  if (a.restored || !a.o.remote) return;
+  store::Fetched fetched = a.o.remote->fetch(a.r.key, a.node.primary_output, *a.o.cache);
+  if (fetched.rejected) {
+    a.r.reason += "; remote cache entry refused: " + fetched.rejected->reason + " (" + fetched.rejected->detail + ")";
+    a.r.rejections.push_back({"remote", std::move(*fetched.rejected)});
   }
-  std::stable_partition(names.begin(), names.end(), [&](const std::string& n) { return n == node.primary_output; });
+  if (!fetched.entry) return;
+  a.r.from_remote = try_restore(a, *fetched.entry, "remote");
+  if (!a.restored) {
+    a.o.remote->refused(a.r.key);
+    return;
+  }
+  try {
+    a.o.cache->put_entry(*fetched.entry);
+  } catch (const std::exception& e) {
+    a.r.reason += "; not cached: " + std::string(e.what());  // restored all the same
+  }
+}
+
+void Builder::take_from_same_key(Attempt& a) {
+  if (a.restored || !a.o.cache) return;
+  // Under --rebuild too: the other one ran in this build.
+  a.hold = in_flight_.hold(a.r.key);
+  if (!a.hold.waited()) return;
+  if (auto entry = a.o.cache->lookup(a.r.key))
+    if (try_restore(a, *entry, "local")) a.r.reason += "; the same step ran for another model in this build";
+}
+
+void Builder::run_stage(Attempt& a) {
+  std::vector<InputArtifact> artifacts;
+  for (std::size_t dep_index : a.node.deps) {
+    const Node& dn = graph_.nodes[dep_index];
+    const fs::path ddir = model_dir(dn.model);
+    InputArtifact in;
+    in.primary = ddir / dn.primary_output;
+    in.files.push_back(in.primary);
+    for (const auto& out : a.results[dep_index].outputs)
+      if (out.name != dn.primary_output) in.files.push_back(ddir / out.name);
+    artifacts.push_back(std::move(in));
+  }
+  disk_.make_directories(paths_.state_dir / "logs");
+  RunRequest req{.node = a.node,
+                 .project_dir = paths_.project_dir,
+                 .staging_dir = a.staging,
+                 .inputs = std::move(artifacts),
+                 .extra_inputs = {},
+                 .cancel = a.o.cancel,
+                 .log_file = paths_.state_dir / "logs" / (a.node.model + "." + a.node.name + ".log")};
+  for (const auto& e : a.d.extra) req.extra_inputs.push_back(fs::path(e.path));
+  RunResult run = runner_.run(req);
+  if (a.o.cancel && a.o.cancel->load()) throw Interrupted();
+  a.r.status = Status::kCompleted;
+  a.r.metrics_json = run.metrics_json;
+}
+
+// What ran obeys the rules a cache entry must: the stage's output is its
+// artifact and the files the artifact names, nothing else.
+void Builder::check_what_ran(Attempt& a, const std::vector<std::string>& names) {
+  const std::string id = a.node.id();
+  for (const auto& n : names)
+    if (std::string why = store::output_name_problem(n); !why.empty())
+      throw BuildError(id + ": the stage left an unexpected file: " + why + " (outputs are plain files)");
+  if (names.size() > store::kMaxEntryOutputs)
+    throw BuildError(id + ": the stage left " + std::to_string(names.size()) + " files (at most " +
+                     std::to_string(store::kMaxEntryOutputs) + ")");
+  if (auto why = artifact_problem(a.node, a.staging, names))
+    throw BuildError(id + ": the stage's outputs are not its artifact and the files it names: " + why->detail);
+}
+
+std::vector<store::OutputFile> Builder::collect_outputs(Attempt& a) {
+  auto names = disk_.list_files(a.staging);
+  const std::string& primary = a.node.primary_output;
+  if (std::find(names.begin(), names.end(), primary) == names.end())
+    throw BuildError(a.node.id() + ": the stage did not write " + primary);
+  if (!a.restored) check_what_ran(a, names);
+  std::stable_partition(names.begin(), names.end(), [&](const std::string& n) { return n == primary; });
   std::vector<store::OutputFile> outputs;
   for (const auto& n : names) {
-    auto known = std::find_if(verified.begin(), verified.end(), [&](const auto& v) { return v.name == n; });
-    if (known != verified.end()) {
+    auto known = std::find_if(a.verified.begin(), a.verified.end(), [&](const auto& v) { return v.name == n; });
+    if (known != a.verified.end()) {
       outputs.push_back(*known);
       continue;
     }
-    const std::uint64_t size = disk_.stat((staging / n).native()).size;
-    if (observer_ && size >= kBigFile) observer_->hashing(model_dir(node.model) / n, size);
-    outputs.push_back({n, disk_.hash(staging / n, nullptr, &hashed_), size});
+    const std::uint64_t size = disk_.stat((a.staging / n).native()).size;
+    if (observer_ && size >= kBigFile) observer_->hashing(model_dir(a.node.model) / n, size);
+    outputs.push_back({n, disk_.hash(a.staging / n, nullptr, &hashed_), size});
   }
-  if (r.status == Status::kCached && o.cancel && o.cancel->load()) throw Interrupted();
   return outputs;
 }
 
-void Builder::place_and_record(std::size_t index, const BuildOptions& o, const Decision& d, const fs::path& staging,
-                               std::vector<store::OutputFile> outputs, NodeResult& r) {
-  const Node& node = graph_.nodes[index];
+std::vector<store::OutputFile> Builder::obtain(Attempt& a) {
+  restore_from_caches(a);
+  take_from_same_key(a);
+  if (!a.restored && a.o.cached_only)
+    throw BuildError("not in the cache, and --cached-only forbids running it (" + a.r.reason + ")");
+  if (!a.restored) run_stage(a);
+  std::vector<store::OutputFile> outputs = collect_outputs(a);
+  if (a.r.status == Status::kCached && a.o.cancel && a.o.cancel->load()) throw Interrupted();
+  return outputs;
+}
+
+// ---- place and record ------------------------------------------------------
+
+// New files over old ones, then the recorded old files the new set lacks (a
+// sidecar an earlier, larger version had).
+void Builder::place(const Node& node, const Decision& d, const fs::path& staging,
+                    const std::vector<store::OutputFile>& outputs) {
   const fs::path dir = model_dir(node.model);
-  // New files over old ones, then the recorded old files the new set lacks
-  // (a sidecar an earlier, larger version had).
   const std::int64_t stamp = disk_.now_ns();
   owned_.require(dir / node.primary_output, "write");
   disk_.make_directories(dir);
@@ -365,7 +428,24 @@ void Builder::place_and_record(std::size_t index, const BuildOptions& o, const D
     }
   discard(staging);
   for (const auto& out : outputs) state_.stat_cache().record(dir / out.name, out.digest, stamp);
+}
 
+void Builder::store_in_cache(const BuildOptions& o, NodeResult& r, const fs::path& dir) {
+  if (r.status != Status::kCompleted || !o.cache) return;
+  try {
+    store::ActionEntry entry{r.key, r.implementation, r.elapsed_seconds, r.metrics_json.str(), r.outputs};
+    o.cache->store(entry, dir);
+    // Only what ran here is shared: a restore came from a cache already.
+    if (o.remote) o.remote->upload(entry, *o.cache);
+  } catch (const std::exception& e) {
+    r.reason += "; not cached: " + std::string(e.what());  // the build itself succeeded
+  }
+}
+
+void Builder::place_and_record(std::size_t index, const BuildOptions& o, const Decision& d, const fs::path& staging,
+                               std::vector<store::OutputFile> outputs, NodeResult& r) {
+  const Node& node = graph_.nodes[index];
+  place(node, d, staging, outputs);
   r.outputs = std::move(outputs);
   store::NodeRecord record;
   record.key = r.key;
@@ -377,17 +457,7 @@ void Builder::place_and_record(std::size_t index, const BuildOptions& o, const D
   // Recorded only now that every output is in place.
   state_.put(ids_[index], record);
   ingredients_.add(r.key, node.static_digest, statics_of(node), r.inputs);
-
-  if (r.status == Status::kCompleted && o.cache) {
-    try {
-      store::ActionEntry entry{r.key, r.implementation, r.elapsed_seconds, r.metrics_json.str(), r.outputs};
-      o.cache->store(entry, dir);
-      // Only what ran here is shared: a restore came from a cache already.
-      if (o.remote) o.remote->upload(entry, *o.cache);
-    } catch (const std::exception& e) {
-      r.reason += "; not cached: " + std::string(e.what());  // the build itself succeeded
-    }
-  }
+  store_in_cache(o, r, model_dir(node.model));
 }
 
 NodeResult Builder::process(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results) {
@@ -399,21 +469,22 @@ NodeResult Builder::process(std::size_t index, const BuildOptions& o, const std:
   const auto start = std::chrono::steady_clock::now();
   // Per process: a command orphaned by a killed build can never write into
   // the staging area of a later one.
-  const fs::path staging =
-      paths_.state_dir / "staging" / (node.model + "." + node.name + "." + std::to_string(::getpid()));
+  Attempt a{index,   node,
+            o,       d,
+            results, paths_.state_dir / "staging" / (node.model + "." + node.name + "." + std::to_string(::getpid())),
+            r};
   try {
-    owned_.require(staging, "write");
-    disk_.remove_tree(staging);
-    disk_.make_directories(staging);
-    KeysInFlight::Hold hold;  // until the result is in the cache for a node with the same key
-    std::vector<store::OutputFile> outputs = obtain(index, o, d, results, staging, r, hold);
+    owned_.require(a.staging, "write");
+    disk_.remove_tree(a.staging);
+    disk_.make_directories(a.staging);
+    std::vector<store::OutputFile> outputs = obtain(a);
     r.elapsed_seconds = seconds_since(start);
-    place_and_record(index, o, d, staging, std::move(outputs), r);
+    place_and_record(index, o, d, a.staging, std::move(outputs), r);
   } catch (const Interrupted&) {
-    discard(staging);
+    discard(a.staging);
     return interrupted(std::move(r), start);
   } catch (const std::exception& e) {
-    discard(staging);
+    discard(a.staging);
     // A stage whose command died of the same Ctrl-C was interrupted, not broken.
     if (o.cancel && o.cancel->load()) return interrupted(std::move(r), start);
     r.status = Status::kFailed;
@@ -424,28 +495,80 @@ NodeResult Builder::process(std::size_t index, const BuildOptions& o, const std:
   return std::move(r);
 }
 
-bool Builder::input_missing(std::size_t index, const std::vector<NodeResult>& results) const {
-  for (std::size_t d : graph_.nodes[index].deps)
-    if (results[d].status == Status::kFailed || results[d].status == Status::kNotRun) return true;
-  return false;
+// ---- the workers -----------------------------------------------------------
+
+NodeResult Builder::settle(const Job& job, Run& run, std::unique_lock<std::mutex>& lock) {
+  // Whatever a node throws (a disk error deciding it, a runner's bug) ends
+  // as its failure, never in the worker thread's stack.
+  try {
+    if (run.results[job.node].status == Status::kFailed) return run.results[job.node];  // --rebuild could not clear it
+    switch (job.work) {
+      case Work::kInterrupt: return not_started("interrupted");
+      case Work::kStop: return not_started(job.reason);
+      // Decided at once, under the lock: such lines come in stage order.
+      case Work::kDecideOnly: return process(job.node, run.o, run.results);
+      case Work::kRun: break;
+    }
+    lock.unlock();
+    NodeResult r;
+    try {
+      r = process(job.node, run.o, run.results);
+    } catch (...) {
+      lock.lock();
+      throw;
+    }
+    lock.lock();
+    return r;
+  } catch (const std::exception& e) {
+    return failed(e.what());
+  } catch (...) {
+    return failed("unknown exception");
+  }
+}
+
+void Builder::work(Scheduler& plan, Run& run) {
+  std::unique_lock lock(run.mu);
+  for (;;) {
+    std::optional<Job> job;
+    run.cv.wait(lock, [&] { return (job = plan.next()) || plan.finished(); });
+    if (!job) return;
+    const std::size_t i = job->node;
+    run.results[i] = settle(*job, run, lock);
+    plan.finish(i, outcome_of(run.results[i]));
+    if (observer_) {
+      // Before its dependants can start: they are reported after it. A
+      // node that ran is reported outside the lock, as it ran.
+      const bool ran = job->work == Work::kRun;
+      if (ran) lock.unlock();
+      try {
+        observer_->node_finished(graph_.nodes[i], run.results[i]);
+      } catch (...) {  // a report that could not be written loses the line, not the build
+      }
+      if (ran) lock.lock();
+    }
+    plan.release(i);
+    run.cv.notify_all();
+  }
+}
+
+void Builder::prepare(const BuildOptions& o, Run& run) {
+  if (o.dry_run) return;
+  // Leftovers of a killed build; usually there are none, which one stat tells.
+  const fs::path staging = paths_.state_dir / "staging";
+  if (disk_.stat(staging.native()).exists) discard(staging);
+  if (!o.rebuild) return;
+  for (std::size_t i = 0; i < graph_.nodes.size(); ++i)
+    if (run.selected[i]) try {
+        remove_artifacts(i, /*drop_record=*/false);
+      } catch (const BuildError& e) {
+        run.results[i] = failed(e.what());  // reported when its turn comes
+      }
 }
 
 std::vector<NodeResult> Builder::build(const BuildOptions& o) {
   const std::size_t n = graph_.nodes.size();
-  std::vector<NodeResult> results(n);
-  std::vector<bool> selected(n, false);
-  std::vector<int> pending(n, 0);
-  std::vector<std::vector<std::size_t>> dependants(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const Node& node = graph_.nodes[i];
-    selected[i] = o.models.empty() || o.models.count(node.model);
-    for (std::size_t d : node.deps) dependants[d].push_back(i);
-  }
-  for (std::size_t i = 0; i < n; ++i)
-    if (selected[i])
-      for (std::size_t d : graph_.nodes[i].deps)
-        if (selected[d]) ++pending[i];
-
+  Run run{.o = o, .results = std::vector<NodeResult>(n), .selected = std::vector<bool>(n)};
+  for (std::size_t i = 0; i < n; ++i) run.selected[i] = o.models.empty() || o.models.count(graph_.nodes[i].model);
   if (observer_) {
     state_.stat_cache().on_hash_start = [this](const fs::path& f, std::uint64_t size) {
       if (size >= kBigFile) observer_->hashing(f, size);
@@ -453,98 +576,21 @@ std::vector<NodeResult> Builder::build(const BuildOptions& o) {
     observer_->hash_counter(&hashed_);
   }
   state_.stat_cache().hash_progress = &hashed_;
-  if (!o.dry_run) {
-    // Leftovers of a killed build; usually there are none, which one stat tells.
-    const fs::path staging = paths_.state_dir / "staging";
-    if (disk_.stat(staging.native()).exists) discard(staging);
-    if (o.rebuild)
-      for (std::size_t i = 0; i < n; ++i)
-        if (selected[i]) try {
-            remove_artifacts(i, /*drop_record=*/false);
-          } catch (const BuildError& e) {
-            results[i].status = Status::kFailed;  // reported when its turn comes
-            results[i].reason = e.what();
-          }
-  }
-
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<std::size_t> ready;
-  std::size_t remaining = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    if (selected[i]) {
-      ++remaining;
-      if (pending[i] == 0) ready.push_back(i);
-    }
-  bool stop = false;  // a failure without -k
-  std::string stop_reason;
-
-  auto worker = [&] {
-    std::unique_lock lock(mu);
-    for (;;) {
-      cv.wait(lock, [&] { return !ready.empty() || remaining == 0; });
-      if (remaining == 0) return;
-      std::size_t i = ready.front();
-      ready.pop_front();
-      NodeResult r;
-      bool cancelled = o.cancel && o.cancel->load();
-      // A node whose input was not built is decided at once: under the lock,
-      // reported too, so that such lines come in stage order.
-      bool ran = false;
-      if (results[i].status == Status::kFailed) {
-        r = results[i];
-      } else if (stop || cancelled) {
-        r.status = Status::kNotRun;
-        // -k would run this node only if it does not need the failed one.
-        bool needs_failed = false;
-        for (std::size_t d : graph_.nodes[i].deps)
-          if (results[d].status == Status::kFailed ||
-              (results[d].status == Status::kNotRun && results[d].reason == stop_reason))
-            needs_failed = true;
-        r.reason = cancelled ? "interrupted" : needs_failed ? stop_reason : stop_reason + " (use -k to keep going)";
-      } else if (input_missing(i, results)) {
-        r = process(i, o, results);
-      } else {
-        ran = true;
-        lock.unlock();
-        try {
-          r = process(i, o, results);
-        } catch (const std::exception& e) {  // never let a node's failure escape a worker thread
-          r = NodeResult{};
-          r.status = Status::kFailed;
-          r.reason = e.what();
-        }
-        lock.lock();
-      }
-      results[i] = std::move(r);
-      if (results[i].status == Status::kFailed && !o.keep_going && !stop) {
-        stop = true;
-        stop_reason = "not started: " + graph_.nodes[i].id() + (o.dry_run ? " would fail" : " failed");
-      }
-      if (observer_) {
-        // Before its dependants can start: they are reported after it.
-        if (ran) lock.unlock();
-        observer_->node_finished(graph_.nodes[i], results[i]);
-        if (ran) lock.lock();
-      }
-      for (std::size_t d : dependants[i])
-        if (selected[d] && --pending[d] == 0) ready.push_back(d);
-      --remaining;
-      cv.notify_all();
-    }
-  };
-
-  int threads = std::max(1, std::min<int>(o.jobs, static_cast<int>(std::max<std::size_t>(remaining, 1))));
+  prepare(o, run);
+  const std::size_t selected = std::count(run.selected.begin(), run.selected.end(), true);
+  const int threads = std::max(1, std::min<int>(o.jobs, static_cast<int>(std::max<std::size_t>(selected, 1))));
+  Scheduler plan(graph_, run.selected,
+                 {.jobs = threads, .keep_going = o.keep_going, .dry_run = o.dry_run, .cancel = o.cancel});
   if (threads == 1) {
-    worker();
+    work(plan, run);
   } else {
     std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (int t = 0; t < threads; ++t) pool.emplace_back([&] { work(plan, run); });
     for (auto& t : pool) t.join();
   }
   state_.stat_cache().on_hash_start = nullptr;
   state_.stat_cache().hash_progress = nullptr;
-  return results;
+  return std::move(run.results);
 }
 
 }  // namespace winml::graph

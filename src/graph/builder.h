@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -20,6 +21,7 @@
 #include "graph/keys_in_flight.h"
 #include "graph/node.h"
 #include "graph/runner.h"
+#include "graph/scheduler.h"
 #include "store/build_state.h"
 #include "store/cache.h"
 #include "store/ingredient_log.h"
@@ -118,22 +120,66 @@ class Builder {
     NodeResult result;
     std::shared_ptr<const store::NodeRecord> record;  // the previous build's, if any
     std::vector<ResolvedInput> extra;                 // the declared inputs, resolved
+    bool upstream_stale = false;                      // dry run: an input will be rebuilt first
   };
+  // One node being obtained: where it is staged and what was found so far.
+  struct Attempt {
+    std::size_t index;
+    const Node& node;
+    const BuildOptions& o;
+    const Decision& d;
+    const std::vector<NodeResult>& results;
+    fs::path staging;
+    NodeResult& r;
+    KeysInFlight::Hold hold;                  // until the result is in the cache
+    bool restored = false;                    // from a cache, checked
+    std::vector<store::OutputFile> verified;  // digests the cache restore already checked
+  };
+  struct Run;  // one build() call: its results and the workers' lock
+
+  // The workers' loop: take a job from the scheduler, settle it, report it.
+  void work(Scheduler& plan, Run& run);
+  // The result of a job; never throws.
+  NodeResult settle(const Job& job, Run& run, std::unique_lock<std::mutex>& lock);
+  // Removes what --rebuild replaces and what a killed build left in staging.
+  void prepare(const BuildOptions& o, Run& run);
+
   NodeResult process(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results);
-  // Whether a dependency of the node failed or did not run.
-  bool input_missing(std::size_t index, const std::vector<NodeResult>& results) const;
   // False when the decision is final (up to date, skipped, not run, stale in
   // a dry run, or a missing declared input); true when the node must run.
   bool decide(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results, Decision& d);
-  std::vector<store::OutputFile> obtain(std::size_t index, const BuildOptions& o, const Decision& d,
-                                        const std::vector<NodeResult>& results, const fs::path& staging, NodeResult& r,
-                                        KeysInFlight::Hold& hold);
+  bool skip_disabled(std::size_t index, const BuildOptions& o, NodeResult& r);
+  // The dependencies' outputs and the declared inputs as ingredients; false
+  // (and the result says why) when one is missing.
+  bool gather_inputs(std::size_t index, const BuildOptions& o, const std::vector<NodeResult>& results, Decision& d);
+  // Dry run, an input stale: what can be said before its key is known.
+  void stale_behind_input(const Node& node, const BuildOptions& o, Decision& d);
+  // Why the node must run (empty: it is up to date).
+  std::string why_run(std::size_t index, const BuildOptions& o, Decision& d);
+  std::string output_problem(const Node& node, const store::NodeRecord& record) const;
+  std::vector<Ingredient> ingredients_now(const Node& node, const std::vector<Ingredient>& inputs);
+
+  std::vector<store::OutputFile> obtain(Attempt& a);
+  // Restores `entry` into staging when it is exactly what the node makes;
+  // otherwise counts it as a miss, says why, and empties staging again.
+  bool try_restore(Attempt& a, const store::ActionEntry& entry, const char* source);
+  void restore_from_caches(Attempt& a);
+  // Another node of this build with the same key may be running it: waits,
+  // then takes its fresh result.
+  void take_from_same_key(Attempt& a);
+  void run_stage(Attempt& a);
+  // Every file left in staging, checked, the primary one first, hashed.
+  std::vector<store::OutputFile> collect_outputs(Attempt& a);
+  void check_what_ran(Attempt& a, const std::vector<std::string>& names);
   // Whether `names` (in `dir`) are exactly the files of the node's artifact
   // there, as the runner reads them from it.
   std::optional<store::Rejection> artifact_problem(const Node& node, const fs::path& dir,
                                                    const std::vector<std::string>& names);
   void place_and_record(std::size_t index, const BuildOptions& o, const Decision& d, const fs::path& staging,
                         std::vector<store::OutputFile> outputs, NodeResult& r);
+  void place(const Node& node, const Decision& d, const fs::path& staging,
+             const std::vector<store::OutputFile>& outputs);
+  void store_in_cache(const BuildOptions& o, NodeResult& r, const fs::path& dir);
   void remove_artifacts(std::size_t index, bool drop_record);
   void remove_owned(const fs::path& file);  // a file of ours inside the output directory
   void discard(const fs::path& dir) const;  // a staging folder, whatever state it is in

@@ -56,71 +56,79 @@ bool plain_relative(const std::string& p) {
          p.find("/../") == std::string::npos && !p.ends_with("/.") && !p.ends_with("/..");
 }
 
+void add_tree(const fs::path& project_dir, const fs::path& path, store::BuildState& state,
+              std::vector<ResolvedInput>& out) {
+  auto& disk = state.disk();
+  if (!disk.stat(path.native()).is_dir)
+    throw InputError(file_error(path.string(), "no such directory (a declared input)"));
+  for (const auto& rel : disk.list_files(path)) out.push_back(file_input("file:", project_dir, path / rel, state));
+}
+
+// Lists below the longest wildcard-free directory prefix, then matches.
+void add_glob(const fs::path& project_dir, const std::string& declared, store::BuildState& state,
+              std::vector<ResolvedInput>& out) {
+  auto& disk = state.disk();
+  std::string pattern = fs::path(declared).generic_string();
+  std::size_t wild = pattern.find_first_of("*?[");
+  std::string fixed = pattern.substr(0, wild == std::string::npos ? pattern.size() : wild);
+  std::size_t slash = fixed.rfind('/');
+  fs::path base = slash == std::string::npos ? fs::path() : fs::path(fixed.substr(0, slash));
+  std::string rest = slash == std::string::npos ? pattern : pattern.substr(slash + 1);
+  fs::path dir = base.is_absolute() ? base : project_dir / base;
+  if (wild == std::string::npos) {
+    if (disk.stat((dir / rest).native()).exists) out.push_back(file_input("file:", project_dir, dir / rest, state));
+    return;
+  }
+  for (const auto& rel : disk.list_files(dir))
+    if (glob_match(rest, rel)) out.push_back(file_input("file:", project_dir, dir / rel, state));
+}
+
+// A model and the sidecars it names.
+void add_model(const fs::path& project_dir, const std::string& declared, const fs::path& path, store::BuildState& state,
+               NodeRunner& runner, std::vector<ResolvedInput>& out) {
+  ResolvedInput primary;
+  if (plain_relative(declared)) {
+    // The no-op path: no std::filesystem arithmetic.
+    const std::string full = project_dir.native() + "/" + declared;
+    auto d = state.stat_cache().digest(full);
+    if (!d) throw InputError(file_error(full, "no such file (a declared input)"));
+    primary = {Ingredient{"model:" + declared, *d, ""}, full};
+  } else {
+    primary = file_input("model:", project_dir, path, state);
+  }
+  const std::string& full = primary.path;
+  const std::size_t slash = full.rfind('/');
+  const std::string_view file_name = std::string_view(full).substr(slash + 1);
+  // The sidecars a model names are a function of its bytes, memoized by digest; its own
+  // name is not (a copy under another name has the same bytes), so it stays out of the memo.
+  auto sidecars = state.model_sidecars(primary.ingredient.digest);
+  if (!sidecars) {
+    sidecars.emplace();
+    for (auto& n : runner.model_files(fs::path(primary.path)))
+      if (n != file_name) sidecars->push_back(std::move(n));
+    state.put_model_sidecars(primary.ingredient.digest, *sidecars);
+  }
+  const std::string parent = full.substr(0, slash);
+  out.push_back(primary);
+  for (const auto& n : *sidecars) out.push_back(file_input("model:", project_dir, fs::path(parent) / n, state));
+}
+
 }  // namespace
 
 std::vector<ResolvedInput> resolve_inputs(const std::vector<InputDecl>& decls, const fs::path& project_dir,
                                           store::BuildState& state, NodeRunner& runner) {
   std::vector<ResolvedInput> out;
-  auto& disk = state.disk();
   for (const auto& decl : decls) {
-    auto full_path = [&] { return fs::path(decl.path).is_absolute() ? fs::path(decl.path) : project_dir / decl.path; };
-    // (made lazily: the common kModel case below needs no std::filesystem arithmetic)
-    fs::path path = decl.kind == InputKind::kModel && plain_relative(decl.path) ? fs::path() : full_path();
+    // Made only when needed: the common kModel case needs no std::filesystem arithmetic.
+    const bool plain_model = decl.kind == InputKind::kModel && plain_relative(decl.path);
+    const fs::path path = plain_model                         ? fs::path()
+                          : fs::path(decl.path).is_absolute() ? fs::path(decl.path)
+                                                              : project_dir / decl.path;
     switch (decl.kind) {
       case InputKind::kFile: out.push_back(file_input("file:", project_dir, path, state)); break;
-      case InputKind::kTree: {
-        if (!disk.stat(path.native()).is_dir)
-          throw InputError(file_error(path.string(), "no such directory (a declared input)"));
-        for (const auto& rel : disk.list_files(path))
-          out.push_back(file_input("file:", project_dir, path / rel, state));
-        break;
-      }
-      case InputKind::kGlob: {
-        // List below the longest wildcard-free directory prefix, then match.
-        std::string pattern = fs::path(decl.path).generic_string();
-        std::size_t wild = pattern.find_first_of("*?[");
-        std::string fixed = pattern.substr(0, wild == std::string::npos ? pattern.size() : wild);
-        std::size_t slash = fixed.rfind('/');
-        fs::path base = slash == std::string::npos ? fs::path() : fs::path(fixed.substr(0, slash));
-        std::string rest = slash == std::string::npos ? pattern : pattern.substr(slash + 1);
-        fs::path dir = base.is_absolute() ? base : project_dir / base;
-        if (wild == std::string::npos) {
-          if (disk.stat((dir / rest).native()).exists)
-            out.push_back(file_input("file:", project_dir, dir / rest, state));
-          break;
-        }
-        for (const auto& rel : disk.list_files(dir))
-          if (glob_match(rest, rel)) out.push_back(file_input("file:", project_dir, dir / rel, state));
-        break;
-      }
-      case InputKind::kModel: {
-        ResolvedInput primary;
-        if (plain_relative(decl.path)) {
-          // The no-op path: no std::filesystem arithmetic.
-          const std::string full = project_dir.native() + "/" + decl.path;
-          auto d = state.stat_cache().digest(full);
-          if (!d) throw InputError(file_error(full, "no such file (a declared input)"));
-          primary = {Ingredient{"model:" + decl.path, *d, ""}, full};
-        } else {
-          primary = file_input("model:", project_dir, path, state);
-        }
-        const std::string& full = primary.path;
-        const std::size_t slash = full.rfind('/');
-        const std::string_view file_name = std::string_view(full).substr(slash + 1);
-        // The sidecars a model names are a function of its bytes, memoized by digest; its own
-        // name is not (a copy under another name has the same bytes), so it stays out of the memo.
-        auto sidecars = state.model_sidecars(primary.ingredient.digest);
-        if (!sidecars) {
-          sidecars.emplace();
-          for (auto& n : runner.model_files(fs::path(primary.path)))
-            if (n != file_name) sidecars->push_back(std::move(n));
-          state.put_model_sidecars(primary.ingredient.digest, *sidecars);
-        }
-        const std::string parent = full.substr(0, slash);
-        out.push_back(primary);
-        for (const auto& n : *sidecars) out.push_back(file_input("model:", project_dir, fs::path(parent) / n, state));
-        break;
-      }
+      case InputKind::kTree: add_tree(project_dir, path, state, out); break;
+      case InputKind::kGlob: add_glob(project_dir, decl.path, state, out); break;
+      case InputKind::kModel: add_model(project_dir, decl.path, path, state, runner, out); break;
     }
   }
   return out;

@@ -554,6 +554,32 @@ TEST(Builder, AStageEnabledAgainIsToldAsSuch) {
   EXPECT_EQ(statuses(f.build()), (V{"up-to-date", "up-to-date", "up-to-date"}));
 }
 
+TEST(Builder, AnErrorDecidingANodeBehindAFailureIsItsFailureNotTheWorkers) {
+  // A disabled node whose input failed is decided on the workers' lock; its
+  // old artifact is removed there, and a record naming a file outside the
+  // output directory makes that removal throw.
+  for (int jobs : {1, 2}) {
+    Fixture f;
+    f.build();
+    {
+      store::BuildState state(f.disk, f.out() / ".winml-make", f.project());
+      state.load();
+      store::NodeRecord rec = *state.find("a/mid");
+      rec.outputs.push_back({"../../escape", store::digest_of("x"), 1});
+      state.put("a/mid", rec);
+      state.save();
+    }
+    graph::Graph g = f.graph();
+    g.nodes[1].enabled = false;
+    f.runner.failing = {"a/gen"};
+    f.write(f.project() / "a.txt", "changed");
+    std::vector<graph::NodeResult> r;
+    ASSERT_NO_THROW(r = f.build(g, opts(jobs, true))) << "-j " << jobs;
+    EXPECT_EQ(statuses(r), (V{"failed", "failed", "not-run"})) << "-j " << jobs;
+    EXPECT_NE(r[1].reason.find("refusing to delete"), std::string::npos) << r[1].reason;
+  }
+}
+
 TEST(Builder, MissingDeclaredInputIsAnInputError) {
   Fixture f;
   f.disk.remove(f.project() / "a.txt");
