@@ -4,8 +4,10 @@
 # by winml-make, in weight-only int4 (MatMulNBits, block 32, symmetric RTN)
 # and in w8a8 (the [quantize] defaults: int8 weights per tensor, uint8
 # activations, 4 calibration samples), for ep = "cpu". For each stage: wall
-# time, peak RSS (stage_memory.py resets the peak when a stage starts) and
-# its ratio to the weights' bytes; then `winml-make run` on model.onnx; and,
+# time, peak RSS and its ratio to the weights' bytes (stage_memory.py: the
+# stage's worker process plus winml-make itself, whose peak is reset when the
+# stage starts; -j 1 runs one stage at a time, so that each worker is one
+# stage's); then `winml-make run` on model.onnx; and,
 # as the peer, `cp` of the weights file in the same run. Builds use no cache
 # (--no-cache): every stage runs.
 #
@@ -75,17 +77,21 @@ samples = 4
 ep = "cpu"
 EOF
     sync
-    /usr/bin/python3 "$here/stage_memory.py" "$bin" --no-cache -C "$project" > "$project/stages.json" 2> "$project/build.log" || {
+    /usr/bin/python3 "$here/stage_memory.py" "$bin" --no-cache -j 1 -C "$project" > "$project/stages.json" 2> "$project/build.log" || {
       echo "build failed: $project/build.log"; tail -20 "$project/build.log"; exit 1; }
     /usr/bin/python3 "$here/stage_memory.py" "$bin" run -m "$project/build/decoder/model.onnx" \
       --dim batch_size=1 --dim sequence_length=1 > "$project/run.json" 2> "$project/run.log"
-    printf "%-8s %-10s %10s %12s %10s\n" "$mode" "stage" "wall (s)" "peak RSS MiB" "RSS/weights"
+    printf "%-8s %-10s %10s %12s %10s %12s %12s\n" "$mode" "stage" "wall (s)" "peak RSS MiB" "RSS/weights" \
+      "worker MiB" "parent MiB"
     for stage in export optimize analyze quantize compile package; do
       line=$(field "$project/stages.json" "d['stages'].get('$stage')") || true
       [ "$line" = "None" ] && continue
       s=$(field "$project/stages.json" "d['stages']['$stage']['seconds']")
       r=$(field "$project/stages.json" "d['stages']['$stage']['peak_rss_bytes']")
-      printf "%-8s %-10s %10.1f %12s %10.2f\n" "" "$stage" "$s" "$(mib "$r")" "$(echo "$r / $weights" | bc -l)"
+      w=$(field "$project/stages.json" "d['stages']['$stage']['worker_peak_rss_bytes']")
+      p=$(field "$project/stages.json" "d['stages']['$stage']['parent_peak_rss_bytes']")
+      printf "%-8s %-10s %10.1f %12s %10.2f %12s %12s\n" "" "$stage" "$s" "$(mib "$r")" "$(echo "$r / $weights" | bc -l)" \
+        "$(mib "$w")" "$(mib "$p")"
     done
     total=$(field "$project/stages.json" "d['wall_seconds']")
     peak=$(field "$project/stages.json" "d['peak_rss_bytes']")
