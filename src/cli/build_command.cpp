@@ -25,6 +25,8 @@
 
 namespace winml::cli {
 
+namespace fs = std::filesystem;
+
 namespace {
 
 struct BuildFlags {

@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "base/confined_dir.h"
+#include "store/confined_dir.h"
 #include "base/error.h"
 #include "base/text.h"
 #include "cli/context.h"
@@ -79,7 +79,7 @@ Command add_clean_command(CLI::App& app) {
             }
             if (selected.empty() && !opts->dead && exit_code == 0) {
               // Every record but the lock this process holds.
-              const ConfinedDir owned(session.plan().output_dir);
+              const store::ConfinedDir owned(session.plan().output_dir);
               for (const char* f : {"state", "journal", "plan", "ingredients", "staging", "logs", "running"})
                 if (fs::exists(fs::symlink_status(session.state_dir() / f))) owned.remove_tree(session.state_dir() / f);
               std::cout << "removed build records in " << session.state_dir().string() << "\n";

@@ -84,7 +84,7 @@ Builder::Builder(const Graph& graph, BuildPaths paths, store::BuildState& state,
                  NodeRunner& runner, BuildObserver* observer)
     : graph_(graph),
       paths_(std::move(paths)),
-      owned_(paths_.output_dir),
+      owned_(paths_.output_dir, state.disk()),
       state_(state),
       disk_(state.disk()),
       ingredients_(ingredients),

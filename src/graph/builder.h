@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "base/confined_dir.h"
+#include "store/confined_dir.h"
 #include "graph/inputs.h"
 #include "graph/keys_in_flight.h"
 #include "graph/node.h"
@@ -187,7 +187,7 @@ class Builder {
 
   const Graph& graph_;
   BuildPaths paths_;
-  ConfinedDir owned_;  // the output directory: nothing outside it is deleted or written
+  store::ConfinedDir owned_;  // the output directory: nothing outside it is deleted or written
   store::BuildState& state_;
   store::DiskInterface& disk_;  // the state's: every file operation of the build goes through it
   store::IngredientLog& ingredients_;

@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "base/atomic_file.h"
-#include "base/confined_dir.h"
+#include "store/confined_dir.h"
 #include "base/error.h"
 #include "base/huge_heap.h"
 #include "config/project.h"
@@ -24,7 +24,7 @@ constexpr std::uintmax_t kLargePlan = 32u << 10;  // about 35 models
 // Removes temporary files a killed build left in the output directory. Only
 // needed when the previous writing build did not finish, which the marker
 // says; a clean build does not pay for walking the directory.
-void remove_temp_files(const ConfinedDir& owned, const fs::path& dir, int depth) {
+void remove_temp_files(const store::ConfinedDir& owned, const fs::path& dir, int depth) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     if (is_temp_name(it->path())) owned.remove_tree(it->path());
@@ -88,7 +88,7 @@ std::optional<BuildPlan> stored_plan(const fs::path& plan_file) {
 
 void BuildSession::sweep_after_crash(const fs::path& output_dir) {
   if (!lock_->last_holder_was_killed()) return;
-  const ConfinedDir owned(output_dir);
+  const store::ConfinedDir owned(output_dir);
   remove_temp_files(owned, output_dir, 1);
   // The state folder's own temporaries (plan, state, journal, logs), and
   // staging areas: under the lock, every one there is a dead build's.
@@ -187,7 +187,7 @@ void BuildSession::finish(const std::vector<graph::NodeResult>& results, const s
                           bool interrupted) {
   const auto& g = plan_->graph;
   const auto by_model = g.nodes_by_model();
-  const ConfinedDir owned(plan_->output_dir);
+  const store::ConfinedDir owned(plan_->output_dir);
   for (std::size_t ti = 0; ti < g.models.size(); ++ti) {
     const std::string& t = g.models[ti];
     if (!selected.empty() && !selected.count(t)) continue;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "base/confined_dir.h"
+#include "store/confined_dir.h"
 #include "pipeline/layout.h"
 
 namespace winml::pipeline {
@@ -24,7 +24,7 @@ std::vector<std::string> entries_of(const fs::path& dir) {
 
 std::vector<CleanedModel> clean_models(BuildSession& session, const std::set<std::string>& models) {
   store::BuildState& state = session.state();
-  const ConfinedDir owned(session.plan().output_dir);
+  const store::ConfinedDir owned(session.plan().output_dir);
   std::map<std::string, std::vector<std::string>> records;  // model -> its record ids
   for (const auto& id : state.node_ids()) {
     const std::string model = id.substr(0, id.find('/'));

@@ -1,10 +1,14 @@
 // Runs graph nodes through the registered stages (the NodeRunner of real builds).
 #pragma once
 
+#include <filesystem>
+
 #include "graph/runner.h"
 #include "pipeline/build_session.h"
 
 namespace winml::stages {
+
+namespace fs = std::filesystem;
 
 // A stage's artifact: a model (.onnx) with the sidecars it names, else the file alone.
 std::vector<std::string> artifact_files(const fs::path& primary);

@@ -25,45 +25,14 @@ constexpr std::uint64_t kEntryVersion = 1;
 
 fs::path sharded(const fs::path& dir, const std::string& hex) { return dir / hex.substr(0, 2) / hex; }
 
-void remove_quietly(const fs::path& p) {
-  std::error_code ec;
-  fs::remove(p, ec);
-}
+bool is_plain_file(const fs::path& p) { return real_disk().is_plain_file(p); }
 
-// Makes `to` the same file as `from`: a hard link where the file system
-// allows (no bytes copied, however large the model), else a copy (a reflink
-// where supported). Blobs are read-only, and every file reaches its place by
-// rename, so no winml-make write ever goes through a shared inode; an edit
-// by hand is caught by the stat cache and by the digest check on restore.
-void link_or_copy(const fs::path& from, const fs::path& to) {
-  fs::create_directories(to.parent_path());
-  const fs::path temp = to.parent_path() / ("." + to.filename().string() + std::string(kTempMarker) +
-                                            std::to_string(::getpid()) + ".link");
-  std::error_code ec;
-  fs::remove(temp, ec);
-  if (::link(from.c_str(), temp.c_str()) == 0) {
-    if (::rename(temp.c_str(), to.c_str()) == 0) return;
-    fs::remove(temp, ec);
-  }
-  copy_file_atomic(from, to);
-}
-
-// What winml-make writes into the store is a regular file; anything else
-// there (a directory, FIFO, device or symlink put in its place) would block or
-// fail every restore, so it counts as corrupt.
-bool is_plain_file(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(fs::symlink_status(p, ec));
-}
-
-void remove_anything(const fs::path& p) {
-  std::error_code ec;
-  fs::remove_all(p, ec);
-}
+void remove_anything(const fs::path& p) { real_disk().remove_tree(p); }
 
 // Problems in one of ac/ or cas/ that no entry parser sees: leftovers of
 // killed writers and things that are not regular files. Removes them and
-// returns one line for each.
+// returns one line for each. On the real file system only: what it looks
+// for (FIFOs, devices, symlinks, a dead writer's pid) is not a file's content.
 std::vector<std::string> sweep_store(const fs::path& dir) {
   std::vector<std::string> problems;
   std::error_code ec;
@@ -91,19 +60,16 @@ std::vector<std::string> sweep_store(const fs::path& dir) {
   return problems;
 }
 
-std::vector<fs::path> files_under(const fs::path& dir) {
+std::vector<fs::path> files_under(const DiskInterface& disk, const fs::path& dir) {
   std::vector<fs::path> out;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return out;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec))
-    if (it->is_regular_file(ec) && !is_temp_name(it->path())) out.push_back(it->path());
+  for (const auto& rel : disk.list_files(dir))
+    if (!is_temp_name(dir / rel)) out.push_back(dir / rel);
   return out;
 }
 
 }  // namespace
 
-LocalCache::LocalCache(fs::path root) : root_(std::move(root)) {}
+LocalCache::LocalCache(fs::path root, DiskInterface& disk) : root_(std::move(root)), disk_(disk) {}
 
 fs::path LocalCache::default_dir() {
   if (const char* d = std::getenv("WINML_MAKE_CACHE_DIR"); d && *d) return fs::path(d);
@@ -164,7 +130,7 @@ std::string entry_text(const ActionEntry& entry) {
 
 std::optional<ActionEntry> LocalCache::read_entry(const fs::path& file) const {
   try {
-    return parse_entry(read_file(file));
+    return parse_entry(disk_.read(file));
   } catch (const InputError&) {
     return std::nullopt;
   }
@@ -172,41 +138,39 @@ std::optional<ActionEntry> LocalCache::read_entry(const fs::path& file) const {
 
 std::optional<ActionEntry> LocalCache::lookup(const Digest& key) {
   const fs::path file = entry_path(key);
-  std::error_code ec;
-  if (!fs::exists(file, ec)) return std::nullopt;
-  auto e = is_plain_file(file) ? read_entry(file) : std::nullopt;
+  if (!disk_.stat(file.native()).exists) return std::nullopt;
+  auto e = disk_.is_plain_file(file) ? read_entry(file) : std::nullopt;
   if (!e || e->key != key) {
-    remove_anything(file);
+    disk_.remove_tree(file);
     return std::nullopt;
   }
-  // The entry's mtime is its last use, for gc.
-  ::utimensat(AT_FDCWD, file.c_str(), nullptr, 0);
+  disk_.touch(file);  // the entry's mtime is its last use, for gc
   return e;
 }
 
 std::optional<Rejection> LocalCache::restore(const ActionEntry& entry, const fs::path& dir) {
   auto refuse = [&](const char* reason, std::string detail) {
-    remove_quietly(entry_path(entry.key));
+    disk_.remove(entry_path(entry.key));
     return Rejection{reason, std::move(detail)};
   };
   if (auto why = outputs_problem(entry.outputs)) return refuse(why->reason.c_str(), why->detail);
   for (const auto& o : entry.outputs) {
     const fs::path blob = blob_path(o.digest);
-    if (!is_plain_file(blob)) {
-      std::error_code ec;
-      const bool other = fs::exists(fs::symlink_status(blob, ec));
-      if (other) remove_anything(blob);
+    if (!disk_.is_plain_file(blob)) {
+      // Something else in its place (a folder, a symlink, dangling or not)?
+      const bool other = disk_.stat(blob.native()).exists || disk_.remove_file(blob);
+      if (other) disk_.remove_tree(blob);
       return refuse(rejection::kMissingFile,
                     "blob " + o.digest.hex() + " of " + o.name + (other ? " is not a regular file" : " is missing"));
     }
-    link_or_copy(blob, dir / o.name);
+    disk_.link_or_copy(blob, dir / o.name);
   }
   // Every file is in place (each name once, so none was overwritten by a
   // later one): now check that each holds what the entry says.
   for (const auto& o : entry.outputs) {
-    const Digest got = hash_file(dir / o.name);
+    const Digest got = disk_.hash(dir / o.name, nullptr);
     if (got != o.digest) {
-      remove_quietly(blob_path(o.digest));
+      disk_.remove(blob_path(o.digest));
       return refuse(rejection::kContent,
                     "blob " + o.digest.hex() + " of " + o.name + " is corrupt: it hashes to " + got.hex());
     }
@@ -214,37 +178,39 @@ std::optional<Rejection> LocalCache::restore(const ActionEntry& entry, const fs:
   return std::nullopt;
 }
 
-void LocalCache::forget(const Digest& key) { remove_quietly(entry_path(key)); }
+void LocalCache::forget(const Digest& key) { disk_.remove(entry_path(key)); }
 
 void LocalCache::store(const ActionEntry& entry, const fs::path& dir) {
   for (const auto& o : entry.outputs) {
     const fs::path blob = blob_path(o.digest);
-    if (is_plain_file(blob)) continue;  // content-addressed: already there
-    remove_anything(blob);              // whatever else sits in its place
-    link_or_copy(dir / o.name, blob);
-    ::chmod(blob.c_str(), 0444);
+    if (disk_.is_plain_file(blob)) continue;  // content-addressed: already there
+    disk_.remove_tree(blob);                  // whatever else sits in its place
+    disk_.link_or_copy(dir / o.name, blob);
+    disk_.make_read_only(blob);
   }
   put_entry(entry);
 }
 
-bool LocalCache::has_blob(const Digest& d) const { return is_plain_file(blob_path(d)); }
+bool LocalCache::has_blob(const Digest& d) const { return disk_.is_plain_file(blob_path(d)); }
 
 void LocalCache::adopt_blob(const Digest& d, const fs::path& verified_file) {
   const fs::path blob = blob_path(d);
-  fs::create_directories(blob.parent_path());
-  ::chmod(verified_file.c_str(), 0444);
-  fs::rename(verified_file, blob);
+  disk_.make_directories(blob.parent_path());
+  disk_.make_read_only(verified_file);
+  disk_.rename(verified_file, blob);
 }
 
-void LocalCache::put_entry(const ActionEntry& entry) { write_file_atomic(entry_path(entry.key), entry_text(entry)); }
+void LocalCache::put_entry(const ActionEntry& entry) {
+  disk_.make_directories(entry_path(entry.key).parent_path());
+  disk_.write_atomic(entry_path(entry.key), entry_text(entry));
+}
 
 fs::path LocalCache::incoming_dir() const { return root_ / "incoming"; }
 
 CacheStats LocalCache::stats() const {
   CacheStats s;
-  std::error_code ec;
-  for (const auto& f : files_under(root_ / "ac")) ++s.entries, s.bytes += fs::file_size(f, ec);
-  for (const auto& f : files_under(root_ / "cas")) ++s.blobs, s.bytes += fs::file_size(f, ec);
+  for (const auto& f : files_under(disk_, root_ / "ac")) ++s.entries, s.bytes += disk_.stat(f.native()).size;
+  for (const auto& f : files_under(disk_, root_ / "cas")) ++s.blobs, s.bytes += disk_.stat(f.native()).size;
   return s;
 }
 
@@ -260,79 +226,83 @@ std::vector<std::string> LocalCache::sweep_leftovers() {
 std::optional<Rejection> LocalCache::check_artifact(const ActionEntry& entry, const ArtifactFiles& artifact_files) {
   // The artifact is read where it would be restored: its files side by side.
   const fs::path dir = incoming_dir() / ("verify" + std::string(kTempMarker) + std::to_string(::getpid()));
-  remove_anything(dir);
+  disk_.remove_tree(dir);
   std::vector<std::string> names;
   std::optional<Rejection> why;
   try {
-    fs::create_directories(dir);
+    disk_.make_directories(dir);
     for (const auto& o : entry.outputs) {
-      link_or_copy(blob_path(o.digest), dir / o.name);
+      disk_.link_or_copy(blob_path(o.digest), dir / o.name);
       names.push_back(o.name);
     }
     why = artifact_problem(artifact_files(dir / entry.outputs.front().name), names);
   } catch (const std::exception& e) {
     why = Rejection{rejection::kNotTheArtifact, entry.outputs.front().name + " does not load: " + e.what()};
   }
-  remove_anything(dir);
+  disk_.remove_tree(dir);
   return why;
 }
 
 CacheVerifyReport LocalCache::verify(const ArtifactFiles& artifact_files) {
   CacheVerifyReport r;
-  std::error_code ec;
   r.problems = sweep_leftovers();
-  for (const auto& f : files_under(root_ / "cas")) {
+  for (const auto& f : files_under(disk_, root_ / "cas")) {
     ++r.blobs_checked;
     auto want = Digest::from_hex(f.filename().string());
     std::uint64_t n = 0;
-    Digest got = hash_file(f, &n);
+    Digest got = disk_.hash(f, &n);
     r.bytes_checked += n;
     if (!want || got != *want) {
       r.problems.push_back("removed corrupt blob " + f.string() + " (content hashes to " + got.hex() + ")");
-      remove_quietly(f);
+      disk_.remove(f);
     }
   }
-  for (const auto& f : files_under(root_ / "ac")) {
+  for (const auto& f : files_under(disk_, root_ / "ac")) {
     ++r.entries_checked;
-    r.bytes_checked += fs::file_size(f, ec);  // as stats() counts: entries and blobs
+    r.bytes_checked += disk_.stat(f.native()).size;  // as stats() counts: entries and blobs
     auto e = read_entry(f);
     std::string why;
     if (!e || e->key.hex() != f.filename().string()) why = "is unreadable or torn";
     else if (auto broken = outputs_problem(e->outputs)) why = broken->reason + ": " + broken->detail;
     else
       for (const auto& o : e->outputs)
-        if (!is_plain_file(blob_path(o.digest))) why = "needs missing blob " + o.digest.hex() + " (" + o.name + ")";
+        if (!disk_.is_plain_file(blob_path(o.digest)))
+          why = "needs missing blob " + o.digest.hex() + " (" + o.name + ")";
     if (why.empty() && artifact_files)
       if (auto wrong = check_artifact(*e, artifact_files)) why = wrong->reason + ": " + wrong->detail;
     if (!why.empty()) {
       r.problems.push_back("removed entry " + f.string() + ": " + why);
-      remove_quietly(f);
+      disk_.remove(f);
     }
   }
   return r;
 }
 
+namespace {
+// An entry as gc weighs it: when it was last used, and the blobs it needs.
+struct GcEntry {
+  fs::path file;
+  std::int64_t used_ns;
+  std::uint64_t size;
+  std::vector<Digest> blobs;
+};
+}  // namespace
+
 CacheGcReport LocalCache::gc(std::uint64_t max_bytes) {
   CacheGcReport r;
-  std::error_code ec;
-  struct Entry {
-    fs::path file;
-    fs::file_time_type used;
-    std::uint64_t size;
-    std::vector<Digest> blobs;
-  };
-  std::vector<Entry> entries;
+  std::vector<GcEntry> entries;
   std::map<Digest, int> refs;
   std::map<Digest, std::pair<fs::path, std::uint64_t>> blobs;
   std::uint64_t total = 0;
-  for (const auto& f : files_under(root_ / "cas")) {
+  for (const auto& f : files_under(disk_, root_ / "cas")) {
     auto d = Digest::from_hex(f.filename().string());
-    std::uint64_t size = fs::file_size(f, ec);
+    const std::uint64_t size = disk_.stat(f.native()).size;
     total += size;
     if (d) blobs[*d] = {f, size};
   }
-  for (const auto& f : files_under(root_ / "ac")) {
-    Entry e{f, fs::last_write_time(f, ec), fs::file_size(f, ec), {}};
+  for (const auto& f : files_under(disk_, root_ / "ac")) {
+    const FileStat st = disk_.stat(f.native());
+    GcEntry e{f, st.mtime_ns, st.size, {}};
     total += e.size;
     if (auto a = read_entry(f))
       for (const auto& o : a->outputs) e.blobs.push_back(o.digest), ++refs[o.digest];
@@ -342,7 +312,7 @@ CacheGcReport LocalCache::gc(std::uint64_t max_bytes) {
   auto drop_blob = [&](const Digest& d) {
     auto it = blobs.find(d);
     if (it == blobs.end()) return;
-    remove_quietly(it->second.first);
+    disk_.remove(it->second.first);
     total -= it->second.second;
     ++r.blobs_removed;
     blobs.erase(it);
@@ -352,10 +322,10 @@ CacheGcReport LocalCache::gc(std::uint64_t max_bytes) {
   for (const auto& [d, b] : blobs)
     if (!refs.count(d)) orphans.push_back(d);
   for (const auto& d : orphans) drop_blob(d);
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  std::sort(entries.begin(), entries.end(), [](const GcEntry& a, const GcEntry& b) { return a.used_ns < b.used_ns; });
   for (const auto& e : entries) {
     if (total <= max_bytes) break;
-    remove_quietly(e.file);
+    disk_.remove(e.file);
     total -= e.size;
     ++r.entries_removed;
     for (const auto& d : e.blobs)

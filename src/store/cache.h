@@ -21,6 +21,7 @@
 
 #include "store/build_state.h"
 #include "store/digest.h"
+#include "store/disk.h"
 #include "store/entry_rules.h"
 
 namespace winml::store {
@@ -60,7 +61,10 @@ struct CacheGcReport {
 
 class LocalCache {
  public:
-  explicit LocalCache(std::filesystem::path root);
+  // Every file operation goes through `disk`, except sweep_leftovers(),
+  // which looks for what only a real file system holds (symlinks, FIFOs,
+  // temporaries of dead processes).
+  explicit LocalCache(std::filesystem::path root, DiskInterface& disk = real_disk());
   const std::filesystem::path& root() const { return root_; }
 
   // $WINML_MAKE_CACHE_DIR, else $XDG_CACHE_HOME/winml-make, else ~/.cache/winml-make.
@@ -114,6 +118,7 @@ class LocalCache {
   std::optional<ActionEntry> read_entry(const std::filesystem::path& file) const;
   std::optional<Rejection> check_artifact(const ActionEntry& entry, const ArtifactFiles& artifact_files);
   std::filesystem::path root_;
+  DiskInterface& disk_;
 };
 
 // The entry's text form: the local cache's file format, carried as is by the

@@ -223,6 +223,43 @@ std::int64_t RealDisk::now_ns() const {
   return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
+// Blobs are read-only, and every file reaches its place by rename, so no
+// winml-make write ever goes through a shared inode; an edit by hand is
+// caught by the stat cache and by the digest check on restore.
+void RealDisk::link_or_copy(const fs::path& from, const fs::path& to) {
+  fs::create_directories(to.parent_path());
+  const fs::path temp = to.parent_path() / ("." + to.filename().string() + std::string(kTempMarker) +
+                                            std::to_string(::getpid()) + ".link");
+  std::error_code ec;
+  fs::remove(temp, ec);
+  if (::link(from.c_str(), temp.c_str()) == 0) {
+    if (::rename(temp.c_str(), to.c_str()) == 0) return;
+    fs::remove(temp, ec);
+  }
+  copy_file_atomic(from, to);
+}
+
+bool RealDisk::is_plain_file(const fs::path& path) const {
+  std::error_code ec;
+  return fs::is_regular_file(fs::symlink_status(path, ec));
+}
+
+void RealDisk::touch(const fs::path& path) { ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0); }
+
+void RealDisk::make_read_only(const fs::path& path) { ::chmod(path.c_str(), 0444); }
+
+bool RealDisk::remove_file(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_directory(fs::symlink_status(path, ec))) return false;  // a folder is never removed here
+  return fs::remove(path, ec);
+}
+
+fs::path RealDisk::resolve(const fs::path& path) const {
+  std::error_code ec;
+  fs::path r = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  return ec ? fs::absolute(path).lexically_normal() : r;
+}
+
 RealDisk& real_disk() {
   static RealDisk disk;
   return disk;

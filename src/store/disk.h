@@ -82,6 +82,22 @@ class DiskInterface {
   virtual std::vector<std::string> list_files(const fs::path& dir) const = 0;
   // Wall-clock time in the file system's time base (CLOCK_REALTIME), ns.
   virtual std::int64_t now_ns() const = 0;
+
+  // What the cache and the output directory's guard need besides:
+  // Makes `to` hold the bytes of `from` through a temporary renamed into
+  // place: a hard link where the file system allows (no bytes copied), else
+  // a copy.
+  virtual void link_or_copy(const fs::path& from, const fs::path& to) = 0;
+  // A regular file itself, not a symlink to one nor anything else.
+  virtual bool is_plain_file(const fs::path& path) const = 0;
+  // Sets the file's mtime to now (the cache's last use).
+  virtual void touch(const fs::path& path) = 0;
+  // Read-only for everyone (the cache's blobs).
+  virtual void make_read_only(const fs::path& path) = 0;
+  // Removes a file or a symlink, never a folder; false when none was there.
+  virtual bool remove_file(const fs::path& path) = 0;
+  // Absolute, with the symlinks of the part that exists resolved.
+  virtual fs::path resolve(const fs::path& path) const = 0;
 };
 
 // The real file system.
@@ -103,6 +119,12 @@ class RealDisk : public DiskInterface {
   std::unique_ptr<AppendFile> open_append(const fs::path& path, std::uint64_t valid_size) override;
   std::vector<std::string> list_files(const fs::path& dir) const override;
   std::int64_t now_ns() const override;
+  void link_or_copy(const fs::path& from, const fs::path& to) override;
+  bool is_plain_file(const fs::path& path) const override;
+  void touch(const fs::path& path) override;
+  void make_read_only(const fs::path& path) override;
+  bool remove_file(const fs::path& path) override;
+  fs::path resolve(const fs::path& path) const override;
 
  private:
   mutable std::mutex mu_;

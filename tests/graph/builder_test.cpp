@@ -1,7 +1,6 @@
 // The builder on fake stages: staleness, early cutoff, failures, -k, -j,
 // interruption, sidecar cleanup, the cache and dry runs. On an in-memory disk
-// (fake_disk.h), except the cache, which works on real files; fake stages
-// concatenate their inputs.
+// (fake_disk.h), the cache included; fake stages concatenate their inputs.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -79,20 +78,16 @@ class FakeRunner : public graph::NodeRunner {
   }
 };
 
-// A project on the fake disk (the default) or, for the cache, which works on
-// real files, in a temporary directory.
+// A project on a fake disk: its own, or one it shares with other projects
+// and caches (two machines and a server, say).
 struct Fixture {
-  enum Disk { kFake, kReal };
-  explicit Fixture(Disk kind = kFake, const std::string& virtual_root = "/virtual/project")
-      : fake(kind == kFake ? std::make_unique<test::FakeDisk>() : nullptr),
-        disk(fake ? static_cast<store::DiskInterface&>(*fake) : store::real_disk()),
-        root(fake ? fs::path(virtual_root) : dir.path()) {
+  explicit Fixture(const std::string& root = "/virtual/project", std::shared_ptr<test::FakeDisk> shared = {})
+      : fake(shared ? std::move(shared) : std::make_shared<test::FakeDisk>()), disk(*fake), root(root) {
     runner.disk = &disk;
     for (const auto& t : models) write(project() / (t + ".txt"), "source-" + t);
   }
 
-  test::TempDir dir;
-  std::unique_ptr<test::FakeDisk> fake;
+  std::shared_ptr<test::FakeDisk> fake;
   store::DiskInterface& disk;
   fs::path root;
   FakeRunner runner;
@@ -105,6 +100,8 @@ struct Fixture {
     disk.write_atomic(p, text);
   }
   std::string read(const fs::path& p) const { return disk.read(p); }
+  // A cache on this project's disk.
+  store::LocalCache cache(const std::string& root = "/virtual/cache") { return store::LocalCache(root, disk); }
   bool exists(const fs::path& p) const { return disk.stat(p.native()).exists; }
 
   // Per target: gen (reads <target>.txt) -> mid -> pkg.
@@ -309,9 +306,8 @@ TEST(Builder, IndependentModelsRunInParallel) {
 TEST(Builder, StepsWithTheSameKeyRunOnceAndTheOthersRestoreIt) {
   // Two models whose first step reads the same file with the same parameter:
   // the same key. Run side by side they would both do the work.
-  Fixture f(Fixture::kReal);
-  test::TempDir cache_dir;
-  store::LocalCache cache(cache_dir.path());
+  Fixture f;
+  store::LocalCache cache = f.cache();
   f.add_model("b");
   f.add_model("c");
   f.write(f.project() / "shared.txt", "the same source");
@@ -401,87 +397,88 @@ TEST(Builder, RebuildRunsEverythingAgain) {
 }
 
 TEST(Builder, CacheRestoresEverythingAfterTheOutputDirIsGone) {
-  Fixture f(Fixture::kReal);
-  test::TempDir cache_dir;
-  store::LocalCache cache(cache_dir.path());
+  Fixture f;
+  store::LocalCache cache = f.cache();
   f.build({}, &cache);
-  fs::remove_all(f.out());
+  f.disk.remove_tree(f.out());
   auto r = f.build({}, &cache);
   EXPECT_EQ(statuses(r), (V{"cached", "cached", "cached"}));
   EXPECT_EQ(f.runner.total_runs(), 3);
-  EXPECT_EQ(test::read_text(f.out() / "a" / "pkg.out"), "|||source-a");
+  EXPECT_EQ(f.read(f.out() / "a" / "pkg.out"), "|||source-a");
   EXPECT_EQ(r[2].metrics_json, R"({"fake":true})");
 }
 
 TEST(Builder, CorruptCacheBlobIsDetectedAndRebuilt) {
-  Fixture f(Fixture::kReal);
-  test::TempDir cache_dir;
-  store::LocalCache cache(cache_dir.path());
+  Fixture f;
+  store::LocalCache cache = f.cache();
   auto first = f.build({}, &cache);
   // Flip the bytes of the blob behind mid.out.
   fs::path blob = cache.blob_path(first[1].outputs[0].digest);
-  std::string bytes = test::read_text(blob);
+  std::string bytes = f.read(blob);
   bytes[0] ^= 1;
-  fs::permissions(blob, fs::perms::owner_write, fs::perm_options::add);
-  test::write_text(blob, bytes);
-  fs::remove_all(f.out());
+  f.fake->put(blob, bytes);
+  f.disk.remove_tree(f.out());
   auto r = f.build({}, &cache);
   EXPECT_EQ(r[0].status, graph::Status::kCached);
   EXPECT_EQ(r[1].status, graph::Status::kCompleted);
   EXPECT_NE(r[1].reason.find("is corrupt"), std::string::npos) << r[1].reason;
-  EXPECT_EQ(test::read_text(f.out() / "a" / "mid.out"), "||source-a");
+  EXPECT_EQ(f.read(f.out() / "a" / "mid.out"), "||source-a");
   EXPECT_EQ(f.runner.runs["a/mid"], 2);
   // The bad blob was replaced by the rebuild's correct one.
-  EXPECT_EQ(store::hash_file(blob), first[1].outputs[0].digest);
+  EXPECT_EQ(f.disk.hash(blob, nullptr), first[1].outputs[0].digest);
 }
 
 // The remote tier as the builder sees it: here another machine's local
 // cache, shared by copy (src/remote does it over HTTP).
 struct SharedCacheRemote : store::RemoteCache {
-  explicit SharedCacheRemote(store::LocalCache& shared) : shared(shared) {}
+  SharedCacheRemote(store::LocalCache& shared, store::DiskInterface& disk) : shared(shared), disk(disk) {}
   store::Fetched fetch(const store::Digest& key, const std::string& primary, store::LocalCache& local) override {
     ++fetches;
     auto entry = shared.lookup(key);
-    test::TempDir staging;
-    if (!entry || shared.restore(*entry, staging.path())) return {};
+    const fs::path staging = "/transfer/" + key.hex();
+    if (!entry || shared.restore(*entry, staging)) return {};
     // The blobs, not the entry: the builder records it once checked.
-    local.store(*entry, staging.path());
+    local.store(*entry, staging);
     local.forget(key);
+    disk.remove_tree(staging);
     return {entry, std::nullopt};
   }
   void upload(const store::ActionEntry& entry, store::LocalCache& local) override {
     uploaded.push_back(entry.outputs[0].name);
-    test::TempDir staging;
-    ASSERT_FALSE(local.restore(entry, staging.path()));
-    shared.store(entry, staging.path());
+    const fs::path staging = "/transfer/" + entry.key.hex();
+    ASSERT_FALSE(local.restore(entry, staging));
+    shared.store(entry, staging);
+    disk.remove_tree(staging);
   }
   store::LocalCache& shared;
+  store::DiskInterface& disk;
   int fetches = 0;
   std::vector<std::string> uploaded;
 };
 
 TEST(Builder, TheRemoteTierFillsTheLocalCacheAndReceivesOnlyWhatRan) {
-  test::TempDir shared_dir, local_a, local_b;
-  store::LocalCache shared(shared_dir.path()), cache_a(local_a.path()), cache_b(local_b.path());
-  SharedCacheRemote remote(shared);
+  // Two machines and a server, on one fake disk.
+  auto disk = std::make_shared<test::FakeDisk>();
+  store::LocalCache shared("/server/cache", *disk), cache_a("/a/cache", *disk), cache_b("/b/cache", *disk);
+  SharedCacheRemote remote(shared, *disk);
   graph::BuildOptions o;
   o.remote = &remote;
-  Fixture a(Fixture::kReal);
+  Fixture a("/a/project", disk);
   a.build(o, &cache_a);
   EXPECT_EQ(remote.uploaded, (V{"gen.out", "mid.out", "pkg.out"}));
 
   // Another machine: an empty local cache, the shared one behind it.
-  Fixture b(Fixture::kReal);
+  Fixture b("/b/project", disk);
   auto r = b.build(o, &cache_b);
   EXPECT_EQ(statuses(r), (V{"cached", "cached", "cached"}));
   for (const auto& n : r) EXPECT_TRUE(n.from_remote);
   EXPECT_EQ(b.runner.total_runs(), 0);
   EXPECT_EQ(remote.uploaded.size(), 3u) << "restores are not uploaded";
-  EXPECT_EQ(test::read_text(b.out() / "a" / "pkg.out"), "|||source-a");
+  EXPECT_EQ(b.read(b.out() / "a" / "pkg.out"), "|||source-a");
 
   // The hits filled b's local cache: the remote is not asked again.
   const int fetches = remote.fetches;
-  fs::remove_all(b.out());
+  b.disk.remove_tree(b.out());
   r = b.build(o, &cache_b);
   EXPECT_EQ(statuses(r), (V{"cached", "cached", "cached"}));
   EXPECT_FALSE(r[0].from_remote);
@@ -489,9 +486,8 @@ TEST(Builder, TheRemoteTierFillsTheLocalCacheAndReceivesOnlyWhatRan) {
 }
 
 TEST(Builder, CachedOnlyFailsTheFirstStageThatWouldRun) {
-  Fixture f(Fixture::kReal);
-  test::TempDir cache_dir;
-  store::LocalCache cache(cache_dir.path());
+  Fixture f;
+  store::LocalCache cache = f.cache();
   graph::BuildOptions o;
   o.cached_only = true;
   auto r = f.build(o, &cache);
@@ -500,9 +496,9 @@ TEST(Builder, CachedOnlyFailsTheFirstStageThatWouldRun) {
   EXPECT_EQ(r[1].status, graph::Status::kNotRun);
   EXPECT_EQ(f.runner.total_runs(), 0);
   // Once in the cache, the same build succeeds without running anything.
-  Fixture g(Fixture::kReal);
+  Fixture g("/virtual/another-clone", f.fake);
   g.build({}, &cache);
-  fs::remove_all(f.out());
+  f.disk.remove_tree(f.out());
   r = f.build(o, &cache);
   EXPECT_EQ(statuses(r), (V{"cached", "cached", "cached"}));
 }
@@ -590,7 +586,7 @@ TEST(Builder, MissingDeclaredInputIsAnInputError) {
 }
 
 TEST(Builder, KeysDoNotDependOnTheProjectLocation) {
-  Fixture one(Fixture::kFake, "/virtual/one"), two(Fixture::kFake, "/elsewhere/two");
+  Fixture one("/virtual/one"), two("/elsewhere/two");
   auto a = one.build();
   auto b = two.build();
   for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].key, b[i].key);

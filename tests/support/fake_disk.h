@@ -45,10 +45,6 @@ class FakeDisk : public store::DiskInterface {
     for (auto p = std::filesystem::path(path).parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
       dirs.insert(p.string());
   }
-  void touch(const std::string& path) {
-    std::lock_guard lock(mu);
-    files[path].stat.mtime_ns = files[path].stat.ctime_ns = clock_ns;
-  }
   void advance_ms(std::int64_t ms) { clock_ns += ms * 1'000'000; }
 
   store::FileStat stat(const std::string& p) const override {
@@ -130,6 +126,33 @@ class FakeDisk : public store::DiskInterface {
     return out;  // std::map: already sorted
   }
   std::int64_t now_ns() const override { return clock_ns; }
+  void link_or_copy(const std::filesystem::path& from, const std::filesystem::path& to) override {
+    std::lock_guard lock(mu);
+    File f = at(from);  // a hard link: the same inode and times
+    files[to.string()] = f;
+    for (auto p = to.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path()) dirs.insert(p.string());
+  }
+  bool is_plain_file(const std::filesystem::path& p) const override {
+    std::lock_guard lock(mu);
+    return files.count(p.string()) != 0;
+  }
+  void touch(const std::filesystem::path& p) override {
+    std::lock_guard lock(mu);
+    File& f = files[p.string()];
+    f.stat.mtime_ns = f.stat.ctime_ns = clock_ns;
+  }
+  void make_read_only(const std::filesystem::path& p) override {
+    std::lock_guard lock(mu);
+    read_only.insert(p.string());
+  }
+  bool remove_file(const std::filesystem::path& p) override {
+    std::lock_guard lock(mu);
+    return files.erase(p.string()) != 0;
+  }
+  std::filesystem::path resolve(const std::filesystem::path& p) const override {
+    return (p.is_absolute() ? p : std::filesystem::path("/") / p).lexically_normal();
+  }
+  std::set<std::string> read_only;
 
  private:
   const File& at(const std::filesystem::path& p) const {

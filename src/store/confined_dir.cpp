@@ -1,19 +1,11 @@
-#include "base/confined_dir.h"
+#include "store/confined_dir.h"
 
 #include "base/error.h"
 
-namespace winml {
-
-namespace {
-fs::path resolved(const fs::path& p) {
-  std::error_code ec;
-  fs::path r = fs::weakly_canonical(fs::absolute(p, ec), ec);
-  return ec ? fs::absolute(p).lexically_normal() : r;
-}
-}  // namespace
+namespace winml::store {
 
 const fs::path& ConfinedDir::root() const {
-  std::call_once(resolved_, [this] { root_ = resolved(given_); });
+  std::call_once(resolved_, [this] { root_ = disk_.resolve(given_); });
   return root_;
 }
 
@@ -21,7 +13,7 @@ bool ConfinedDir::contains(const fs::path& p) const {
   const fs::path abs = fs::absolute(p).lexically_normal();
   fs::path name = abs.filename();
   if (name.empty() || name == "." || name == "..") return false;
-  const fs::path where = resolved(abs.parent_path()) / name;
+  const fs::path where = disk_.resolve(abs.parent_path()) / name;
   const fs::path rel = where.lexically_relative(root());
   return !rel.empty() && rel.is_relative() && *rel.begin() != ".." && *rel.begin() != ".";
 }
@@ -34,15 +26,12 @@ void ConfinedDir::require(const fs::path& p, const char* action) const {
 
 bool ConfinedDir::remove_file(const fs::path& p) const {
   require(p, "delete");
-  std::error_code ec;
-  if (fs::is_directory(fs::symlink_status(p, ec))) return false;  // a folder is never ours to remove here
-  return fs::remove(p, ec);
+  return disk_.remove_file(p);
 }
 
 void ConfinedDir::remove_tree(const fs::path& p) const {
   require(p, "delete");
-  std::error_code ec;
-  fs::remove_all(p, ec);
+  disk_.remove_tree(p);
 }
 
-}  // namespace winml
+}  // namespace winml::store

@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <mutex>
 
-namespace winml {
+#include "store/disk.h"
+
+namespace winml::store {
 
 namespace fs = std::filesystem;
 
@@ -15,7 +17,7 @@ class ConfinedDir {
  public:
   // `root` need not exist yet; its own symlinks are resolved once, when
   // first needed (a no-op build never is: that is a readlink per folder).
-  explicit ConfinedDir(fs::path root) : given_(std::move(root)) {}
+  explicit ConfinedDir(fs::path root, DiskInterface& disk = real_disk()) : given_(std::move(root)), disk_(disk) {}
 
   const fs::path& root() const;
 
@@ -36,8 +38,9 @@ class ConfinedDir {
 
  private:
   fs::path given_;
+  DiskInterface& disk_;
   mutable std::once_flag resolved_;
   mutable fs::path root_;
 };
 
-}  // namespace winml
+}  // namespace winml::store
