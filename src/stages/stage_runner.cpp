@@ -1,5 +1,7 @@
 #include "stages/stage_runner.h"
 
+#include <new>
+
 #include "base/error.h"
 #include "base/rules.h"
 #include "base/worker_process.h"
@@ -17,6 +19,9 @@ std::string run_and_describe(pipeline::Stage& stage, const pipeline::StageContex
     return "interrupted\n";
   } catch (const InputError& e) {
     return std::string("input\n") + e.what();
+  } catch (const std::bad_alloc&) {
+    // what() says only "std::bad_alloc".
+    return "build\nout of memory: an allocation failed (the machine's memory, or a limit such as ulimit -v or -d)";
   } catch (const std::exception& e) {
     return std::string("build\n") + e.what();
   } catch (...) {
