@@ -21,19 +21,9 @@ namespace {
 
 std::string file_bytes(const fs::path& p) { return test::read_text(p); }
 
-fs::path compile_embedded(const test::TempDir& dir, const onnx::ModelProto& m) {
-  test::write_model(m, dir / "model.onnx");
-  compile::CompileOptions o;
-  o.ep = "ref";
-  o.embed = true;
-  o.validate = false;
-  compile::compile_model(dir / "model.onnx", dir / "compiled.onnx", o);
-  return dir / "compiled.onnx";
-}
-
 TEST(MappedBlobs, EmbeddedBlobsStartAt64ByteOffsetsOfTheFile) {
   test::TempDir dir;
-  const fs::path compiled = compile_embedded(dir, test::linear_model(64, 300, 3));
+  const fs::path compiled = test::compile_embedded(dir.path(), test::linear_model(64, 300, 3));
   const std::string bytes = file_bytes(compiled);
   auto lifted = model::lift_context_blobs(bytes, 1024);
   ASSERT_TRUE(lifted.has_value());
@@ -49,27 +39,9 @@ TEST(MappedBlobs, EmbeddedBlobsStartAt64ByteOffsetsOfTheFile) {
   }
 }
 
-// x -> MatMul(W1) -> com.example:Opaque (no kernel) -> MatMul(W2) -> y: two
-// partitions, each with weights enough for a blob the aligner handles.
-onnx::ModelProto two_partitions() {
-  test::GraphBuilder b("two");
-  b.input("x", {1, 64});
-  b.initializer("W1", {64, 300}, test::random_floats(64 * 300, 1));
-  b.initializer("W2", {300, 300}, test::random_floats(300 * 300, 2));
-  b.node("MatMul", {"x", "W1"}, {"a"}, "first");
-  b.node("Opaque", {"a"}, {"b"}, "custom", "com.example");
-  b.node("MatMul", {"b", "W2"}, {"y"}, "second");
-  b.output("y", {1, 300});
-  onnx::ModelProto m = test::make_model(b.graph(), 17);
-  auto* o = m.add_opset_import();
-  o->set_domain("com.example");
-  o->set_version(1);
-  return m;
-}
-
 TEST(MappedBlobs, EveryPartitionsBlobIsAligned) {
   test::TempDir dir;
-  const fs::path compiled = compile_embedded(dir, two_partitions());
+  const fs::path compiled = test::compile_embedded(dir.path(), test::two_partitions());
   auto lifted = model::lift_context_blobs(file_bytes(compiled), 64 * 1024);
   ASSERT_TRUE(lifted.has_value());
   ASSERT_EQ(lifted->strings.size(), 2u);
@@ -78,7 +50,7 @@ TEST(MappedBlobs, EveryPartitionsBlobIsAligned) {
 
 TEST(MappedBlobs, FindingTheBlobsNamesTheirNodesAndCopiesNothing) {
   test::TempDir dir;
-  const fs::path compiled = compile_embedded(dir, two_partitions());
+  const fs::path compiled = test::compile_embedded(dir.path(), test::two_partitions());
   const std::string bytes = file_bytes(compiled);
   const std::vector<model::LiftedString> found = model::find_context_blobs(bytes, 64 * 1024);
   auto lifted = model::lift_context_blobs(bytes, 64 * 1024);
@@ -103,7 +75,7 @@ TEST(MappedBlobs, FindingTheBlobsNamesTheirNodesAndCopiesNothing) {
 
 TEST(MappedBlobs, EpcontextEmbedAlignsTheBlobsItMovesIn) {
   test::TempDir dir;
-  test::write_model(two_partitions(), dir / "model.onnx");
+  test::write_model(test::two_partitions(), dir / "model.onnx");
   compile::CompileOptions o;
   o.ep = "ref";
   o.validate = false;
@@ -117,7 +89,7 @@ TEST(MappedBlobs, EpcontextEmbedAlignsTheBlobsItMovesIn) {
 
 TEST(MappedBlobs, AMappedModelRunsAsTheParsedOneWithoutCopyingItsBlob) {
   test::TempDir dir;
-  const fs::path compiled = compile_embedded(dir, test::linear_model(64, 300, 5));
+  const fs::path compiled = test::compile_embedded(dir.path(), test::linear_model(64, 300, 5));
   const model::Model parsed = model::load_model(compiled);
   const model::Model mapped = model::load_model(compiled, {.map_blobs = true});
   ASSERT_EQ(mapped.mapped_strings.size(), 1u);
@@ -136,7 +108,7 @@ TEST(MappedBlobs, AMappedModelRunsAsTheParsedOneWithoutCopyingItsBlob) {
 
 TEST(MappedBlobs, AModelWithMappedBlobsIsNotSaved) {
   test::TempDir dir;
-  const fs::path compiled = compile_embedded(dir, test::linear_model(64, 300, 5));
+  const fs::path compiled = test::compile_embedded(dir.path(), test::linear_model(64, 300, 5));
   model::Model mapped = model::load_model(compiled, {.map_blobs = true});
   EXPECT_THROW(model::save_model(mapped, dir / "again.onnx"), std::logic_error);
   EXPECT_FALSE(fs::exists(dir / "again.onnx"));
@@ -146,7 +118,7 @@ TEST(MappedBlobs, SmallBlobsAndOrdinaryModelsParseAsUsual) {
   test::TempDir dir;
   test::write_model(test::small_model(), dir / "model.onnx");
   EXPECT_FALSE(model::lift_context_blobs(file_bytes(dir / "model.onnx"), 1).has_value());
-  const fs::path compiled = compile_embedded(dir, test::small_model());
+  const fs::path compiled = test::compile_embedded(dir.path(), test::small_model());
   // (its blob is a few KiB, under the default threshold)
   const model::Model m = model::load_model(compiled, {.map_blobs = true});
   EXPECT_TRUE(m.mapped_strings.empty());

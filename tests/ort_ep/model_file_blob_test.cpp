@@ -14,34 +14,9 @@
 using namespace winml;
 namespace fs = std::filesystem;
 
-namespace {
-
-// Two ref partitions around an operator the runtime lacks, blobs embedded.
-fs::path two_embedded_blobs(const test::TempDir& dir) {
-  test::GraphBuilder b("two");
-  b.input("x", {1, 64});
-  b.initializer("W1", {64, 300}, test::random_floats(64 * 300, 1));
-  b.initializer("W2", {300, 300}, test::random_floats(300 * 300, 2));
-  b.node("MatMul", {"x", "W1"}, {"a"}, "first");
-  b.node("Opaque", {"a"}, {"b"}, "custom", "com.example");
-  b.node("MatMul", {"b", "W2"}, {"y"}, "second");
-  b.output("y", {1, 300});
-  onnx::ModelProto m = test::make_model(b.graph(), 17);
-  auto* o = m.add_opset_import();
-  o->set_domain("com.example");
-  o->set_version(1);
-  test::write_model(m, dir / "model.onnx");
-  compile::CompileOptions c;
-  c.ep = "ref";
-  c.embed = true;
-  c.validate = false;
-  compile::compile_model(dir / "model.onnx", dir / "compiled.onnx", c);
-  return dir / "compiled.onnx";
-}
-
 TEST(ModelFileBlob, FindsEachNodesBlobInTheMappedFile) {
   test::TempDir dir;
-  const fs::path compiled = two_embedded_blobs(dir);
+  const fs::path compiled = test::compile_embedded(dir.path(), test::two_partitions());
   const model::Model parsed = model::load_model(compiled);
   int seen = 0;
   for (const auto& n : parsed.proto.graph().node()) {
@@ -65,7 +40,7 @@ TEST(ModelFileBlob, FindsEachNodesBlobInTheMappedFile) {
 
 TEST(ModelFileBlob, WithoutAFileOrAnUnambiguousNodeItFindsNothing) {
   test::TempDir dir;
-  const fs::path compiled = two_embedded_blobs(dir);
+  const fs::path compiled = test::compile_embedded(dir.path(), test::two_partitions());
   const std::vector<model::LiftedString> blobs = model::find_context_blobs(test::read_text(compiled), 64 * 1024);
   ASSERT_EQ(blobs.size(), 2u);
   const auto& first = blobs[0];
@@ -82,5 +57,3 @@ TEST(ModelFileBlob, WithoutAFileOrAnUnambiguousNodeItFindsNothing) {
   test::write_model(m.proto, dir / "twice.onnx");
   EXPECT_FALSE(ort_ep::map_blob_in_model_file(dir / "twice.onnx", first.node_name, size).has_value());
 }
-
-}  // namespace

@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "compile/compile.h"
 #include "model/model_io.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/session.h"
@@ -43,6 +44,32 @@ onnx::ModelProto small_model() {
   b.output("y", {"batch", 4});
   b.output("z", {"batch", 4});
   return make_model(b.graph(), 17);
+}
+
+onnx::ModelProto two_partitions() {
+  GraphBuilder b("two");
+  b.input("x", {1, 64});
+  b.initializer("W1", {64, 300}, random_floats(64 * 300, 1));
+  b.initializer("W2", {300, 300}, random_floats(300 * 300, 2));
+  b.node("MatMul", {"x", "W1"}, {"a"}, "first");
+  b.node("Opaque", {"a"}, {"b"}, "custom", "com.example");
+  b.node("MatMul", {"b", "W2"}, {"y"}, "second");
+  b.output("y", {1, 300});
+  onnx::ModelProto m = make_model(b.graph(), 17);
+  auto* o = m.add_opset_import();
+  o->set_domain("com.example");
+  o->set_version(1);
+  return m;
+}
+
+std::filesystem::path compile_embedded(const std::filesystem::path& dir, const onnx::ModelProto& m) {
+  write_model(m, dir / "model.onnx");
+  compile::CompileOptions o;
+  o.ep = "ref";
+  o.embed = true;
+  o.validate = false;
+  compile::compile_model(dir / "model.onnx", dir / "compiled.onnx", o);
+  return dir / "compiled.onnx";
 }
 
 onnx::ModelProto model_with_custom_op(const std::string& op) {

@@ -31,6 +31,14 @@ onnx::ModelProto small_model();
 // unsupported in every test of the process.
 onnx::ModelProto model_with_custom_op(const std::string& op = "Opaque");
 
+// x[1,64] -> MatMul(W1) -> com.example:Opaque (no kernel) -> MatMul(W2) -> y:
+// two ref partitions, each with weights enough for a blob of its own.
+onnx::ModelProto two_partitions();
+
+// Writes `m` to dir/model.onnx and compiles it for the ref EP with its blobs
+// embedded and no validation run; returns dir/compiled.onnx.
+std::filesystem::path compile_embedded(const std::filesystem::path& dir, const onnx::ModelProto& m);
+
 // Registers a kernel for com.example:Negate (y = -x) in the runtime.
 void register_negate_kernel();
 
