@@ -4,6 +4,7 @@
 #include <set>
 
 #include "compile/partition.h"
+#include "model/node_util.h"
 #include "runtime/errors.h"
 #include "runtime/evaluate.h"
 #include "runtime/tensor.h"
@@ -17,12 +18,6 @@ const std::set<std::string> kNotFoldable = {"RandomNormalLike", "RandomUniformLi
 
 // Results may grow by this much beyond their inputs' size.
 constexpr std::uint64_t kGrowthAllowance = 64 * 1024;
-
-bool has_subgraph(const onnx::NodeProto& n) {
-  for (const auto& a : n.attribute())
-    if (a.has_g() || a.graphs_size() > 0) return true;
-  return false;
-}
 
 }  // namespace
 
@@ -39,7 +34,7 @@ int fold_constants(model::Model& model, const runtime::Opsets& opsets) {
   int count = 0;
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& n = g.node(i);
-    if ((!n.domain().empty() && n.domain() != "ai.onnx") || kNotFoldable.count(n.op_type()) || has_subgraph(n) ||
+    if ((!n.domain().empty() && n.domain() != "ai.onnx") || kNotFoldable.count(n.op_type()) || model::has_subgraph(n) ||
         n.input_size() == 0)
       continue;
     std::vector<runtime::Tensor> inputs;

@@ -6,6 +6,12 @@ bool is_default_domain(std::string_view domain) { return domain.empty() || domai
 
 bool is_op(const onnx::NodeProto& n, std::string_view op) { return n.op_type() == op && is_default_domain(n.domain()); }
 
+bool has_subgraph(const onnx::NodeProto& n) {
+  for (const auto& a : n.attribute())
+    if (a.has_g() || a.graphs_size() > 0) return true;
+  return false;
+}
+
 const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, std::string_view name) {
   for (const auto& a : n.attribute())
     if (a.name() == name) return &a;

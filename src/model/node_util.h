@@ -15,6 +15,8 @@ namespace winml::model {
 // True for ops of the default ONNX domain ("" or "ai.onnx") named `op`.
 bool is_op(const onnx::NodeProto& n, std::string_view op);
 bool is_default_domain(std::string_view domain);
+// True when an attribute of `n` holds a graph (If, Loop, Scan bodies).
+bool has_subgraph(const onnx::NodeProto& n);
 
 const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, std::string_view name);
 onnx::AttributeProto* find_attr(onnx::NodeProto& n, std::string_view name);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "model/model_io.h"
+#include "model/node_util.h"
 #include "passes/registry.h"
 
 namespace winml::passes {
@@ -15,9 +16,7 @@ namespace {
 bool mergeable(const onnx::NodeProto& n) {
   static const std::set<std::string> kRandom = {
       "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"};
-  if (kRandom.count(n.op_type())) return false;
-  for (const auto& a : n.attribute())
-    if (a.has_g() || a.graphs_size()) return false;
+  if (kRandom.count(n.op_type()) || model::has_subgraph(n)) return false;
   return n.output_size() > 0;
 }
 

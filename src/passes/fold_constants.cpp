@@ -24,9 +24,7 @@ bool never_fold(const onnx::NodeProto& n) {
   static const std::set<std::string> kOps = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
                                              "Multinomial",  "Bernoulli",     "QuantizeLinear",   "DequantizeLinear",
                                              "Identity",     "Dropout"};
-  for (const auto& a : n.attribute())
-    if (a.has_g() || a.graphs_size()) return true;
-  return kOps.count(n.op_type()) > 0;
+  return model::has_subgraph(n) || kOps.count(n.op_type()) > 0;
 }
 
 std::int64_t domain_opset(const PassContext& ctx, const std::string& domain) {

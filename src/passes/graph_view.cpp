@@ -4,18 +4,13 @@
 #include <queue>
 #include <stdexcept>
 
+#include "model/node_util.h"
 #include "model/tensor_values.h"
 #include "model/walk.h"
 
 namespace winml::passes {
 
 namespace {
-
-bool has_subgraphs(const onnx::NodeProto& n) {
-  for (const auto& a : n.attribute())
-    if (a.has_g() || a.graphs_size() > 0) return true;
-  return false;
-}
 
 template <typename Fn>
 void for_each_subgraph(const onnx::NodeProto& n, const Fn& fn) {
@@ -177,7 +172,7 @@ void GraphView::index_node(int i) {
   };
   for (const auto& in : n.input())
     if (!in.empty()) add_reader(in);
-  if (has_subgraphs(n)) {
+  if (model::has_subgraph(n)) {
     std::unordered_set<std::string> free;
     for_each_subgraph(n, [&](const onnx::GraphProto& sg) { collect_free(sg, {}, free); });
     std::vector<std::string> sorted(free.begin(), free.end());
@@ -204,7 +199,7 @@ std::vector<int> GraphView::consumers(const std::string& value) const {
     // Still a reader? (inputs may have been rewired)
     const auto& n = node(i);
     bool reads = std::find(n.input().begin(), n.input().end(), value) != n.input().end();
-    if (!reads && has_subgraphs(n)) {
+    if (!reads && model::has_subgraph(n)) {
       std::unordered_set<std::string> free;
       for_each_subgraph(n, [&](const onnx::GraphProto& sg) { collect_free(sg, {}, free); });
       reads = free.count(value) > 0;
@@ -428,7 +423,7 @@ void GraphView::commit() {
   std::vector<std::vector<int>> deps(order.size());
   for (std::size_t k = 0; k < order.size() && sorted; ++k) {
     std::unordered_set<std::string> reads(node(order[k]).input().begin(), node(order[k]).input().end());
-    if (has_subgraphs(node(order[k]))) {
+    if (model::has_subgraph(node(order[k]))) {
       for_each_subgraph(node(order[k]), [&](const onnx::GraphProto& sg) { collect_free(sg, {}, reads); });
     }
     for (const auto& r : reads) {
@@ -442,7 +437,7 @@ void GraphView::commit() {
     for (std::size_t k = 0; k < order.size(); ++k) {
       deps[k].clear();
       std::unordered_set<std::string> reads(node(order[k]).input().begin(), node(order[k]).input().end());
-      if (has_subgraphs(node(order[k])))
+      if (model::has_subgraph(node(order[k])))
         for_each_subgraph(node(order[k]), [&](const onnx::GraphProto& sg) { collect_free(sg, {}, reads); });
       for (const auto& r : reads)
         if (auto it = made_by.find(r); it != made_by.end() && it->second != static_cast<int>(k))

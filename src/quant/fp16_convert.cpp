@@ -21,12 +21,6 @@ namespace {
 constexpr std::int32_t kFloat = onnx::TensorProto::FLOAT;
 constexpr std::int32_t kHalf = onnx::TensorProto::FLOAT16;
 
-bool has_subgraph(const onnx::NodeProto& n) {
-  for (const auto& a : n.attribute())
-    if (a.has_g() || a.graphs_size()) return true;
-  return false;
-}
-
 // Outputs whose type is not the node's T (LayerNormalization's Mean and InvStdDev use the stash type).
 bool output_follows_t(const onnx::NodeProto& n, int k) { return !(n.op_type() == "LayerNormalization" && k > 0); }
 
@@ -95,7 +89,7 @@ class Converter {
       }
       bool pinned = false;
       for (const auto& x : n.output()) pinned = pinned || pinned_.count(x);
-      bool half = default_domain && !has_subgraph(n) && !pinned && !o_.op_block_list.count(n.op_type()) &&
+      bool half = default_domain && !model::has_subgraph(n) && !pinned && !o_.op_block_list.count(n.op_type()) &&
                   runs_in_fp16(o_.ep, n.op_type(), opset_);
       if (half) {
         half_nodes_.insert(i);

@@ -1,13 +1,12 @@
 #include "quant/strip_qdq.h"
 
-#include <cstring>
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "base/error.h"
 #include "model/node_util.h"
 #include "model/tensor_data.h"
-#include "model/tensor_file.h"
 #include "model/tensor_values.h"
 #include "model/walk.h"
 #include "quant/graph_edit.h"
@@ -36,77 +35,19 @@ std::vector<float> dequantize_constant(const model::Model& m, const onnx::NodePr
   const onnx::TensorProto* zp = get(2);
   if (model::attr_int(dq, "block_size", 0) != 0)
     throw BuildError("blocked DequantizeLinear '" + dq.name() + "' cannot be undone");
-  std::vector<double> xs, zs;
-  {
-    model::TensorFile t;
-    t.dtype = x->data_type();
-    t.shape.assign(x->dims().begin(), x->dims().end());
-    auto b = m.tensor_bytes(*x);
-    t.data.assign(b.bytes.begin(), b.bytes.end());
-    xs.resize(static_cast<std::size_t>(t.element_count()));
-    for (std::size_t i = 0; i < xs.size(); ++i) {
-      std::int64_t v = 0;
-      switch (t.dtype) {
-        case onnx::TensorProto::UINT8: v = static_cast<std::uint8_t>(t.data[i]); break;
-        case onnx::TensorProto::INT8: v = static_cast<std::int8_t>(t.data[i]); break;
-        case onnx::TensorProto::UINT16: {
-          std::uint16_t u;
-          std::memcpy(&u, &t.data[2 * i], 2);
-          v = u;
-          break;
-        }
-        case onnx::TensorProto::INT16: {
-          std::int16_t u;
-          std::memcpy(&u, &t.data[2 * i], 2);
-          v = u;
-          break;
-        }
-        case onnx::TensorProto::INT32: {
-          std::int32_t u;
-          std::memcpy(&u, &t.data[4 * i], 4);
-          v = u;
-          break;
-        }
-        default:
-          throw BuildError("DequantizeLinear '" + dq.name() + "' of " + model::data_type_name(t.dtype) +
-                           " cannot be undone");
-      }
-      xs[i] = static_cast<double>(v);
-    }
-  }
+  // The quantized types a DequantizeLinear takes.
+  static const std::set<std::int32_t> kQuantized = {onnx::TensorProto::UINT8, onnx::TensorProto::INT8,
+                                                    onnx::TensorProto::UINT16, onnx::TensorProto::INT16,
+                                                    onnx::TensorProto::INT32};
+  const auto q = kQuantized.count(x->data_type()) ? model::read_ints(m, *x) : std::nullopt;
+  if (!q)
+    throw BuildError("DequantizeLinear '" + dq.name() + "' of " + model::data_type_name(x->data_type()) +
+                     " cannot be undone");
+  const std::vector<double> xs(q->begin(), q->end());
   std::vector<float> scales = model::float32_values(m, *scale);
   std::vector<std::int64_t> zps(scales.size(), 0);
-  if (zp) {
-    auto b = m.tensor_bytes(*zp);
-    std::size_t es = model::element_size(zp->data_type());
-    for (std::size_t i = 0; i < zps.size() && (i + 1) * es <= b.bytes.size(); ++i) {
-      std::int64_t v = 0;
-      switch (zp->data_type()) {
-        case onnx::TensorProto::UINT8: v = static_cast<std::uint8_t>(b.bytes[i]); break;
-        case onnx::TensorProto::INT8: v = static_cast<std::int8_t>(b.bytes[i]); break;
-        case onnx::TensorProto::UINT16: {
-          std::uint16_t u;
-          std::memcpy(&u, &b.bytes[2 * i], 2);
-          v = u;
-          break;
-        }
-        case onnx::TensorProto::INT16: {
-          std::int16_t u;
-          std::memcpy(&u, &b.bytes[2 * i], 2);
-          v = u;
-          break;
-        }
-        case onnx::TensorProto::INT32: {
-          std::int32_t u;
-          std::memcpy(&u, &b.bytes[4 * i], 4);
-          v = u;
-          break;
-        }
-        default: break;
-      }
-      zps[i] = v;
-    }
-  }
+  if (zp)
+    if (auto z = model::read_ints(m, *zp)) std::copy_n(z->begin(), std::min(z->size(), zps.size()), zps.begin());
   std::vector<std::int64_t> dims(x->dims().begin(), x->dims().end());
   std::int64_t axis = model::attr_int(dq, "axis", 1);
   if (axis < 0) axis += static_cast<std::int64_t>(dims.size());
@@ -132,20 +73,13 @@ bool clamps_at_zero(const onnx::NodeProto& q, const std::map<std::string, const 
   if (q.input_size() < 3) return true;  // no zero point: uint8 with zero point 0
   auto it = inits.find(q.input(2));
   if (it == inits.end() || model::element_count(*it->second) != 1) return false;
-  auto b = m.tensor_bytes(*it->second);
+  const auto zero_point = model::read_ints(m, *it->second);
+  if (!zero_point) return false;
   switch (it->second->data_type()) {
-    case onnx::TensorProto::UINT8: return static_cast<std::uint8_t>(b.bytes[0]) == 0;
-    case onnx::TensorProto::INT8: return static_cast<std::int8_t>(b.bytes[0]) == -128;
-    case onnx::TensorProto::UINT16: {
-      std::uint16_t v;
-      std::memcpy(&v, b.bytes.data(), 2);
-      return v == 0;
-    }
-    case onnx::TensorProto::INT16: {
-      std::int16_t v;
-      std::memcpy(&v, b.bytes.data(), 2);
-      return v == -32768;
-    }
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::UINT16: return (*zero_point)[0] == 0;
+    case onnx::TensorProto::INT8: return (*zero_point)[0] == -128;
+    case onnx::TensorProto::INT16: return (*zero_point)[0] == -32768;
     default: return false;
   }
 }
