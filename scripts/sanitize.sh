@@ -4,7 +4,8 @@
 # shared with scripts/fuzz.sh) into build-sanitize and runs the tests
 # labelled `sanitize` (tests/CMakeLists.txt: the CPU runtime's conformance,
 # unit, model and ONNX Runtime oracle tests; compile, EPContext, control flow
-# and real-model compile tests; the npm model corpus through every stage). Any sanitizer report aborts its test, so the
+# and real-model compile tests; the npm model corpus and the torchvision corpus's CI subset -- a detector
+# with control flow, window attention -- through every stage). Any sanitizer report aborts its test, so the
 # run fails. The exported models and onnxruntime-node come from the main
 # build (scripts/build.sh and its fixtures) when it has them.
 # usage: scripts/sanitize.sh [CTEST ARGS...]
@@ -15,7 +16,8 @@ out=$root/build-sanitize
 
 source scripts/configure.sh
 CC=clang CXX=clang++ configure "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWINML_SANITIZE=ON \
-  -DWINML_TEST_MODELS="$root/build/test-models" -DWINML_ORT_NODE_DIR="$root/build/ort-node"
+  -DWINML_TEST_MODELS="$root/build/test-models" -DWINML_ORT_NODE_DIR="$root/build/ort-node" \
+  -DWINML_TORCHVISION_CORPUS="$root/build/torchvision-corpus"
 targets=(sanitized_unit_tests sanitized_tests sanitized_cli_tests sanitized_model_ort_tests corpus_tests ort_ep_tests)
 cmake --build "$out" -j"$(nproc)" --target "${targets[@]}"
 

@@ -116,6 +116,8 @@ nlohmann::json accuracy_json(const std::vector<OutputAccuracy>& table) {
     row["sqnr_db"] = a.sqnr_db ? nlohmann::json(*a.sqnr_db) : nlohmann::json(nullptr);  // null: identical
     // Identical outputs have no finite SQNR; say so rather than leave a bare null.
     if (!a.sqnr_db && a.elements > 0 && a.max_abs_error == 0) row["identical"] = true;
+    // An output empty on every sample (a detector that found nothing) has nothing to compare.
+    if (a.elements == 0) row["empty"] = true;
     j.push_back(row);
   }
   return j;
@@ -129,6 +131,7 @@ std::string format_accuracy(const std::vector<OutputAccuracy>& table) {
   for (const auto& a : table) {
     char sqnr[32] = "inf";
     if (a.sqnr_db) std::snprintf(sqnr, sizeof sqnr, "%.2f", *a.sqnr_db);
+    else if (a.elements == 0) std::snprintf(sqnr, sizeof sqnr, "empty");
     std::snprintf(line, sizeof line, "  %-32s %10s %16.6g\n", a.output.c_str(), sqnr, a.max_abs_error);
     o << line;
   }

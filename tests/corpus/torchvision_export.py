@@ -4,10 +4,14 @@ weights (torch.manual_seed(0) before each model), small inputs, through
 Debian's python3-torch / python3-torchvision, offline. One model per line of
 MODELS: name, constructor, input shape, opset, kind.
 
-usage: /usr/bin/python3 tests/corpus/torchvision_export.py OUT_DIR [NAME...]
-Writes OUT_DIR/<name>.onnx and OUT_DIR/<name>.json (input shape, opset, kind);
-prints one line per model: name, ok or the exporter's error.
+usage: /usr/bin/python3 tests/corpus/torchvision_export.py OUT_DIR [--keep] [--list FILE.json] [NAME...]
+Writes OUT_DIR/<name>.onnx and OUT_DIR/<name>.json (input shape, opset, kind,
+and the digest of this script); prints one line per model: name, ok or the
+exporter's error. --list takes the names from a JSON list of {"name": ...}
+(tests/corpus/torchvision_ci.json); --keep leaves a model this very script
+exported as it is.
 """
+import hashlib
 import json
 import os
 import sys
@@ -53,6 +57,18 @@ MODELS = [
 ]
 
 
+EXPORTER = hashlib.sha256(open(__file__, "rb").read()).hexdigest()
+
+
+def exported_by_this_script(name, out_dir):
+    try:
+        with open(os.path.join(out_dir, name + ".json")) as f:
+            spec = json.load(f)
+    except (OSError, ValueError):
+        return False
+    return spec.get("exporter") == EXPORTER and os.path.exists(os.path.join(out_dir, name + ".onnx"))
+
+
 def export(name, make, shape, opset, kind, out_dir):
     torch.manual_seed(0)
     model = make().eval()
@@ -64,15 +80,24 @@ def export(name, make, shape, opset, kind, out_dir):
         torch.onnx.export(model, args, path, opset_version=opset, input_names=["input"],
                           do_constant_folding=True)
     # Detection models take a list of images: their one input is the image itself.
-    spec = {"name": name, "kind": kind, "opset": opset,
+    spec = {"name": name, "kind": kind, "opset": opset, "exporter": EXPORTER,
             "inputs": {"input": {"shape": shape[1:] if detection else shape, "range": [0, 1]}}}
-    with open(os.path.join(out_dir, name + ".json"), "w") as f:
+    # The spec last (through a rename): its digest says the model beside it is whole.
+    tmp = os.path.join(out_dir, name + ".json.tmp")
+    with open(tmp, "w") as f:
         json.dump(spec, f)
+    os.replace(tmp, os.path.join(out_dir, name + ".json"))
 
 
 def main():
-    out_dir = sys.argv[1]
-    wanted = set(sys.argv[2:])
+    out_dir, args = sys.argv[1], sys.argv[2:]
+    keep = "--keep" in args
+    args = [a for a in args if a != "--keep"]
+    if "--list" in args:
+        i = args.index("--list")
+        with open(args[i + 1]) as f:
+            args = args[:i] + [entry["name"] for entry in json.load(f)] + args[i + 2:]
+    wanted = set(args)
     os.makedirs(out_dir, exist_ok=True)
     failed = 0
     for name, make, shape, opset, kind in MODELS:
@@ -81,6 +106,9 @@ def main():
         if not hasattr(torchvision.models, name) and not name.startswith(("fasterrcnn", "retinanet", "ssd", "fcn",
                                                                             "lraspp", "r3d", "r2plus1d")):
             print(f"{name}: not in torchvision {torchvision.__version__}")
+            continue
+        if keep and exported_by_this_script(name, out_dir):
+            print(f"{name}: kept")
             continue
         start = time.time()
         try:
