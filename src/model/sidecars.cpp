@@ -24,7 +24,9 @@ std::vector<fs::path> ModelFiles::all() const {
 }
 
 ModelFiles model_files(const fs::path& path) {
-  Model m = load_model(path);
+  // Embedded EPContext blobs stay in the mapped file: listing a compiled
+  // model's files must not copy its blob (up to 2 GiB) into protobuf.
+  Model m = load_model(path, {.map_blobs = true});
   ModelFiles f;
   f.model = path;
   for (const auto& [location, file] : m.external_files) f.data_files.push_back(file->path());
