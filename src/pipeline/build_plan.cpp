@@ -5,6 +5,7 @@
 
 #include "base/error.h"
 #include "base/instruction_set.h"
+#include "base/runtime_threads.h"
 #include "base/this_executable.h"
 #include "config/model_name.h"
 #include "config/project.h"
@@ -157,6 +158,9 @@ store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& regis
   // The machine's arithmetic, which stages declare (stages/runtime_arithmetic.h):
   // a plan made under another (WINML_RUNTIME_ISA, another CPU) is made again.
   h.update_field(arithmetic_identity());
+  // Not the runtime's thread count, which no result depends on; a bad
+  // $WINML_RUNTIME_THREADS is an input error before any stage runs.
+  runtime_threads_override();
   h.update_field(source.project_dir.string());
   h.update_field(source.config_file.string());
   h.update_field(source.output_dir_override.string());

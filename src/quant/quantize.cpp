@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
-#include <thread>
 
 #include "base/error.h"
 #include "model/epcontext.h"
@@ -24,6 +23,7 @@
 #include "quant/qdq_plan.h"
 #include "quant/runtime_runner.h"
 #include "quant/strip_qdq.h"
+#include "runtime/thread_pool.h"
 
 namespace winml::quant {
 
@@ -123,8 +123,7 @@ constexpr std::size_t kKeptOutputsBytes = std::size_t{256} << 20;
 // pass): one per thread. The runners share one plan and its weights; each
 // has its own activations.
 int concurrent_samples(int threads) {
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  return threads > 0 ? threads : static_cast<int>(cores);
+  return threads > 0 ? threads : runtime::ThreadPool::default_threads();
 }
 
 }  // namespace

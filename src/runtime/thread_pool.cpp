@@ -4,6 +4,8 @@
 #include <chrono>
 #include <exception>
 
+#include "base/runtime_threads.h"
+
 namespace winml::runtime {
 
 namespace {
@@ -37,6 +39,7 @@ struct ThreadPool::Job {
 };
 
 int ThreadPool::default_threads() {
+  if (const int forced = runtime_threads_override()) return forced;
   unsigned n = std::thread::hardware_concurrency();
   return n ? static_cast<int>(n) : 1;
 }

@@ -17,7 +17,7 @@ namespace winml::runtime {
 
 class ThreadPool {
  public:
-  // `threads` counts the calling thread; 0 means one per core.
+  // `threads` counts the calling thread; 0 means default_threads().
   explicit ThreadPool(int threads = 0);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -30,6 +30,7 @@ class ThreadPool {
   // exception thrown by a tile is rethrown here.
   void parallel_for(std::int64_t n, const std::function<void(std::int64_t)>& fn);
 
+  // $WINML_RUNTIME_THREADS when set (base/runtime_threads.h), else one per core.
   static int default_threads();
 
  private:

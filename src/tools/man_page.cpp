@@ -57,6 +57,9 @@ const Entry kEnvironment[] = {
     {"WINML_RUNTIME_ISA",
      "generic, avx2 or avx512: force a lower instruction set on the CPU runtime (avx2 and avx512 build the same "
      "bytes; generic enters the keys)."},
+    {"WINML_RUNTIME_THREADS",
+     "1 to 1024: the CPU runtime's threads where a command names none (a build's calibration, accuracy pass and "
+     "validation); default one per core. Not in any key: the bytes are the same for every count."},
     {"WINML_ORT_CACHE",
      "Where scripts/fetch-ort.sh puts ONNX Runtime, and where the default [compile] ort_library is looked for "
      "(DIR/1.29.0/lib/libonnxruntime.so.1); else $XDG_CACHE_HOME/winml-make/ort, else ~/.cache/winml-make/ort."},

@@ -83,3 +83,24 @@ TEST(SameBytes, AnUnknownInstructionSetIsAnInputError) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("WINML_RUNTIME_ISA=sse9: expected generic, avx2 or avx512"), std::string::npos) << r.err;
 }
+
+// WINML_RUNTIME_THREADS sets the runtime's threads where a command names none
+// (a build's stages, `run` without --threads); a bad value is an input error.
+TEST(SameBytes, TheRuntimeThreadCountComesFromTheEnvironment) {
+  test::Project p;
+  p.write_small_project();
+  const test::CliResult three = p.run({"run", "-m", "net.onnx", "--json"}, {{"WINML_RUNTIME_THREADS", "3"}});
+  ASSERT_EQ(three.exit_code, 0) << three.err;
+  EXPECT_EQ(nlohmann::json::parse(three.out)["threads"], 3) << three.out;
+  const test::CliResult named = p.run({"run", "-m", "net.onnx", "--json", "--threads", "1"},
+                                      {{"WINML_RUNTIME_THREADS", "3"}});
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_EQ(nlohmann::json::parse(named.out)["threads"], 1) << named.out;
+  for (const char* bad : {"0", "two", "3x"}) {
+    const test::CliResult r = p.run({}, {{"WINML_RUNTIME_THREADS", bad}});
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find(std::string("WINML_RUNTIME_THREADS=") + bad + ": expected a whole number from 1 to 1024"),
+              std::string::npos)
+        << r.err;
+  }
+}

@@ -1,0 +1,32 @@
+#include "base/runtime_threads.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "base/error.h"
+
+namespace winml {
+
+namespace {
+
+int parse() {
+  const char* text = std::getenv("WINML_RUNTIME_THREADS");
+  if (!text || !*text) return 0;
+  const std::string_view s = text;
+  int n = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  if (ec != std::errc() || end != s.data() + s.size() || n < 1 || n > 1024)
+    throw InputError("WINML_RUNTIME_THREADS=" + std::string(s) + ": expected a whole number from 1 to 1024");
+  return n;
+}
+
+}  // namespace
+
+int runtime_threads_override() {
+  static const int n = parse();
+  return n;
+}
+
+}  // namespace winml
