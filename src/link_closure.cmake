@@ -1,6 +1,6 @@
 # winml_link_closure(<target> <out>): the winml libraries <target> links,
 # directly or through others, appended to the list <out> names. The code
-# digests (stages/code_units.cmake) and the layering check (layering.cmake)
+# digests (pipeline/code_units.cmake) and the layering check (layering.cmake)
 # both read the architecture from these links.
 function(winml_link_closure target out)
   set(seen ${${out}})

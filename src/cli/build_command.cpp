@@ -1,10 +1,11 @@
-// winml-make [TARGET...] [-j N] [-k] [-n] [--explain] [--json] [--rebuild]
+// winml-make [MODEL...] [-j N] [-k] [-n] [--explain] [--json] [--rebuild]
 //            [--cache-dir DIR | --no-cache] [-o DIR] [--lock-timeout S]
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <thread>
 
@@ -16,18 +17,15 @@
 #include "cli/context.h"
 #include "cli/interrupt.h"
 #include "cli/project_options.h"
-#include "cli/shard.h"
 #include "cli/tools_module.h"
+#include "pipeline/build_run.h"
 #include "remote/http_cache.h"
-#include "pipeline/registry.h"
-#include "store/cache.h"
-#include "store/lock.h"
 
 namespace winml::cli {
 
-namespace fs = std::filesystem;
-
 namespace {
+
+namespace fs = std::filesystem;
 
 struct BuildFlags {
   std::vector<std::string> models;
@@ -81,115 +79,36 @@ nlohmann::json remote_json(const remote::RemoteSettings& settings, const remote:
           {"switched_off", s.switched_off}};
 }
 
-int run_build(const Context& ctx, const BuildFlags& f) {
-  const auto start = std::chrono::steady_clock::now();
-  const std::atomic<bool>& cancel = install_interrupt_handler();
-  pipeline::BuildSessionOptions so = session_options(ctx, !f.dry_run, &cancel);
-  so.lock_timeout_seconds = f.lock_timeout;
-  // A build of every model looks up every file the last one did.
-  so.prefetch_stats = f.models.empty() && f.shard.empty() && !f.rebuild;
-  // Deliberately never freed: tearing down the plan and state of a large
-  // project costs ~5% of a no-op build, and the process ends right after.
-  // Held by a static, so it stays reachable and leak checkers agree.
-  static pipeline::BuildSession* kept_until_exit = nullptr;
-  kept_until_exit = new pipeline::BuildSession(so, tool_stages());
-  pipeline::BuildSession& session = *kept_until_exit;
-  // With --json, every way out prints a report on stdout.
-  auto interrupted_before_building = [&f]() -> int {
-    std::cerr << "winml-make: interrupted while waiting for a lock\n";
-    if (f.json) std::cout << error_report("interrupted", kExitInterrupted, "interrupted while waiting for a lock").dump(2) << "\n";
-    return kExitInterrupted;
-  };
-  if (!session.open()) return interrupted_before_building();
-  const pipeline::BuildPlan& plan = session.plan();
-  graph::BuildOptions o;
-  o.models = select_models(session, f.models);
-  if (!f.shard.empty()) {
-    const Shard shard = parse_shard(f.shard);
-    o.models = models_in_shard(shard, plan.graph.models, o.models);
-    if (o.models.empty()) {
-      // Empty models would mean "all": a shard that drew no model builds nothing.
-      (f.json ? std::cerr : std::cout) << "winml-make: shard " << f.shard << " holds none of the "
-                                        << plan.graph.models.size() << " models; nothing to build\n";
-      if (f.json) std::cout << run_report(plan.graph, std::vector<graph::NodeResult>(plan.graph.nodes.size()), "ok", f.dry_run, 0,
-                                     plan.output_dir.string()).dump(2) << "\n";
-      return kExitOk;
-    }
-  }
-  o.jobs = f.jobs > 0            ? f.jobs
-           : plan.build.jobs > 0 ? static_cast<int>(plan.build.jobs)
-                                 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  o.keep_going = f.keep_going || plan.build.keep_going;
-  o.rebuild = f.rebuild || plan.build.rebuild;
-  o.dry_run = f.dry_run;
-  o.explain = f.explain;
-  o.cached_only = f.cached_only;
-  o.cancel = &cancel;
-  // --no-remote-cache wins over every way of naming a server (a developer's
-  // machine with the CI's variables exported, an offline build).
-  const auto remote_settings =
-      f.no_remote_cache
-          ? std::nullopt
-          : remote::resolve_remote_settings(
-                f.remote_cache, {plan.build.remote_cache, static_cast<long>(plan.build.remote_cache_transfer_timeout)});
-  std::optional<store::LocalCache> cache;
-  std::unique_ptr<store::DirectoryLock> cache_lock;
-  if (!f.no_cache && plan.build.cache && !f.dry_run) {
-    cache.emplace(cache_dir(ctx.cache_dir));
-    o.cache = &*cache;
-    try {
-      cache_lock = store::DirectoryLock::acquire(
-          cache->lock_file(),
-          [&](const std::string& holder) {
+pipeline::BuildRequest request_of(const Context& ctx, const BuildFlags& f, const std::atomic<bool>& cancel,
+                                  const std::function<void(const std::string&)>& warn) {
+  pipeline::BuildSessionOptions session = session_options(ctx, !f.dry_run, &cancel);
+  session.lock_timeout_seconds = f.lock_timeout;
+  return {.session = std::move(session),
+          .models = f.models,
+          .shard = f.shard,
+          .jobs = f.jobs,
+          .keep_going = f.keep_going,
+          .rebuild = f.rebuild,
+          .dry_run = f.dry_run,
+          .explain = f.explain,
+          .cached_only = f.cached_only,
+          .use_cache = !f.no_cache,
+          .cache_dir = cache_dir(ctx.cache_dir),
+          .remote_cache = f.remote_cache,
+          .no_remote_cache = f.no_remote_cache,
+          .warn = warn,
+          .on_cache_lock_wait = [](const fs::path& root, const std::string& holder) {
             std::cerr << "winml-make: waiting for " << holder << " ('cache gc' or 'cache verify') to finish with "
-                      << cache->root().string() << "\n";
-          },
-          -1, &cancel, store::LockMode::kShared);
-      if (!cache_lock) return interrupted_before_building();
-    } catch (const BuildError& e) {
-      // A cache this user cannot write (a shared read-only mirror) is still
-      // worth reading; nothing can tidy it from here either.
-      std::cerr << "winml-make: warning: " << e.what() << "; using the cache without its lock\n";
-    }
-    // A killed build may have been writing into the cache too.
-    if (session.after_crash()) cache->sweep_leftovers();
-  }
+                      << root.string() << "\n";
+          }};
+}
 
-  std::ostream& log = f.json ? std::cerr : std::cout;
-  const bool tty = ::isatty(f.json ? 2 : 1) != 0;
-  const bool color = use_color(parse_color_mode(f.color), f.json ? 2 : 1);
-  for (const auto& w : session.state().warnings()) log << "winml-make: warning: " << w << "\n";
-  std::size_t total = 0;
-  for (const auto& n : plan.graph.nodes)
-    if (o.models.empty() || o.models.count(n.model)) ++total;
-
-  ToolRunner runner(session);
-  BuildReporter reporter(log, tty, color, f.explain || f.dry_run, f.dry_run, plan.graph, total);
-  std::unique_ptr<remote::HttpCache> remote;
-  std::string missing_library;
-  if (remote_settings && o.cache && !remote::http_libraries_available(&missing_library)) {
-    log << "winml-make: warning: remote cache " << remote::redact_url(remote_settings->url)
-        << " not used: " << missing_library
-        << " (Debian: apt install libcurl4); the build goes on with the local cache\n";
-  } else if (remote_settings && o.cache) {
-    remote::RemoteSettings rs = *remote_settings;
-    rs.http.abort = &cancel;
-    remote = std::make_unique<remote::HttpCache>(
-        rs, [&reporter](const std::string& w) { reporter.note("winml-make: warning: " + w); });
-    o.remote = remote.get();
-  } else if (remote_settings && !f.dry_run) {
-    log << "winml-make: warning: the remote cache works through the local one; with the cache off it is not used\n";
-  }
-  graph::Builder builder(plan.graph, {session.options().source.project_dir, plan.output_dir, session.state_dir()},
-                         session.state(), session.ingredients(), runner, &reporter);
-  std::vector<graph::NodeResult> results = builder.build(o);
-  if (remote) remote->finish();  // queued uploads: the next job may need them
-  reporter.stop();
-  const bool interrupted = cancel.load();
-  if (!f.dry_run) session.finish(results, o.models, interrupted);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  reporter.summary(results, seconds);
-  if (!f.dry_run) {
+// After the build: where the artifacts are, the remote cache's traffic,
+// refused cache entries, one error line per failed stage.
+void report_after(const pipeline::Build& build, const std::vector<graph::NodeResult>& results, bool dry_run,
+                  BuildReporter& reporter) {
+  const pipeline::BuildPlan& plan = build.plan();
+  if (!dry_run) {
     // Where the artifacts are, as the user would type it.
     std::error_code ec;
     const fs::path rel = plan.output_dir.lexically_relative(fs::current_path(ec));
@@ -197,7 +116,8 @@ int run_build(const Context& ctx, const BuildFlags& f) {
     for (const auto& line : artifact_summary(plan.graph, results, (inside ? rel : plan.output_dir).string() + "/"))
       reporter.note(line);
   }
-  if (remote) reporter.note(remote_line(remote->stats(), remote_settings->mode == remote::RemoteMode::kReadOnly));
+  if (const remote::HttpCache* remote = build.remote())
+    reporter.note(remote_line(remote->stats(), remote->settings().mode == remote::RemoteMode::kReadOnly));
   if (const std::string w = cache_rejections_warning(results); !w.empty()) reporter.note(w);
   // Errors also go to stderr (the progress may be on stdout): one line per
   // failed stage, its message's first line (which names the file).
@@ -207,11 +127,54 @@ int run_build(const Context& ctx, const BuildFlags& f) {
       std::cerr << "winml-make: error: " << plan.graph.nodes[i].id() << ": " << reason.substr(0, reason.find('\n'))
                 << "\n";
     }
-  int code = exit_code_of(results, interrupted);
+}
+
+int run_build(const Context& ctx, const BuildFlags& f) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::atomic<bool>& cancel = install_interrupt_handler();
+  std::ostream& log = f.json ? std::cerr : std::cout;
+  BuildReporter* reporter = nullptr;  // warnings go through it once it prints progress
+  auto warn = [&](const std::string& w) {
+    if (reporter) reporter->note("winml-make: warning: " + w);
+    else log << "winml-make: warning: " << w << "\n";
+  };
+  // Deliberately never freed: tearing down the plan and state of a large
+  // project costs ~5% of a no-op build, and the process ends right after.
+  // Held by a static, so it stays reachable and leak checkers agree.
+  static pipeline::Build* kept_until_exit = nullptr;
+  kept_until_exit = new pipeline::Build(request_of(ctx, f, cancel, warn), tool_stages());
+  pipeline::Build& build = *kept_until_exit;
+  // With --json, every way out prints a report on stdout.
+  if (!build.open()) {
+    std::cerr << "winml-make: interrupted while waiting for a lock\n";
+    if (f.json) std::cout << error_report("interrupted", kExitInterrupted, "interrupted while waiting for a lock").dump(2) << "\n";
+    return kExitInterrupted;
+  }
+  if (build.nothing_to_build()) {
+    const pipeline::BuildPlan& plan = build.plan();
+    log << "winml-make: shard " << f.shard << " holds none of the " << plan.graph.models.size()
+        << " models; nothing to build\n";
+    if (f.json) std::cout << run_report(plan.graph, std::vector<graph::NodeResult>(plan.graph.nodes.size()), "ok", f.dry_run, 0,
+                                   plan.output_dir.string()).dump(2) << "\n";
+    return kExitOk;
+  }
+  for (const auto& w : build.session().state().warnings()) log << "winml-make: warning: " << w << "\n";
+  BuildReporter progress(log, ::isatty(f.json ? 2 : 1) != 0, use_color(parse_color_mode(f.color), f.json ? 2 : 1),
+                         f.explain || f.dry_run, f.dry_run, build.plan().graph, build.node_count());
+  reporter = &progress;
+  ToolRunner runner(build.session());
+  std::vector<graph::NodeResult> results = build.run(runner, &progress);
+  progress.stop();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  progress.summary(results, seconds);
+  report_after(build, results, f.dry_run, progress);
+  reporter = nullptr;
+  const int code = exit_code_of(results, cancel.load());
   if (f.json) {
     const char* status = code == kExitOk ? "ok" : code == kExitInterrupted ? "interrupted" : "failed";
-    nlohmann::json report = run_report(plan.graph, results, status, f.dry_run, seconds, plan.output_dir.string());
-    if (remote) report["remote_cache"] = remote_json(*remote_settings, remote->stats());
+    nlohmann::json report =
+        run_report(build.plan().graph, results, status, f.dry_run, seconds, build.plan().output_dir.string());
+    if (build.remote()) report["remote_cache"] = remote_json(build.remote()->settings(), build.remote()->stats());
     std::cout << report.dump(2) << "\n";
   }
   return code;

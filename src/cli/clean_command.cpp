@@ -80,7 +80,7 @@ Command add_clean_command(CLI::App& app) {
             if (selected.empty() && !opts->dead && exit_code == 0) {
               // Every record but the lock this process holds.
               const store::ConfinedDir owned(session.plan().output_dir);
-              for (const char* f : {"state", "journal", "plan", "ingredients", "staging", "logs", "running"})
+              for (const char* f : {"state", "journal", "plan", "contexts", "ingredients", "staging", "logs", "running"})
                 if (fs::exists(fs::symlink_status(session.state_dir() / f))) owned.remove_tree(session.state_dir() / f);
               std::cout << "removed build records in " << session.state_dir().string() << "\n";
             }

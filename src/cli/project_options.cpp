@@ -31,17 +31,6 @@ pipeline::BuildSessionOptions session_options(const Context& ctx, bool write, co
   return o;
 }
 
-std::set<std::string> select_models(const pipeline::BuildSession& session, const std::vector<std::string>& names) {
-  std::set<std::string> out;
-  const auto& all = session.plan().graph.models;
-  for (const auto& n : names) {
-    if (std::find(all.begin(), all.end(), n) == all.end())
-      throw InputError(session.options().source.config_file.string() + ": no model named '" + n + "'" +
-                       did_you_mean(n, all) + " (models: " + join(all, ", ") + ")");
-    out.insert(n);
-  }
-  return out;
-}
 
 fs::path cache_dir(const std::string& option) {
   if (!option.empty()) return fs::absolute(option).lexically_normal();

@@ -15,8 +15,7 @@ namespace winml::cli {
 // -C/-c from the context, -o `output_dir` (may be empty).
 pipeline::BuildSessionOptions session_options(const Context& ctx, bool write, const std::atomic<bool>* cancel);
 
-// The named models (all when `names` is empty); InputError for an unknown name.
-std::set<std::string> select_models(const pipeline::BuildSession& session, const std::vector<std::string>& names);
+using pipeline::select_models;
 
 // The cache directory: --cache-dir, else $WINML_MAKE_CACHE_DIR, else ~/.cache/winml-make.
 std::filesystem::path cache_dir(const std::string& option);

@@ -222,11 +222,11 @@ void check_no_nul(const json& v, const std::string& path, const std::string& fil
 
 }  // namespace
 
-Document load_toml(const fs::path& path) {
+namespace {
+
+Document toml_document(const std::string& file, const std::string& text) {
   Document doc;
-  doc.file = path.string();
-  if (!fs::exists(path)) throw InputError(file_error(doc.file, "no such file"));
-  const std::string text = read_file(path);
+  doc.file = file;
   check_limits(text, doc.file, true);
   toml::value root;
   try {
@@ -249,11 +249,9 @@ Document load_toml(const fs::path& path) {
   return doc;
 }
 
-Document load_json(const fs::path& path) {
+Document json_document(const std::string& file, const std::string& text) {
   Document doc;
-  doc.file = path.string();
-  if (!fs::exists(path)) throw InputError(file_error(doc.file, "no such file"));
-  const std::string text = read_file(path);
+  doc.file = file;
   check_limits(text, doc.file, false);
   try {
     doc.root = json::parse(text);
@@ -266,6 +264,21 @@ Document load_json(const fs::path& path) {
   return doc;
 }
 
-Document load_document(const fs::path& path) { return path.extension() == ".json" ? load_json(path) : load_toml(path); }
+std::string existing_file_text(const fs::path& path) {
+  if (!fs::exists(path)) throw InputError(file_error(path.string(), "no such file"));
+  return read_file(path);
+}
+
+}  // namespace
+
+Document load_toml(const fs::path& path) { return toml_document(path.string(), existing_file_text(path)); }
+
+Document load_json(const fs::path& path) { return json_document(path.string(), existing_file_text(path)); }
+
+Document load_document(const fs::path& path) { return parse_document(path, existing_file_text(path)); }
+
+Document parse_document(const fs::path& path, const std::string& text) {
+  return path.extension() == ".json" ? json_document(path.string(), text) : toml_document(path.string(), text);
+}
 
 }  // namespace winml::config

@@ -34,5 +34,7 @@ Document load_toml(const std::filesystem::path& path);
 Document load_json(const std::filesystem::path& path);
 // By extension: ".json" is JSON, anything else TOML.
 Document load_document(const std::filesystem::path& path);
+// The same from the file's text, read by the caller.
+Document parse_document(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace winml::config

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "base/atomic_file.h"
 #include "base/error.h"
 #include "base/text.h"
 #include "config/model_name.h"
@@ -227,16 +228,19 @@ ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
 }
 
 ProjectConfig load_project(const fs::path& project_dir, const fs::path& config_file,
-                           const std::vector<std::string>& defines) {
+                           const std::vector<std::string>& defines, const ReadConfigFile& read) {
   fs::path file = config_file.empty() ? project_dir / kProjectFile : config_file;
-  if (!fs::exists(file)) {
+  std::optional<std::string> text;
+  if (read) text = read(file);
+  else if (fs::exists(file)) text = read_file(file);
+  if (!text) {
     if (config_file.empty())
       throw InputError(file_error(file.string(),
                                   "no such file: run winml-make in a project directory (one with "
                                   "winml.toml), or pass -C DIR or -c CONFIG"));
     throw InputError(file_error(file.string(), "no such file"));
   }
-  Document doc = load_document(file);
+  Document doc = parse_document(file, *text);
   apply_overrides(doc, defines);
   return load_project(doc, project_dir);
 }

@@ -28,8 +28,17 @@ namespace {
 
 StageContext ctx_with(const config::ModelSettings& cfg, const StageContext& base, const fs::path& input,
                       const std::vector<fs::path>& input_files, const fs::path& output) {
-  return StageContext{cfg,        base.project_dir, base.config_file,   input,       input_files,  output,
-                      base.files, base.environment, base.writes_models, base.cancel, base.log_file};
+  return StageContext{.config = cfg,
+                      .project_dir = base.project_dir,
+                      .config_file = base.config_file,
+                      .input = input,
+                      .input_files = input_files,
+                      .output = output,
+                      .files = base.files,
+                      .environment = base.environment,
+                      .writes_models = base.writes_models,
+                      .cancel = base.cancel,
+                      .log_file = base.log_file};
 }
 
 }  // namespace

@@ -66,77 +66,113 @@ fs::path output_dir_of(const config::ProjectConfig& project, const fs::path& ove
   return out;
 }
 
+namespace {
+
+// Adds one model's chain of nodes to a plan, with what each stage declares.
+class PlanMaker {
+ public:
+  PlanMaker(BuildPlan& plan, const StageRegistry& registry) : plan_(plan), registry_(registry) {}
+
+  void add_model(const config::ModelSettings& t, const fs::path& config_file) {
+    const std::string& name = t.model.name;
+    if (std::string problem = config::model_name_problem(name); !problem.empty())  // loading checked it already
+      throw InputError(file_error(config_file.string(), "model name '" + name + "' " + problem));
+    const std::string settings = config::canonical_json_text(t);
+    plan_.graph.models.push_back(name);
+    plan_.model_settings_digests.push_back(store::digest_of(settings));
+    plan_.contexts.model_settings.push_back(settings);
+    model_ = &t;
+    cfg_ = config::to_json(t);
+    add_chain(t);
+  }
+  void finish() {
+    plan_.env_names.assign(env_names_.begin(), env_names_.end());
+    plan_.plan_files.assign(plan_files_.begin(), plan_files_.end());
+  }
+
+ private:
+  // export -> optimize -> {analyze, quantize -> compile -> package}; a
+  // disabled stage is skipped by the chain (the next one reads the model
+  // before it).
+  void add_chain(const config::ModelSettings& t) {
+    std::size_t last = add("export", t.model.source.empty() ? "export" : "import", kExportFile, true, "", graph::npos);
+    const std::size_t opt = add("optimize", t.build.auto_discover ? "optimize.auto" : "optimize", kOptimizedFile,
+                                t.optimize.enabled, why_disabled(t, "optimize"), last);
+    if (t.optimize.enabled) last = opt;
+    add("analyze", "analyze", kAnalyzeFile, registry_.find("analyze") != nullptr,
+        "no analyze implementation in this build", last);
+    const std::size_t q = add("quantize", "quantize", kQuantizedFile, t.quantize.enabled,
+                              why_disabled(t, "quantize"), last);
+    if (t.quantize.enabled) last = q;
+    const std::size_t c = add("compile", "compile", kCompiledFile, t.compile.enabled,
+                              why_disabled(t, "compile"), last);
+    if (t.compile.enabled) last = c;
+    add("package", "package", kModelFile, true, "", last);
+  }
+
+  // "disabled by --no-quant", "disabled in winml.toml:7 (quantize.enabled = false)".
+  static std::string why_disabled(const config::ModelSettings& t, const std::string& section) {
+    const auto by = t.disabled_by.find(section);
+    const std::string origin = by == t.disabled_by.end() ? "" : by->second;
+    if (origin.starts_with("-")) return "disabled by " + origin;
+    return "disabled in " + (origin.empty() ? std::string("config") : origin) + " (" + section + ".enabled = false)";
+  }
+
+  std::size_t add(const std::string& stage_name, const std::string& kind, const char* output, bool enabled,
+                  std::string disabled_reason, std::size_t dep) {
+    graph::Node n;
+    n.model = model_->model.name;
+    n.name = stage_name;
+    n.kind = kind;
+    n.primary_output = output;
+    n.enabled = enabled;
+    n.disabled_reason = std::move(disabled_reason);
+    if (dep != graph::npos) n.deps.push_back(dep);
+    DeclaredContext context;
+    if (enabled) context = declare(n);
+    plan_.graph.nodes.push_back(std::move(n));
+    plan_.contexts.nodes.push_back(std::move(context));
+    return plan_.graph.nodes.size() - 1;
+  }
+
+  // The one place a stage declares itself: its key ingredients, its inputs
+  // and the context it will run with come from these declarations alone.
+  DeclaredContext declare(graph::Node& n) {
+    auto stage = stage_for(n, registry_);
+    if (!stage) throw std::logic_error("no stage registered for '" + n.kind + "'");
+    n.implementation = stage->implementation();
+    const Declarations d = stage->declare(*model_);
+    n.static_ingredients = key_ingredients(d, n.implementation, cfg_);
+    n.static_digest = graph::static_digest_of(n.static_ingredients);
+    n.extra_inputs = d.files;
+    env_names_.insert(d.environment.begin(), d.environment.end());
+    env_names_.insert(d.plan_environment.begin(), d.plan_environment.end());
+    plan_files_.insert(d.plan_files.begin(), d.plan_files.end());
+    return declared_context(d, *model_);
+  }
+
+  BuildPlan& plan_;
+  const StageRegistry& registry_;
+  const config::ModelSettings* model_ = nullptr;
+  nlohmann::json cfg_;
+  std::set<std::string> env_names_, plan_files_;
+};
+
+}  // namespace
+
 BuildPlan make_plan(const config::ProjectConfig& project, const StageRegistry& registry, const fs::path& output_dir) {
   BuildPlan plan;
   plan.output_dir = output_dir;
   plan.build = project.build;
-  auto& g = plan.graph;
-  std::set<std::string> env_names, plan_files;
-  for (const auto& t : project.models) {
-    const std::string& name = t.model.name;
-    if (std::string problem = config::model_name_problem(name); !problem.empty())  // loading checked it already
-      throw InputError(file_error(project.config_file.string(), "model name '" + name + "' " + problem));
-    g.models.push_back(name);
-    plan.model_settings_digests.push_back(store::digest_of(config::canonical_json_text(t)));
-    const nlohmann::json cfg = config::to_json(t);
-    std::size_t last_model = graph::npos;  // the latest enabled node producing a model
-
-    auto add = [&](const std::string& stage_name, const std::string& kind, const char* output, bool enabled,
-                   std::string disabled_reason, std::size_t dep) -> std::size_t {
-      graph::Node n;
-      n.model = name;
-      n.name = stage_name;
-      n.kind = kind;
-      n.primary_output = output;
-      n.enabled = enabled;
-      n.disabled_reason = std::move(disabled_reason);
-      if (dep != graph::npos) n.deps.push_back(dep);
-      if (enabled) {
-        auto stage = stage_for(n, registry);
-        if (!stage) throw std::logic_error("no stage registered for '" + kind + "'");
-        n.implementation = stage->implementation();
-        const Declarations d = stage->declare(t);
-        n.static_ingredients = key_ingredients(d, n.implementation, cfg);
-        n.static_digest = graph::static_digest_of(n.static_ingredients);
-        n.extra_inputs = d.files;
-        env_names.insert(d.environment.begin(), d.environment.end());
-        env_names.insert(d.plan_environment.begin(), d.plan_environment.end());
-        plan_files.insert(d.plan_files.begin(), d.plan_files.end());
-      }
-      g.nodes.push_back(std::move(n));
-      return g.nodes.size() - 1;
-    };
-
-    // "disabled by --no-quant", "disabled in winml.toml:7 (quantize.enabled = false)".
-    auto why_disabled = [&t](const std::string& section) {
-      const auto by = t.disabled_by.find(section);
-      const std::string origin = by == t.disabled_by.end() ? "" : by->second;
-      if (origin.starts_with("-")) return "disabled by " + origin;
-      return "disabled in " + (origin.empty() ? std::string("config") : origin) + " (" + section + ".enabled = false)";
-    };
-    std::string export_kind = t.model.source.empty() ? "export" : "import";
-    last_model = add("export", export_kind, kExportFile, true, "", graph::npos);
-    const bool opt_on = t.optimize.enabled;
-    std::size_t opt = add("optimize", t.build.auto_discover ? "optimize.auto" : "optimize", kOptimizedFile, opt_on,
-                          why_disabled("optimize"), last_model);
-    if (opt_on) last_model = opt;
-    const bool has_analyze = registry.find("analyze") != nullptr;
-    add("analyze", "analyze", kAnalyzeFile, has_analyze, "no analyze implementation in this build", last_model);
-    std::size_t q = add("quantize", "quantize", kQuantizedFile, t.quantize.enabled,
-                        why_disabled("quantize"), last_model);
-    if (t.quantize.enabled) last_model = q;
-    std::size_t c = add("compile", "compile", kCompiledFile, t.compile.enabled,
-                        why_disabled("compile"), last_model);
-    if (t.compile.enabled) last_model = c;
-    add("package", "package", kModelFile, true, "", last_model);
-  }
-  plan.env_names.assign(env_names.begin(), env_names.end());
-  plan.plan_files.assign(plan_files.begin(), plan_files.end());
+  PlanMaker maker(plan, registry);
+  for (const auto& t : project.models) maker.add_model(t, project.config_file);
+  maker.finish();
   return plan;
 }
 
 store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& registry, store::StatCache& stats,
-                            const std::vector<std::string>& env_names, const std::vector<std::string>& plan_files) {
+                            const std::vector<std::string>& env_names, const std::vector<std::string>& plan_files,
+                            const store::DiskInterface& disk) {
   store::Hasher h;
   h.update_field(kPlanMagic);
   h.update_field(WINML_VERSION);
@@ -174,7 +210,7 @@ store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& regis
   overlays.push_back(source.project_dir / "rules");
   for (const auto& dir : overlays) {
     h.update_field(dir.string());
-    for (const auto& rel : store::real_disk().list_files(dir)) {
+    for (const auto& rel : disk.list_files(dir)) {
       h.update_field(rel);
       if (auto d = stats.digest(dir / rel)) h.update_digest(*d);
     }

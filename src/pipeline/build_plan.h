@@ -17,7 +17,9 @@
 
 #include "config/config.h"
 #include "graph/node.h"
+#include "pipeline/plan_contexts.h"
 #include "pipeline/registry.h"
+#include "store/disk.h"
 #include "store/stat_cache.h"
 
 namespace winml::pipeline {
@@ -35,6 +37,9 @@ struct BuildPlan {
   // which its reports (winml_build_config.json, the manifest) describe.
   std::vector<store::Digest> model_settings_digests;
   store::Digest memo_key;
+  // Made with the graph; stored in a file of their own (plan_contexts.h), so
+  // a plan read back from disk has none until a stage runs.
+  PlanContexts contexts;
 };
 
 // The graph for `project` (output_dir: absolute).
@@ -51,8 +56,8 @@ struct PlanSource {
 };
 
 store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& registry, store::StatCache& stats,
-                            const std::vector<std::string>& env_names,
-                            const std::vector<std::string>& plan_files = {});
+                            const std::vector<std::string>& env_names, const std::vector<std::string>& plan_files = {},
+                            const store::DiskInterface& disk = store::real_disk());
 
 std::string serialize_plan(const BuildPlan& plan);
 std::optional<BuildPlan> parse_plan(std::string_view text);

@@ -1,5 +1,6 @@
 #include "pipeline/build_session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 
@@ -7,7 +8,9 @@
 #include "store/confined_dir.h"
 #include "base/error.h"
 #include "base/huge_heap.h"
+#include "base/text.h"
 #include "config/project.h"
+#include "config/subset.h"
 #include "pipeline/layout.h"
 #include "pipeline/manifest.h"
 
@@ -75,10 +78,10 @@ bool reports_intact(store::BuildState& state, const std::string& record_id, cons
 
 // The plan a previous build stored, or nothing when it is damaged: then it
 // is made again from the configuration.
-std::optional<BuildPlan> stored_plan(const fs::path& plan_file) {
+std::optional<BuildPlan> stored_plan(const store::DiskInterface& disk, const fs::path& plan_file) {
   try {
     std::string_view text;
-    auto keep = store::real_disk().view(plan_file, text);
+    auto keep = disk.view(plan_file, text);
     return parse_plan(text);
   } catch (const InputError&) {
     return std::nullopt;
@@ -101,19 +104,70 @@ void BuildSession::lock_and_load(const fs::path& output_dir) {
   if (loaded_dir_ == output_dir && state_) return;
   lock_.reset();
   const fs::path dir = output_dir / kStateDir;
-  if (options_.write) {
+  if (options_.write && options_.take_lock) {
     const fs::path lock_file = dir / "lock";
     auto on_wait = [&](const std::string& holder) {
       if (options_.on_lock_wait) options_.on_lock_wait(lock_file, holder);
     };
     lock_ = store::DirectoryLock::acquire(lock_file, on_wait, options_.lock_timeout_seconds, options_.cancel);
-    if (!lock_) return;  // interrupted while waiting
+    interrupted_ = !lock_;
+    if (!lock_) return;
     sweep_after_crash(output_dir);
   }
-  state_ = std::make_unique<store::BuildState>(store::real_disk(), dir, options_.source.project_dir);
+  state_ = std::make_unique<store::BuildState>(*options_.disk, dir, options_.source.project_dir);
   state_->load();
-  ingredients_ = std::make_unique<store::IngredientLog>(store::real_disk(), dir / "ingredients");
+  ingredients_ = std::make_unique<store::IngredientLog>(*options_.disk, dir / "ingredients");
   loaded_dir_ = output_dir;
+}
+
+bool BuildSession::reuse_stored_plan(const fs::path& probe) {
+  const fs::path plan_file = probe / kStateDir / "plan";
+  const store::FileStat plan_stat = options_.disk->stat(plan_file.native());
+  if (!plan_stat.exists) return false;
+  // A project of more than a few dozen models touches megabytes of heap:
+  // on huge pages that is one fault per 2 MiB instead of one per 4 KiB;
+  // a small one would pay for zeroing 2 MiB it never uses.
+  if (plan_stat.size >= kLargePlan) use_huge_pages_for_heap(32u << 20, 4u << 20);
+  // The state first: its files are stat'ed on other threads while the plan
+  // is parsed.
+  lock_and_load(probe);
+  if (!state_) return false;
+  if (options_.prefetch_stats) state_->stat_cache().start_prefetch();
+  // Whatever happens next (a plan made again, a bad config), the threads end here.
+  struct WaitPrefetch {
+    store::StatCache& stats;
+    ~WaitPrefetch() { stats.wait_prefetch(); }
+  } wait{state_->stat_cache()};
+  std::optional<BuildPlan> stored = stored_plan(*options_.disk, plan_file);
+  if (!stored || stored->output_dir != probe ||
+      memo_key(stored->env_names, stored->plan_files) != stored->memo_key)
+    return false;
+  plan_ = std::move(stored);
+  return true;
+}
+
+store::Digest BuildSession::memo_key(const std::vector<std::string>& env_names,
+                                     const std::vector<std::string>& plan_files) {
+  return plan_memo_key(options_.source, registry_, state_->stat_cache(), env_names, plan_files, *options_.disk);
+}
+
+bool BuildSession::make_and_store_plan() {
+  const config::ProjectConfig& p = project();
+  const fs::path out = output_dir_of(p, options_.source.output_dir_override);
+  lock_and_load(out);
+  if (!state_) return false;
+  plan_ = make_plan(p, registry_, out);
+  plan_->memo_key = memo_key(plan_->env_names, plan_->plan_files);
+  plan_->contexts.memo_key = plan_->memo_key;
+  if (!options_.write) return true;
+  options_.disk->make_directories(out / kStateDir);
+  // The contexts first: a plan is never stored without them.
+  options_.disk->write_atomic(out / kStateDir / kContextsFile, serialize_contexts(plan_->contexts));
+  options_.disk->write_atomic(out / kStateDir / "plan", serialize_plan(*plan_));
+  // So that --explain can show config values of nodes that have not run yet.
+  for (const auto& n : plan_->graph.nodes)
+    if (n.enabled) ingredients_->add_static(n.static_digest, n.static_ingredients);
+  return true;
 }
 
 bool BuildSession::open() {
@@ -123,57 +177,64 @@ bool BuildSession::open() {
   if (!src.output_dir_override.empty())
     check_output_dir(src.project_dir, src.config_file, src.output_dir_override, "-o");
   const fs::path probe = src.output_dir_override.empty() ? src.project_dir / "build" : src.output_dir_override;
-  const fs::path plan_file = probe / kStateDir / "plan";
-  std::error_code ec;
-  if (const auto plan_size = fs::file_size(plan_file, ec); !ec) {
-    // A project of more than a few dozen models touches megabytes of heap:
-    // on huge pages that is one fault per 2 MiB instead of one per 4 KiB;
-    // a small one would pay for zeroing 2 MiB it never uses.
-    if (plan_size >= kLargePlan) use_huge_pages_for_heap(32u << 20, 4u << 20);
-    // The state first: its files are stat'ed on other threads while the
-    // plan is parsed.
-    lock_and_load(probe);
-    if (!state_) return false;
-    if (options_.prefetch_stats) state_->stat_cache().start_prefetch();
-    // Whatever happens next (a plan made again, a bad config), the threads end here.
-    struct WaitPrefetch {
-      store::StatCache& stats;
-      ~WaitPrefetch() { stats.wait_prefetch(); }
-    } wait{state_->stat_cache()};
-    std::optional<BuildPlan> stored = stored_plan(plan_file);
-    if (stored && stored->output_dir == probe &&
-        plan_memo_key(src, registry_, state_->stat_cache(), stored->env_names, stored->plan_files) ==
-            stored->memo_key) {
-      plan_ = std::move(stored);
-      return true;
-    }
-  }
-  const config::ProjectConfig& p = project();
-  const fs::path out = output_dir_of(p, src.output_dir_override);
-  lock_and_load(out);
-  if (!state_) return false;
-  plan_ = make_plan(p, registry_, out);
-  plan_->memo_key = plan_memo_key(src, registry_, state_->stat_cache(), plan_->env_names, plan_->plan_files);
-  if (options_.write) {
-    write_file_atomic(out / kStateDir / "plan", serialize_plan(*plan_));
-    // So that --explain can show config values of nodes that have not run yet.
-    for (const auto& n : plan_->graph.nodes)
-      if (n.enabled) ingredients_->add_static(n.static_digest, n.static_ingredients);
-  }
-  return true;
+  if (reuse_stored_plan(probe)) return true;
+  if (interrupted_) return false;  // while waiting for the lock
+  return make_and_store_plan();
 }
 
 const config::ProjectConfig& BuildSession::project() {
   std::lock_guard lock(project_mu_);
-  if (!project_)
-    project_ = config::load_project(options_.source.project_dir, options_.source.config_file, options_.source.defines);
+  if (!project_) {
+    store::DiskInterface& disk = *options_.disk;
+    auto read = [&disk](const fs::path& file) -> std::optional<std::string> {
+      if (!disk.stat(file.native()).exists) return std::nullopt;
+      return disk.read(file);
+    };
+    project_ = config::load_project(options_.source.project_dir, options_.source.config_file, options_.source.defines,
+                                    read);
+  }
   return *project_;
 }
 
-const config::ModelSettings& BuildSession::model_settings(const std::string& name) {
-  for (const auto& t : project().models)
-    if (t.model.name == name) return t;
-  throw BuildError("model '" + name + "' is not in the configuration any more");
+const PlanContexts& BuildSession::contexts() {
+  std::lock_guard lock(contexts_mu_);
+  if (!plan_->contexts.empty()) return plan_->contexts;
+  const fs::path file = state_dir() / kContextsFile;
+  std::optional<PlanContexts> stored;
+  try {
+    stored = parse_contexts(options_.disk->read(file));
+  } catch (const InputError&) {  // missing or unreadable
+  }
+  if (stored && stored->memo_key == plan_->memo_key) {
+    plan_->contexts = std::move(*stored);
+  } else {
+    // Damaged or deleted: made again as the plan was, from the configuration.
+    plan_->contexts = make_plan(project(), registry_, plan_->output_dir).contexts;
+    plan_->contexts.memo_key = plan_->memo_key;
+    if (options_.write) options_.disk->write_atomic(file, serialize_contexts(plan_->contexts));
+  }
+  return plan_->contexts;
+}
+
+const DeclaredContext& BuildSession::declared_context(const graph::Node& node) {
+  const auto& nodes = plan_->graph.nodes;
+  std::size_t i = static_cast<std::size_t>(&node - nodes.data());
+  if (i >= nodes.size()) i = plan_->graph.find(node.model, node.name);
+  const PlanContexts& c = contexts();
+  if (i >= c.nodes.size()) throw BuildError(node.id() + ": not a node of this build's plan");
+  return c.nodes[i];
+}
+
+config::ModelSettings BuildSession::model_settings(const std::string& name) {
+  const auto& models = plan_->graph.models;
+  const auto it = std::find(models.begin(), models.end(), name);
+  const PlanContexts& c = contexts();
+  const std::size_t i = static_cast<std::size_t>(it - models.begin());
+  if (i >= c.model_settings.size()) throw BuildError("model '" + name + "' is not in the configuration any more");
+  config::ModelSettings settings = config::from_json(nlohmann::json::parse(c.model_settings[i]));
+  settings.base_dir = options_.source.project_dir;
+  settings.config_file = options_.source.config_file;
+  return settings;
 }
 
 bool BuildSession::reports_current(std::size_t model_index, const std::vector<std::size_t>& nodes) {
@@ -204,9 +265,10 @@ void BuildSession::finish(const std::vector<graph::NodeResult>& results, const s
     owned.require(dir / kManifestFile, "write");
     store::NodeRecord record;
     record.key = described;
-    const std::int64_t stamp = store::real_disk().now_ns();
-    record.outputs = write_model_reports(*plan_, model_settings(t), by_model[ti], results, dir, interrupted);
-    record.finished_ns = store::real_disk().now_ns();
+    const std::int64_t stamp = options_.disk->now_ns();
+    record.outputs =
+        write_model_reports(*plan_, model_settings(t), by_model[ti], results, dir, interrupted, *options_.disk);
+    record.finished_ns = options_.disk->now_ns();
     for (const auto& out : record.outputs) state_->stat_cache().record(dir / out.name, out.digest, stamp);
     state_->put(record_id, record);
   }
@@ -223,6 +285,18 @@ void BuildSession::finish(const std::vector<graph::NodeResult>& results, const s
   }
   state_->save();
   lock_.reset();  // done: the next build need not sweep after this one
+}
+
+std::set<std::string> select_models(const BuildSession& session, const std::vector<std::string>& names) {
+  std::set<std::string> out;
+  const auto& all = session.plan().graph.models;
+  for (const auto& n : names) {
+    if (std::find(all.begin(), all.end(), n) == all.end())
+      throw InputError(session.options().source.config_file.string() + ": no model named '" + n + "'" +
+                       did_you_mean(n, all) + " (models: " + join(all, ", ") + ")");
+    out.insert(n);
+  }
+  return out;
 }
 
 }  // namespace winml::pipeline

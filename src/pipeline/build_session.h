@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "pipeline/build_plan.h"
 #include "pipeline/layout.h"
 #include "store/build_state.h"
+#include "store/disk.h"
 #include "store/ingredient_log.h"
 #include "store/lock.h"
 
@@ -25,6 +27,12 @@ namespace winml::pipeline {
 struct BuildSessionOptions {
   PlanSource source;
   bool write = true;  // takes the lock and may write; false for status, graph and dry runs
+  // Where the config, the plan, the state and the reports are read and
+  // written (tests give a fake disk).
+  store::DiskInterface* disk = &store::real_disk();
+  // The lock is flock(2) on a real file: a session on another disk, which no
+  // other process can see, takes none.
+  bool take_lock = true;
   double lock_timeout_seconds = -1;
   const std::atomic<bool>* cancel = nullptr;
   // Stat every file the last build looked up on other threads while the plan
@@ -55,10 +63,17 @@ class BuildSession {
   // still says "working"); its temporaries here are already swept.
   bool after_crash() const { return after_crash_; }
 
-  // The parsed configuration, loaded on first use (a reused plan needs it
-  // only when a node runs or a manifest is written). Thread-safe.
+  // The parsed configuration, loaded on first use: to make a plan (a
+  // reused plan needs it never, unless its contexts file was damaged).
+  // Thread-safe.
   const config::ProjectConfig& project();
-  const config::ModelSettings& model_settings(const std::string& name);
+  // What the plan stored for running and reporting (plan_contexts.h): made
+  // with the plan, or read once from beside the stored plan. Thread-safe.
+  const PlanContexts& contexts();
+  // The context `node`'s stage declared, as the plan stored it.
+  const DeclaredContext& declared_context(const graph::Node& node);
+  // The model's resolved settings, as the plan stored them.
+  config::ModelSettings model_settings(const std::string& name);
 
   // True when the model's build_manifest.json and winml_build_config.json
   // are what this tool wrote and describe its stage records as they are now
@@ -74,6 +89,11 @@ class BuildSession {
 
  private:
   void lock_and_load(const fs::path& output_dir);
+  // The plan stored under `probe` (the usual output directory), when its
+  // memo key still matches.
+  bool reuse_stored_plan(const fs::path& probe);
+  bool make_and_store_plan();
+  store::Digest memo_key(const std::vector<std::string>& env_names, const std::vector<std::string>& plan_files);
   // After a killed build (store::DirectoryLock::last_holder_was_killed),
   // removes the temporary files it left in the output directory.
   void sweep_after_crash(const fs::path& output_dir);
@@ -82,12 +102,18 @@ class BuildSession {
   const StageRegistry& registry_;
   std::optional<BuildPlan> plan_;
   bool after_crash_ = false;
+  bool interrupted_ = false;  // while waiting for the lock
   fs::path loaded_dir_;
   std::unique_ptr<store::DirectoryLock> lock_;
   std::unique_ptr<store::BuildState> state_;
   std::unique_ptr<store::IngredientLog> ingredients_;
   std::mutex project_mu_;
+  std::mutex contexts_mu_;
   std::optional<config::ProjectConfig> project_;
 };
+
+// The named models (all when `names` is empty); InputError for an unknown
+// name, naming the config file and the models it has.
+std::set<std::string> select_models(const BuildSession& session, const std::vector<std::string>& names);
 
 }  // namespace winml::pipeline

@@ -86,14 +86,25 @@ std::vector<graph::Ingredient> key_ingredients(const Declarations& d, const std:
   return out;
 }
 
-DeclaredView declared_view(const Declarations& d, const config::ModelSettings& full) {
-  DeclaredView v{config::only_keys(full, d.config_keys()), {}, {}};
+DeclaredContext declared_context(const Declarations& d, const config::ModelSettings& full) {
+  return {config::to_json(config::only_keys(full, d.config_keys())), d.rules, d.environment, d.writes_models};
+}
+
+DeclaredView declared_view(const DeclaredContext& c, const std::filesystem::path& base_dir,
+                           const std::filesystem::path& config_file) {
+  DeclaredView v{config::from_json(c.config), {}, {}};
+  v.config.base_dir = base_dir;  // where the declared paths resolve
+  v.config.config_file = config_file;
   std::map<std::string, rules::Rules::File> files;
-  for (const auto& path : d.rules) files[path] = rules::active().file(path);
+  for (const auto& path : c.rules) files[path] = rules::active().file(path);
   v.rules = rules::Rules::only(std::move(files));
-  for (const auto& name : d.environment)
+  for (const auto& name : c.environment)
     if (const char* value = std::getenv(name.c_str())) v.environment[name] = value;
   return v;
+}
+
+DeclaredView declared_view(const Declarations& d, const config::ModelSettings& full) {
+  return declared_view(declared_context(d, full), full.base_dir, full.config_file);
 }
 
 }  // namespace winml::pipeline

@@ -8,6 +8,7 @@
 // build would not, and a key cannot miss anything the stage reads.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -60,12 +61,29 @@ struct Declarations {
 std::vector<graph::Ingredient> key_ingredients(const Declarations& d, const std::string& implementation,
                                                const nlohmann::json& config);
 
-// What a stage that declared `d` sees of the model configured as `full`.
+// What a stage that declared `d` may see of its model, fixed when the plan
+// is made and stored with it (pipeline/plan_contexts.h): running a node
+// neither reads winml.toml nor asks the stage to declare itself again.
+struct DeclaredContext {
+  nlohmann::json config = nlohmann::json::object();  // canonical JSON of the declared keys only
+  std::vector<std::string> rules;                    // Declarations::rules
+  std::vector<std::string> environment;              // Declarations::environment
+  bool writes_models = false;
+  friend bool operator==(const DeclaredContext&, const DeclaredContext&) = default;
+};
+DeclaredContext declared_context(const Declarations& d, const config::ModelSettings& full);
+
+// What the stage sees when it runs.
 struct DeclaredView {
   config::ModelSettings config;                    // only the declared keys (config/subset.h)
   rules::Rules rules;                              // only the declared rules files
   std::map<std::string, std::string> environment;  // only the declared variables that are set
 };
+// `base_dir` and `config_file`: where the model's relative paths resolve,
+// and the file its configuration came from (for messages).
+DeclaredView declared_view(const DeclaredContext& c, const std::filesystem::path& base_dir,
+                           const std::filesystem::path& config_file);
+// Both steps at once (for tests and subcommands).
 DeclaredView declared_view(const Declarations& d, const config::ModelSettings& full);
 
 }  // namespace winml::pipeline

@@ -12,5 +12,8 @@ inline constexpr const char* kAnalyzeFile = "analyze_result.json";
 inline constexpr const char* kManifestFile = "build_manifest.json";
 inline constexpr const char* kBuildConfigFile = "winml_build_config.json";
 inline constexpr const char* kStateDir = ".winml-make";  // inside the output directory
+// Beside the stored plan in the state folder: what running and reporting need
+// from the configuration (plan_contexts.h).
+inline constexpr const char* kContextsFile = "contexts";
 
 }  // namespace winml::pipeline

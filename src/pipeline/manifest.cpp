@@ -104,13 +104,14 @@ std::string build_config_text(const config::ModelSettings& settings, const nlohm
 std::vector<store::OutputFile> write_model_reports(const BuildPlan& plan, const config::ModelSettings& settings,
                                                    const std::vector<std::size_t>& nodes,
                                                    const std::vector<graph::NodeResult>& results,
-                                                   const std::filesystem::path& dir, bool interrupted) {
+                                                   const std::filesystem::path& dir, bool interrupted,
+                                                   store::DiskInterface& disk) {
   nlohmann::json m = manifest_json(plan, settings, nodes, results, interrupted);
   const std::string config_text = build_config_text(settings, m["discovered_flags"]);
   const std::string manifest_text = m.dump(2) + "\n";
-  std::filesystem::create_directories(dir);
-  write_file_atomic(dir / kBuildConfigFile, config_text);
-  write_file_atomic(dir / kManifestFile, manifest_text);
+  disk.make_directories(dir);
+  disk.write_atomic(dir / kBuildConfigFile, config_text);
+  disk.write_atomic(dir / kManifestFile, manifest_text);
   return {{kBuildConfigFile, store::digest_of(config_text), config_text.size()},
           {kManifestFile, store::digest_of(manifest_text), manifest_text.size()}};
 }

@@ -14,6 +14,7 @@
 #include "config/config.h"
 #include "graph/builder.h"
 #include "pipeline/build_plan.h"
+#include "store/disk.h"
 
 namespace winml::pipeline {
 
@@ -37,6 +38,7 @@ inline constexpr const char* kReportsRecord = "reports";
 std::vector<store::OutputFile> write_model_reports(const BuildPlan& plan, const config::ModelSettings& settings,
                                                    const std::vector<std::size_t>& nodes,
                                                    const std::vector<graph::NodeResult>& results,
-                                                   const std::filesystem::path& dir, bool interrupted);
+                                                   const std::filesystem::path& dir, bool interrupted,
+                                                   store::DiskInterface& disk);
 
 }  // namespace winml::pipeline

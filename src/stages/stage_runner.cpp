@@ -45,25 +45,24 @@ graph::RunResult from_reply(const std::string& reply) {
 graph::RunResult StageRunner::run(const graph::RunRequest& req) {
   auto stage = stage_for(req.node, session_.registry());
   if (!stage) throw BuildError(req.node.id() + ": no implementation registered for '" + req.node.kind + "'");
-  // The stage sees what it declared and nothing else (pipeline/declarations.h).
-  const pipeline::Declarations declared = stage->declare(session_.model_settings(req.node.model));
-  const pipeline::DeclaredView view = pipeline::declared_view(declared, session_.model_settings(req.node.model));
+  // The stage sees what it declared when the plan was made, and nothing
+  // else (pipeline/declarations.h).
+  const pipeline::DeclaredContext& declared = session_.declared_context(req.node);
+  const auto& source = session_.options().source;
+  const pipeline::DeclaredView view = pipeline::declared_view(declared, source.project_dir, source.config_file);
   rules::Scope rules_scope(view.rules);
-  pipeline::StageContext ctx{view.config,
-                   req.project_dir,
-                   session_.options().source.config_file.string(),
-                   {},
-                   {},
-                   req.staging_dir / req.node.primary_output,
-                   req.extra_inputs,
-                   view.environment,
-                   declared.writes_models,
-                   req.cancel,
-                   req.log_file};
-  if (!req.inputs.empty()) {
-    ctx.input = req.inputs.front().primary;
-    ctx.input_files = req.inputs.front().files;
-  }
+  const pipeline::StageContext ctx{
+      .config = view.config,
+      .project_dir = req.project_dir,
+      .config_file = source.config_file.string(),
+      .input = req.inputs.empty() ? fs::path() : req.inputs.front().primary,
+      .input_files = req.inputs.empty() ? std::vector<fs::path>() : req.inputs.front().files,
+      .output = req.staging_dir / req.node.primary_output,
+      .files = req.extra_inputs,
+      .environment = view.environment,
+      .writes_models = declared.writes_models,
+      .cancel = req.cancel,
+      .log_file = req.log_file};
   // The stage runs in a worker process (base/worker_process.h): a signal
   // there fails this node only, and the memory it took goes back when it ends.
   const WorkerOutcome w = run_in_worker([&] { return run_and_describe(*stage, ctx); }, req.cancel);

@@ -88,17 +88,13 @@ struct AutoRun {
     config.build.auto_discover = true;
     test::write_text(dir / "export.onnx", "model");
     pipeline::AutoOptimizeStage stage(optimize, analyze);
-    pipeline::StageContext ctx{config,
-                             dir.path(),
-                             "winml.toml",
-                             dir / "export.onnx",
-                             {dir / "export.onnx"},
-                             dir / "out" / "optimized.onnx",
-                             {},
-                             {},
-                             false,
-                             nullptr,
-                             dir / "log"};
+    pipeline::StageContext ctx{.config = config,
+                               .project_dir = dir.path(),
+                               .config_file = "winml.toml",
+                               .input = dir / "export.onnx",
+                               .input_files = {dir / "export.onnx"},
+                               .output = dir / "out" / "optimized.onnx",
+                               .log_file = dir / "log"};
     fs::create_directories(dir / "out");
     return stage.run(ctx);
   }
@@ -185,7 +181,8 @@ TEST(Plan, AStageSeesOnlyWhatItDeclared) {
   }
   EXPECT_TRUE(rules::active().read("optimize/presets.toml"));
   // A model-writing stage without the declaration cannot get save options.
-  pipeline::StageContext ctx{view.config, dir.path(), "winml.toml", {}, {}, dir / "out.onnx", {}, {}, false, nullptr, {}};
+  pipeline::StageContext ctx{
+      .config = view.config, .project_dir = dir.path(), .config_file = "winml.toml", .output = dir / "out.onnx"};
   EXPECT_THROW(stages::save_options(ctx), std::logic_error);
 }
 
@@ -321,17 +318,13 @@ TEST(AutoLoop, WithoutAnAnalyzerOptimizesOnceAndDiscoversNothing) {
   a.config.build.auto_discover = true;
   test::write_text(a.dir / "export.onnx", "model");
   fs::create_directories(a.dir / "out");
-  pipeline::StageContext ctx{a.config,
-                           a.dir.path(),
-                           "winml.toml",
-                           a.dir / "export.onnx",
-                           {a.dir / "export.onnx"},
-                           a.dir / "out" / "optimized.onnx",
-                           {},
-                           {},
-                           false,
-                           nullptr,
-                           a.dir / "log"};
+  pipeline::StageContext ctx{.config = a.config,
+                             .project_dir = a.dir.path(),
+                             .config_file = "winml.toml",
+                             .input = a.dir / "export.onnx",
+                             .input_files = {a.dir / "export.onnx"},
+                             .output = a.dir / "out" / "optimized.onnx",
+                             .log_file = a.dir / "log"};
   auto r = stage.run(ctx);
   EXPECT_EQ(r.metrics["analyze_iterations"], 0);
   EXPECT_EQ(r.metrics["discovered_flags"], nlohmann::json::object());

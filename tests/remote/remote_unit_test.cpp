@@ -1,6 +1,5 @@
 // The shared cache's pieces that need no server: action entries on the wire,
-// settings from the environment, SHA-256, the libraries loaded on demand,
-// and shards.
+// settings from the environment, SHA-256, and the libraries loaded on demand.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -8,7 +7,6 @@
 
 #include "base/error.h"
 #include "base/shared_library.h"
-#include "cli/shard.h"
 #include "remote/action_message.h"
 #include "remote/http_client.h"
 #include "remote/settings.h"
@@ -166,28 +164,6 @@ TEST(RemoteSettings, UrlsAreShownWithoutTheirCredentials) {
   EXPECT_EQ(remote::redact_url("http://127.0.0.1:80/c"), "http://127.0.0.1:80/c");
   EXPECT_TRUE(remote::is_loopback_url("http://u:p@[::1]:80/c"));
   EXPECT_FALSE(remote::is_loopback_url("http://127.0.0.1.example.com/c"));
-}
-
-TEST(Shard, ParsesIOfNAndSplitsModelsStablyAndCompletely) {
-  EXPECT_THROW(cli::parse_shard("0/2"), InputError);
-  EXPECT_THROW(cli::parse_shard("3/2"), InputError);
-  EXPECT_THROW(cli::parse_shard("1/0"), InputError);
-  EXPECT_THROW(cli::parse_shard("1-2"), InputError);
-  EXPECT_THROW(cli::parse_shard("1/2x"), InputError);
-  std::vector<std::string> models;
-  for (int i = 0; i < 100; ++i) models.push_back("model" + std::to_string(i));
-  std::set<std::string> seen;
-  for (unsigned i = 1; i <= 3; ++i) {
-    auto part = cli::models_in_shard(cli::parse_shard(std::to_string(i) + "/3"), models, {});
-    EXPECT_GT(part.size(), 15u) << "shard " << i << " is far from a third";
-    for (const auto& m : part) EXPECT_TRUE(seen.insert(m).second) << m << " is in two shards";
-  }
-  EXPECT_EQ(seen.size(), models.size());
-  // A model keeps its shard when others come and go.
-  auto with_more = models;
-  with_more.push_back("another");
-  EXPECT_EQ(cli::models_in_shard(cli::parse_shard("2/3"), models, {}).count("model7"),
-            cli::models_in_shard(cli::parse_shard("2/3"), with_more, {}).count("model7"));
 }
 
 TEST(SharedLibrary, NamesEverySonameTriedWhenNoneLoads) {

@@ -67,8 +67,10 @@ class FakeDisk : public store::DiskInterface {
   }
   std::string read(const std::filesystem::path& p) const override {
     std::lock_guard lock(mu);
+    ++reads[p.string()];
     return at(p).data;
   }
+  mutable std::map<std::string, int> reads;  // per path
   void write_atomic(const std::filesystem::path& p, std::string_view c) override { put(p.string(), std::string(c)); }
   void rename(const std::filesystem::path& from, const std::filesystem::path& to) override {
     std::lock_guard lock(mu);

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace winml::cli {
+namespace winml::pipeline {
 
 struct Shard {
   unsigned index = 1, count = 1;  // 1 <= index <= count
@@ -20,4 +20,4 @@ Shard parse_shard(const std::string& text);
 std::set<std::string> models_in_shard(const Shard& shard, const std::vector<std::string>& all,
                                       const std::set<std::string>& selected);
 
-}  // namespace winml::cli
+}  // namespace winml::pipeline

@@ -1,11 +1,11 @@
-#include "cli/shard.h"
+#include "pipeline/shard.h"
 
 #include <charconv>
 
 #include "base/error.h"
 #include "store/digest.h"
 
-namespace winml::cli {
+namespace winml::pipeline {
 
 bool Shard::holds(const std::string& model) const { return store::digest_of(model).low % count == index - 1; }
 
@@ -31,4 +31,4 @@ std::set<std::string> models_in_shard(const Shard& shard, const std::vector<std:
   return out;
 }
 
-}  // namespace winml::cli
+}  // namespace winml::pipeline

@@ -1,0 +1,84 @@
+#include "pipeline/plan_contexts.h"
+
+#include "store/record_io.h"
+
+namespace winml::pipeline {
+
+namespace {
+
+constexpr const char* kMagic = "winml-make-contexts";
+constexpr std::uint64_t kVersion = 1;
+
+void write_list(store::RecordWriter& w, const std::vector<std::string>& list) {
+  w.field(static_cast<std::uint64_t>(list.size()));
+  for (const auto& x : list) w.field(x);
+}
+
+// Reads a count and that many fields from `f` at `i`.
+bool read_list(const std::vector<std::string_view>& f, std::size_t& i, std::vector<std::string>& out) {
+  std::uint64_t n = 0;
+  if (i >= f.size() || !store::parse_u64(f[i++], n) || n > f.size() - i) return false;
+  for (std::uint64_t k = 0; k < n; ++k) out.push_back(store::field_text(f[i++]));
+  return true;
+}
+
+bool read_node(const std::vector<std::string_view>& f, DeclaredContext& c) {
+  std::size_t i = 2;
+  std::uint64_t writes = 0;
+  if (f.size() < 3 || f[0] != "N") return false;
+  c.config = nlohmann::json::parse(store::field_text(f[1]), nullptr, false);
+  if (c.config.is_discarded() || !c.config.is_object()) return false;
+  if (!read_list(f, i, c.rules) || !read_list(f, i, c.environment)) return false;
+  if (i + 1 != f.size() || !store::parse_u64(f[i], writes) || writes > 1) return false;
+  c.writes_models = writes == 1;
+  return true;
+}
+
+}  // namespace
+
+std::string serialize_contexts(const PlanContexts& contexts) {
+  std::string out;
+  store::RecordWriter w;
+  w.field("H").field(kMagic).field(kVersion).field(contexts.memo_key);
+  w.field(static_cast<std::uint64_t>(contexts.nodes.size()));
+  w.field(static_cast<std::uint64_t>(contexts.model_settings.size()));
+  w.finish(out);
+  for (const auto& c : contexts.nodes) {
+    w.field("N").field(c.config.dump());
+    write_list(w, c.rules);
+    write_list(w, c.environment);
+    w.field(static_cast<std::uint64_t>(c.writes_models));
+    w.finish(out);
+  }
+  for (const auto& m : contexts.model_settings) {
+    w.field("M").field(m);
+    w.finish(out);
+  }
+  return out;
+}
+
+std::optional<PlanContexts> parse_contexts(std::string_view text) {
+  store::RecordReader reader(text);
+  std::vector<std::string_view> f;
+  std::uint64_t version = 0, nodes = 0, models = 0;
+  if (!reader.next(f) || f.size() != 6 || f[0] != "H" || f[1] != kMagic || !store::parse_u64(f[2], version) ||
+      version != kVersion || !store::parse_u64(f[4], nodes) || !store::parse_u64(f[5], models))
+    return std::nullopt;
+  PlanContexts c;
+  auto key = store::Digest::from_hex(f[3]);
+  if (!key) return std::nullopt;
+  c.memo_key = *key;
+  for (std::uint64_t i = 0; i < nodes; ++i) {
+    DeclaredContext node;
+    if (!reader.next(f) || !read_node(f, node)) return std::nullopt;
+    c.nodes.push_back(std::move(node));
+  }
+  for (std::uint64_t i = 0; i < models; ++i) {
+    if (!reader.next(f) || f.size() != 2 || f[0] != "M") return std::nullopt;
+    c.model_settings.push_back(store::field_text(f[1]));
+  }
+  if (reader.next(f) || reader.corrupt()) return std::nullopt;
+  return c;
+}
+
+}  // namespace winml::pipeline
