@@ -14,6 +14,7 @@
 #include "pipeline/manifest.h"
 #include "pipeline/registry.h"
 #include "store/digest.h"
+#include "support/fake_pipeline.h"
 #include "support/temp_dir.h"
 
 using namespace winml;
@@ -272,6 +273,115 @@ TEST(Plan, AnOrtBackendDeclaresWhatOnnxRuntimeReports) {
   auto back = pipeline::parse_plan(pipeline::serialize_plan(plan));
   ASSERT_TRUE(back);
   EXPECT_EQ(back->plan_files, plan.plan_files);
+}
+
+namespace {
+
+// A project from TOML text and -D/flag arguments, read without a disk.
+config::ProjectConfig project_from_text(const std::string& toml, const std::vector<std::string>& defines = {}) {
+  return config::load_project("/fake/project", "/fake/project/winml.toml", defines,
+                              [&](const fs::path&) -> std::optional<std::string> { return toml; });
+}
+
+// The disabled nodes' reasons, by id.
+std::map<std::string, std::string> disabled_reasons(const pipeline::BuildPlan& plan) {
+  std::map<std::string, std::string> out;
+  for (const auto& n : plan.graph.nodes)
+    if (!n.enabled) out[n.id()] = n.disabled_reason;
+  return out;
+}
+
+pipeline::StageRegistry fake_stage_registry(bool with_analyze = true) {
+  pipeline::StageRegistry r;
+  test::register_fake_stages(r, with_analyze);
+  return r;
+}
+
+// A stage that must not be asked: a disabled node declares nothing.
+class NeverDeclared : public test::DeclaringStage {
+ public:
+  NeverDeclared() : DeclaringStage({}) {}
+  pipeline::Declarations declare(const config::ModelSettings& c) const override {
+    ADD_FAILURE() << "declare() called for " << c.model.name;
+    return {};
+  }
+};
+
+}  // namespace
+
+TEST(Plan, ADisabledStageSaysWhichLineOfTheConfigSwitchedItOff) {
+  auto project = project_from_text(
+      "[quantize]\n"           // 1
+      "enabled = false\n"      // 2
+      "[[model]]\n"            // 3
+      "source = \"a.onnx\"\n"  // 4
+      "[[model]]\n"            // 5
+      "source = \"b.onnx\"\n"  // 6
+      "compile = false\n"      // 7
+      "[model.optimize]\n"     // 8
+      "enabled = false\n");    // 9
+  auto plan = pipeline::make_plan(project, fake_stage_registry(), "/fake/project/build");
+  EXPECT_EQ(disabled_reasons(plan),
+            (std::map<std::string, std::string>{
+                {"a/quantize", "disabled in winml.toml:2 (quantize.enabled = false)"},
+                {"b/compile", "disabled in winml.toml:7 (compile.enabled = false)"},
+                {"b/optimize", "disabled in winml.toml:9 (optimize.enabled = false)"},
+                {"b/quantize", "disabled in winml.toml:2 (quantize.enabled = false)"}}));
+}
+
+TEST(Plan, AFlagOrADefineThatSwitchedAStageOffIsNamedAsTyped) {
+  const std::string toml = "[model]\nsource = \"a.onnx\"\nquantize = false\n";
+  auto plan = pipeline::make_plan(
+      project_from_text(toml, {"--no-quant", "compile.enabled=false", "model.optimize.enabled=false"}), fake_stage_registry(),
+      "/fake/project/build");
+  EXPECT_EQ(disabled_reasons(plan), (std::map<std::string, std::string>{
+                                        {"a/compile", "disabled by -D compile.enabled=false"},
+                                        {"a/optimize", "disabled by -D model.optimize.enabled=false"},
+                                        {"a/quantize", "disabled by --no-quant"}}))
+      << "a flag wins over the file's own line";
+  // And a define switches back on what the file switched off.
+  plan = pipeline::make_plan(project_from_text(toml, {"quantize.enabled=true"}), fake_stage_registry(), "/fake/project/build");
+  EXPECT_TRUE(disabled_reasons(plan).empty());
+}
+
+TEST(Plan, SettingsMadeWithoutAFileSayTheConfigSwitchedAStageOff) {
+  config::ProjectConfig project;
+  project.project_dir = "/fake/project";
+  config::ModelSettings m;
+  m.model.name = "m";
+  m.model.source = "m.onnx";
+  m.compile.enabled = false;
+  project.models.push_back(m);
+  auto plan = pipeline::make_plan(project, fake_stage_registry(), "/fake/project/build");
+  EXPECT_EQ(disabled_reasons(plan),
+            (std::map<std::string, std::string>{{"m/compile", "disabled in config (compile.enabled = false)"}}));
+}
+
+TEST(Plan, WithoutAnAnalyzeImplementationAnalyzeIsSkippedAndTheChainGoesOn) {
+  auto plan = pipeline::make_plan(project_from_text("[model]\nsource = \"a.onnx\"\n"), fake_stage_registry(/*with_analyze=*/false),
+                                  "/fake/project/build");
+  EXPECT_EQ(disabled_reasons(plan),
+            (std::map<std::string, std::string>{{"a/analyze", "no analyze implementation in this build"}}));
+  const auto& g = plan.graph;
+  EXPECT_EQ(g.nodes[g.find("a", "quantize")].deps, (std::vector<std::size_t>{g.find("a", "optimize")}));
+}
+
+TEST(Plan, ADisabledStageIsLeftOutOfTheChainAndNeverAskedToDeclare) {
+  auto registry = fake_stage_registry();
+  registry.set("quantize", std::make_shared<NeverDeclared>());
+  auto plan = pipeline::make_plan(
+      project_from_text("[model]\nsource = \"a.onnx\"\nquantize = false\n[optimize]\nenabled = false\n"), registry,
+      "/fake/project/build");
+  const auto& g = plan.graph;
+  const std::size_t exported = g.find("a", "export"), quantize = g.find("a", "quantize");
+  // optimize and quantize are off: analyze and compile read the export.
+  EXPECT_EQ(g.nodes[g.find("a", "analyze")].deps, (std::vector<std::size_t>{exported}));
+  EXPECT_EQ(g.nodes[g.find("a", "compile")].deps, (std::vector<std::size_t>{exported}));
+  EXPECT_EQ(g.nodes[g.find("a", "package")].deps, (std::vector<std::size_t>{g.find("a", "compile")}));
+  EXPECT_TRUE(g.nodes[quantize].static_ingredients.empty());
+  EXPECT_EQ(g.nodes[quantize].implementation, "");
+  EXPECT_EQ(plan.contexts.nodes[quantize], pipeline::DeclaredContext{});
+  EXPECT_NE(plan.contexts.nodes[g.find("a", "compile")], pipeline::DeclaredContext{});
 }
 
 TEST(AutoLoop, ReoptimizesTheOriginalUntilNothingNewIsFound) {

@@ -11,79 +11,20 @@
 #include "pipeline/build_session.h"
 #include "pipeline/layout.h"
 #include "pipeline/registry.h"
-#include "support/fake_disk.h"
+#include "support/fake_pipeline.h"
 
 using namespace winml;
 namespace fs = std::filesystem;
 
 namespace {
 
-// A stage that declares a few config keys; builds never call it here (the
-// builder runs nodes through FakeNodes).
-class DeclaringStage : public pipeline::Stage {
- public:
-  explicit DeclaringStage(std::vector<std::string> keys) : keys_(std::move(keys)) {}
-  std::string implementation() const override { return "declaring"; }
-  pipeline::Declarations declare(const config::ModelSettings&) const override { return {.config = keys_}; }
-  pipeline::StageResult run(const pipeline::StageContext&) override { return {}; }
-
- private:
-  std::vector<std::string> keys_;
-};
-
-// Imports [model] source: the model file is its input.
-class FakeImport : public DeclaringStage {
- public:
-  FakeImport() : DeclaringStage({"model.source"}) {}
-  pipeline::Declarations declare(const config::ModelSettings& c) const override {
-    return {.config = {"model.source"}, .files = {{graph::InputKind::kModel, c.model.source}}};
-  }
-};
-
-// Each node writes its id into its primary output, on the fake disk.
-class FakeNodes : public graph::NodeRunner {
- public:
-  explicit FakeNodes(store::DiskInterface& disk) : disk_(disk) {}
-  graph::RunResult run(const graph::RunRequest& req) override {
-    disk_.write_atomic(req.staging_dir / req.node.primary_output, req.node.id());
-    return {};
-  }
-
- private:
-  store::DiskInterface& disk_;
-};
-
-struct Project {
-  test::FakeDisk disk;
-  pipeline::StageRegistry registry;
-  fs::path dir = "/work/project";
-
-  Project() {
-    registry.set("import", std::make_shared<FakeImport>());
-    registry.set("optimize", std::make_shared<DeclaringStage>(std::vector<std::string>{"optimize"}));
-    registry.set("analyze", std::make_shared<DeclaringStage>(std::vector<std::string>{"compile.ep"}));
-    registry.set("quantize", std::make_shared<DeclaringStage>(std::vector<std::string>{"quantize"}));
-    registry.set("compile", std::make_shared<DeclaringStage>(std::vector<std::string>{"compile.ep"}));
-    registry.set("package", std::make_shared<DeclaringStage>(std::vector<std::string>{}));
-    disk.put((dir / "winml.toml").string(), "[[model]]\nsource = \"a.onnx\"\n[[model]]\nsource = \"b.onnx\"\n");
-    disk.put((dir / "a.onnx").string(), "model a");
-    disk.put((dir / "b.onnx").string(), "model b");
-  }
-  pipeline::BuildSessionOptions options(bool write = true) {
-    return {.source = {.project_dir = dir, .config_file = dir / "winml.toml"},
-            .write = write,
-            .disk = &disk,
-            .take_lock = false};
-  }
-  int config_reads() { return disk.reads[(dir / "winml.toml").string()]; }
-  fs::path state(const std::string& file) { return dir / "build" / pipeline::kStateDir / file; }
-
+struct Project : test::FakeProject {
   // Opens a session, builds every model with FakeNodes, finishes.
   std::vector<graph::NodeResult> build() {
     pipeline::BuildSession session(options(), registry);
     EXPECT_TRUE(session.open());
     const auto& plan = session.plan();
-    FakeNodes runner(disk);
+    test::FakeNodes runner(disk);
     graph::Builder builder(plan.graph, {dir, plan.output_dir, session.state_dir()}, session.state(),
                            session.ingredients(), runner);
     auto results = builder.build({});
@@ -143,10 +84,10 @@ TEST(BuildSession, WithoutWriteNothingIsWritten) {
 TEST(BuildSession, AnOutputDirectoryHoldingTheProjectIsRefused) {
   Project p;
   auto o = p.options();
-  o.source.output_dir_override = "/work";
+  o.source.output_dir_override = "/fake";
   pipeline::BuildSession session(o, p.registry);
   EXPECT_THROW(session.open(), InputError);
-  EXPECT_TRUE(p.disk.list_files("/work/build").empty());
+  EXPECT_TRUE(p.disk.list_files("/fake/build").empty());
 }
 
 TEST(BuildSession, FinishWritesTheReportsOfWhatItTouchedAndKeepsThemWhileTheyAreCurrent) {
@@ -187,4 +128,125 @@ TEST(BuildSession, ANodeThatFailedLeavesAFailedManifest) {
   EXPECT_EQ(b["status"], "failed");
   EXPECT_EQ(b["stages"][0]["status"], "failed");
   EXPECT_EQ(b["stages"][1]["status"], "not-run");
+}
+
+// The contexts file (pipeline/plan_contexts.h) beside a stored plan that is
+// still good: read once when a stage runs or a report is written, else
+// made again from winml.toml.
+namespace damaged_contexts {
+
+// What a session's contexts say, as text: compared between sessions.
+std::string contexts_of(pipeline::BuildSession& session) {
+  const pipeline::PlanContexts& c = session.contexts();
+  std::string out;
+  for (const auto& n : c.nodes) out += n.config.dump() + ";";
+  for (const auto& m : c.model_settings) out += m;
+  return out;
+}
+
+struct ContextsDamage {
+  const char* name;
+  // Leaves the contexts file at `file` damaged, or gone.
+  void (*apply)(test::FakeDisk& disk, const fs::path& file);
+};
+
+const ContextsDamage kContextsDamages[] = {
+    {"FlippedByte",
+     [](test::FakeDisk& d, const fs::path& f) {
+       std::string s = d.read(f);
+       s[s.size() / 2] ^= 1;
+       d.put(f.string(), s);
+     }},
+    {"Torn", [](test::FakeDisk& d, const fs::path& f) { d.put(f.string(), d.read(f).substr(0, d.read(f).size() / 3)); }},
+    {"Empty", [](test::FakeDisk& d, const fs::path& f) { d.put(f.string(), ""); }},
+    {"Deleted", [](test::FakeDisk& d, const fs::path& f) { d.remove(f); }},
+    // Intact, but made with another plan: what it says may be out of date.
+    {"OtherPlans",
+     [](test::FakeDisk& d, const fs::path& f) {
+       auto c = pipeline::parse_contexts(d.read(f));
+       ASSERT_TRUE(c);
+       c->memo_key = store::digest_of("another plan");
+       c->model_settings[0] = "{}";
+       d.put(f.string(), pipeline::serialize_contexts(*c));
+     }},
+};
+
+void PrintTo(const ContextsDamage& d, std::ostream* os) { *os << d.name; }
+
+class DamagedContexts : public ::testing::TestWithParam<ContextsDamage> {};
+
+}  // namespace damaged_contexts
+using damaged_contexts::contexts_of;
+using damaged_contexts::DamagedContexts;
+
+TEST_P(DamagedContexts, AreMadeAgainFromTheConfigIntoTheSameBytesWhileThePlanIsReused) {
+  Project p;
+  p.build();
+  const fs::path file = p.state(pipeline::kContextsFile);
+  const std::string stored = p.disk.read(file), plan = p.disk.read(p.state("plan"));
+  std::string expected;
+  {
+    pipeline::BuildSession session(p.options(), p.registry);
+    ASSERT_TRUE(session.open());
+    expected = contexts_of(session);
+  }
+  ASSERT_EQ(p.config_reads(), 1) << "an intact contexts file is read, winml.toml is not";
+
+  GetParam().apply(p.disk, file);
+  pipeline::BuildSession session(p.options(), p.registry);
+  ASSERT_TRUE(session.open());
+  EXPECT_EQ(p.config_reads(), 1) << "the plan itself is still good";
+  EXPECT_EQ(contexts_of(session), expected);
+  EXPECT_EQ(p.config_reads(), 2) << "made again from winml.toml";
+  EXPECT_EQ(p.disk.read(file), stored) << "written again as the plan wrote it";
+  EXPECT_EQ(p.disk.read(p.state("plan")), plan);
+  // The same context a stage would run with.
+  const auto& g = session.plan().graph;
+  EXPECT_EQ(session.declared_context(g.nodes[g.find("b", "quantize")]).config["quantize"]["enabled"], true);
+  EXPECT_EQ(session.model_settings("b").model.source, "b.onnx");
+}
+
+INSTANTIATE_TEST_SUITE_P(BuildSession, DamagedContexts, ::testing::ValuesIn(damaged_contexts::kContextsDamages),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(BuildSession, WithoutWriteDamagedContextsAreMadeAgainInMemoryOnly) {
+  Project p;
+  p.build();
+  const fs::path file = p.state(pipeline::kContextsFile);
+  const std::string stored = p.disk.read(file);
+  p.disk.put(file.string(), "damaged");
+  pipeline::BuildSession session(p.options(/*write=*/false), p.registry);
+  ASSERT_TRUE(session.open());
+  EXPECT_EQ(session.model_settings("a").model.source, "a.onnx");
+  EXPECT_EQ(p.disk.read(file), "damaged") << "a status or a dry run writes nothing";
+  p.disk.put(file.string(), stored);
+}
+
+TEST(BuildSession, IntactContextsAreReadOnceAndANoOpBuildReadsThemNever) {
+  Project p;
+  p.build();
+  const std::string file = p.state(pipeline::kContextsFile).string();
+  EXPECT_EQ(p.disk.reads[file], 0) << "the session that made the plan has its contexts in memory";
+  p.build();
+  EXPECT_EQ(p.disk.reads[file], 0) << "nothing ran and no report was written";
+  {
+    pipeline::BuildSession session(p.options(), p.registry);
+    ASSERT_TRUE(session.open());
+    const auto& g = session.plan().graph;
+    session.declared_context(g.nodes[g.find("a", "optimize")]);
+    session.model_settings("b");
+    EXPECT_EQ(p.disk.reads[file], 1);
+  }
+  EXPECT_EQ(p.config_reads(), 1);
+}
+
+TEST(BuildSession, ANodeOfAnotherPlanHasNoDeclaredContext) {
+  Project p;
+  pipeline::BuildSession session(p.options(), p.registry);
+  ASSERT_TRUE(session.open());
+  graph::Node stranger;
+  stranger.model = "c";
+  stranger.name = "quantize";
+  EXPECT_THROW(session.declared_context(stranger), BuildError);
+  EXPECT_THROW(session.model_settings("c"), BuildError);
 }
