@@ -115,6 +115,7 @@ void BuildSession::lock_and_load(const fs::path& output_dir) {
     sweep_after_crash(output_dir);
   }
   state_ = std::make_unique<store::BuildState>(*options_.disk, dir, options_.source.project_dir);
+  if (!options_.write) state_->keep_in_memory();
   state_->load();
   ingredients_ = std::make_unique<store::IngredientLog>(*options_.disk, dir / "ingredients");
   loaded_dir_ = output_dir;

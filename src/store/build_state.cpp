@@ -235,6 +235,7 @@ void BuildState::put_model_sidecars(const Digest& model_digest, const std::vecto
 
 void BuildState::append_journal(const std::string& line) {
   // Caller holds mu_.
+  if (in_memory_) return;
   const fs::path journal = dir_ / kJournalFile;
   if (!journal_) {
     disk_.make_directories(dir_);
@@ -260,7 +261,7 @@ void BuildState::append_journal(const std::string& line) {
 
 void BuildState::save() {
   std::lock_guard lock(mu_);
-  if (!changed_ && !stats_.dirty()) return;
+  if (in_memory_ || (!changed_ && !stats_.dirty())) return;
   std::uint64_t next = generation_ + 1;
   std::string text;
   RecordWriter w;

@@ -79,6 +79,11 @@ class BuildState {
   // journal generation. Safe to call more than once.
   void save();
 
+  // For a state that is only read (a dry run, status, graph: no lock is
+  // held, and another process may be appending to the journal): what it
+  // learns stays in memory, nothing is journaled or saved.
+  void keep_in_memory() { in_memory_ = true; }
+
   const fs::path& dir() const { return dir_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
 
@@ -100,6 +105,7 @@ class BuildState {
   bool journal_generation_ok_ = false;      // the journal file's header matches generation_
   std::uint64_t journal_offset_valid_ = 0;  // bytes of whole records in the journal
   std::vector<std::string> warnings_;
+  bool in_memory_ = false;
 };
 
 }  // namespace winml::store

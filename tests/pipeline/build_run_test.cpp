@@ -121,6 +121,21 @@ TEST(Build, BuildsEveryModelThenFindsEverythingUpToDate) {
   EXPECT_TRUE(p.warnings.empty());
 }
 
+TEST(Build, ADryRunDecidesWithoutWritingAnything) {
+  BuildProject p;
+  auto r = p.request();
+  r.dry_run = true;
+  pipeline::Build b(std::move(r), p.registry);
+  ASSERT_TRUE(b.open());
+  EXPECT_EQ(b.options().cache, nullptr) << "a dry run neither restores nor stores";
+  test::FakeNodes runner(p.disk);
+  EXPECT_EQ(status_words(b.run(runner, nullptr)), concat(six_of("would-run"), six_of("would-run")));
+  // Not even the memo of the model's sidecars (status and graph read the
+  // state the same way, beside a build that may be writing it).
+  EXPECT_EQ(p.disk.list_files(p.dir / "build"), std::vector<std::string>{});
+  EXPECT_FALSE(fs::exists(p.cache_dir / "lock"));
+}
+
 TEST(Build, NamedModelsAloneAreBuiltAndAnUnknownNameIsAnInputErrorListingTheModels) {
   BuildProject p;
   auto r = p.request();

@@ -103,6 +103,46 @@ TEST(BuildState, JournalAloneSurvivesACrashBeforeTheSnapshot) {
   EXPECT_EQ(s.model_sidecars(store::digest_of("model")), (std::vector<std::string>{"m.onnx.data"}));
 }
 
+TEST(BuildState, AStateKeptInMemoryLeavesTheFilesAsTheyAre) {
+  test::TempDir dir;
+  {
+    store::BuildState s(store::real_disk(), dir / "state", dir.path());
+    s.load();
+    s.put("m/export", record("a"));
+    s.save();
+    s.put("m/optimize", record("b"));  // journaled only
+  }
+  auto files = [&] { return test::read_text(dir / "state" / "state") + "|" + test::read_text(dir / "state" / "journal"); };
+  const std::string before = files();
+  {
+    // A dry run or a status beside a build that holds the lock.
+    store::BuildState s(store::real_disk(), dir / "state", dir.path());
+    s.keep_in_memory();
+    s.load();
+    EXPECT_TRUE(s.find("m/optimize"));
+    s.put("m/quantize", record("c"));
+    s.erase("m/export");
+    s.put_model_sidecars(store::digest_of("model"), {"m.onnx.data"});
+    EXPECT_TRUE(s.find("m/quantize"));
+    EXPECT_FALSE(s.find("m/export"));
+    EXPECT_EQ(s.model_sidecars(store::digest_of("model")), (std::vector<std::string>{"m.onnx.data"}));
+    s.save();
+  }
+  EXPECT_EQ(files(), before);
+  store::BuildState s(store::real_disk(), dir / "state", dir.path());
+  s.load();
+  EXPECT_TRUE(s.find("m/export"));
+  EXPECT_FALSE(s.find("m/quantize"));
+  EXPECT_FALSE(s.model_sidecars(store::digest_of("model")));
+  // Kept in memory from the start: not even a state folder is made.
+  store::BuildState fresh(store::real_disk(), dir / "fresh", dir.path());
+  fresh.keep_in_memory();
+  fresh.load();
+  fresh.put_model_sidecars(store::digest_of("model"), {});
+  fresh.save();
+  EXPECT_FALSE(fs::exists(dir / "fresh"));
+}
+
 TEST(BuildState, TornJournalTailIsIgnoredAndCutBeforeNewRecords) {
   test::TempDir dir;
   {
