@@ -21,7 +21,7 @@ namespace winml::pipeline {
 namespace {
 
 constexpr const char* kPlanMagic = "winml-make-plan";
-constexpr std::uint64_t kPlanVersion = 3;
+constexpr std::uint64_t kPlanVersion = 4;
 
 std::string env_value(const std::string& name) {
   const char* v = std::getenv(name.c_str());
@@ -238,6 +238,7 @@ std::string serialize_plan(const BuildPlan& plan) {
   w.field("B").field(b.output_dir).field(std::uint64_t(b.auto_discover)).field(std::uint64_t(b.rebuild));
   w.field(b.max_auto_iterations).field(b.external_data_threshold_mib).field(b.jobs);
   w.field(std::uint64_t(b.keep_going)).field(std::uint64_t(b.cache));
+  w.field(b.remote_cache).field(b.remote_cache_transfer_timeout);
   w.finish(out);
   w.field("E").field(static_cast<std::uint64_t>(plan.env_names.size()));
   for (const auto& e : plan.env_names) w.field(e);
@@ -267,13 +268,14 @@ std::optional<BuildPlan> parse_plan(std::string_view text) {
   if (!key) return std::nullopt;
   plan.memo_key = *key;
   plan.output_dir = field_text(f[4]);
-  if (!reader.next(f) || f.size() != 9 || f[0] != "B") return std::nullopt;
+  if (!reader.next(f) || f.size() != 11 || f[0] != "B") return std::nullopt;
   auto& b = plan.build;
   b.output_dir = field_text(f[1]);
   if (!parse_u64(f[2], v1) || !parse_u64(f[3], v2) || !parse_i64(f[4], b.max_auto_iterations) ||
       !parse_i64(f[5], b.external_data_threshold_mib) || !parse_i64(f[6], b.jobs) || !parse_u64(f[7], v3) ||
-      !parse_u64(f[8], v4))
+      !parse_u64(f[8], v4) || !parse_i64(f[10], b.remote_cache_transfer_timeout))
     return std::nullopt;
+  b.remote_cache = field_text(f[9]);
   b.auto_discover = v1, b.rebuild = v2, b.keep_going = v3, b.cache = v4;
   if (!reader.next(f) || f.size() < 2 || f[0] != "E" || !parse_u64(f[1], n) || f.size() != 2 + n) return std::nullopt;
   for (std::uint64_t i = 0; i < n; ++i) plan.env_names.push_back(field_text(f[2 + i]));

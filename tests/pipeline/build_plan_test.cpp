@@ -218,6 +218,25 @@ TEST(Plan, StoredFormRoundTrips) {
   EXPECT_FALSE(pipeline::parse_plan(text));
 }
 
+TEST(Plan, TheStoredFormKeepsEveryBuildKey) {
+  // Every [build] key other than its default: a key the stored plan dropped
+  // would read as its default in every build that reuses the plan.
+  nlohmann::json others = nlohmann::json::object();
+  for (const auto& k : config::build_schema()->keys()) {
+    nlohmann::json v = k.alternative;
+    if (v.is_null() && k.type == config::ValueType::kBool) v = !k.default_value.get<bool>();
+    if (v.is_null() && k.type == config::ValueType::kInt) v = k.default_value.get<std::int64_t>() + 1;
+    ASSERT_FALSE(v.is_null()) << k.name << ": no other value";
+    others[k.name] = v;
+  }
+  pipeline::BuildPlan plan;
+  plan.build = config::build_schema()->read(others);
+  ASSERT_EQ(config::build_schema()->write(plan.build), others);
+  auto back = pipeline::parse_plan(pipeline::serialize_plan(plan));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(config::build_schema()->write(back->build), others);
+}
+
 TEST(Plan, MemoKeyFollowsTheConfigFileAndTheEnvironment) {
   test::TempDir dir;
   test::write_text(dir / "winml.toml", "[model]\nsource = \"a.onnx\"\n");

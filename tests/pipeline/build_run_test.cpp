@@ -330,6 +330,22 @@ TEST(Build, ARemoteCacheIsOpenedBehindTheLocalOneAndABadUrlIsAnInputError) {
   EXPECT_THROW(c.open(), InputError);
 }
 
+TEST(Build, TheRemoteCacheThatWinmlTomlNamesIsUsedAlsoWhenTheStoredPlanIsReused) {
+  BuildProject p;
+  std::string missing;
+  if (!remote::http_libraries_available(&missing)) GTEST_SKIP() << missing;
+  p.config("[build]\nremote_cache = \"http://127.0.0.1:9/shared\"\nremote_cache_transfer_timeout = 7\n"
+           "[[model]]\nsource = \"a.onnx\"\n");
+  for (int build = 1; build <= 2; ++build) {
+    pipeline::Build b(p.request(), p.registry);
+    ASSERT_TRUE(b.open());
+    ASSERT_NE(b.remote(), nullptr) << "build " << build;
+    EXPECT_EQ(b.remote()->settings().url, "http://127.0.0.1:9/shared");
+    EXPECT_EQ(b.remote()->settings().http.transfer_seconds, 7);
+  }
+  EXPECT_EQ(p.config_reads(), 1) << "the second build reused the stored plan";
+}
+
 TEST(Build, DamagedStoredContextsAloneLeaveTheArtifactsOfACleanBuild) {
   BuildProject p;
   auto build = [&](bool rebuild) {
