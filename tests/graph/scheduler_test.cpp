@@ -213,13 +213,17 @@ TEST(KeysInFlight, TheSecondHolderOfAKeyWaitsForTheFirst) {
   const auto key = store::digest_of("the same step");
   auto first = keys.hold(key);
   EXPECT_FALSE(first.waited());
-  std::atomic<bool> second_has_it{false};
+  std::atomic<bool> second_started{false}, second_has_it{false};
   bool second_waited = false;
   std::thread second([&] {
+    second_started = true;
     auto h = keys.hold(key);
     second_waited = h.waited();
     second_has_it = true;
   });
+  // Released only once the second thread runs (on a loaded machine a new
+  // thread may not start within the sleep below), and is in hold() by then.
+  while (!second_started) std::this_thread::yield();
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
   EXPECT_FALSE(second_has_it) << "the key is still held";
   first.release();
