@@ -90,12 +90,15 @@ bool Build::open() {
 }
 
 std::size_t Build::node_count() const {
+  if (nothing_in_shard_) return 0;
   const auto& nodes = plan().graph.nodes;
   return std::count_if(nodes.begin(), nodes.end(),
                        [&](const graph::Node& n) { return options_.models.empty() || options_.models.count(n.model); });
 }
 
 std::vector<graph::NodeResult> Build::run(graph::NodeRunner& runner, graph::BuildObserver* observer) {
+  // Its empty set of models would mean "all" to the builder.
+  if (nothing_in_shard_) return std::vector<graph::NodeResult>(plan().graph.nodes.size());
   graph::Builder builder(plan().graph, {session_->options().source.project_dir, plan().output_dir, session_->state_dir()},
                          session_->state(), session_->ingredients(), runner, observer);
   std::vector<graph::NodeResult> results = builder.build(options_);

@@ -57,7 +57,8 @@ class Build {
   const BuildPlan& plan() const { return session_->plan(); }
   // The models to build (empty: all).
   const std::set<std::string>& models() const { return options_.models; }
-  // A shard that drew none of the project's models builds nothing.
+  // A shard that drew none of the project's models builds nothing: run()
+  // then returns every node not run, and writes nothing.
   bool nothing_to_build() const { return nothing_in_shard_; }
   // Nodes of the chosen models.
   std::size_t node_count() const;

@@ -184,6 +184,11 @@ TEST(Build, AShardHoldingNoModelOpensNoCacheAndBuildsNothing) {
   EXPECT_TRUE(b.nothing_to_build());
   EXPECT_EQ(b.options().cache, nullptr);
   EXPECT_FALSE(fs::exists(p.cache_dir / "lock")) << "the cache's lock was taken for nothing";
+  EXPECT_EQ(b.node_count(), 0u);
+  test::FakeNodes runner(p.disk);
+  EXPECT_EQ(status_words(b.run(runner, nullptr)), concat(six_of("not-run"), six_of("not-run")));
+  EXPECT_FALSE(p.built("a") || p.built("b"));
+  EXPECT_FALSE(p.disk.stat((p.dir / "build" / "a" / pipeline::kManifestFile).native()).exists);
 }
 
 TEST(Build, ABadShardIsAnInputError) {
