@@ -126,7 +126,7 @@ class PlanMaker {
     n.kind = kind;
     n.primary_output = output;
     n.enabled = enabled;
-    n.disabled_reason = std::move(disabled_reason);
+    if (!enabled) n.disabled_reason = std::move(disabled_reason);
     if (dep != graph::npos) n.deps.push_back(dep);
     DeclaredContext context;
     if (enabled) context = declare(n);

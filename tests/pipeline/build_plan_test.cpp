@@ -385,6 +385,15 @@ TEST(Plan, WithoutAnAnalyzeImplementationAnalyzeIsSkippedAndTheChainGoesOn) {
   EXPECT_EQ(g.nodes[g.find("a", "quantize")].deps, (std::vector<std::size_t>{g.find("a", "optimize")}));
 }
 
+TEST(Plan, AnEnabledStageCarriesNoDisabledReasonIntoTheStoredPlan) {
+  auto plan = pipeline::make_plan(project_from_text("[model]\nsource = \"a.onnx\"\nquantize = false\n"),
+                                  fake_stage_registry(), "/fake/project/build");
+  auto back = pipeline::parse_plan(pipeline::serialize_plan(plan));
+  ASSERT_TRUE(back);
+  for (const auto* p : {&plan, &*back})
+    for (const auto& n : p->graph.nodes) EXPECT_EQ(n.disabled_reason.empty(), n.enabled) << n.id() << ": " << n.disabled_reason;
+}
+
 TEST(Plan, ADisabledStageIsLeftOutOfTheChainAndNeverAskedToDeclare) {
   auto registry = fake_stage_registry();
   registry.set("quantize", std::make_shared<NeverDeclared>());
