@@ -3,7 +3,7 @@
 
 winml-make prints one line per stage event when its output is not a
 terminal ("  running    <model>/<stage>: ...", "  completed  <model>/<stage>
-(..)"). Each stage runs in a worker process, a fork of winml-make
+(..)"). Each stage runs in a worker process, winml-make started again
 (src/base/worker_process.h), so a stage's memory is mostly the worker's.
 For each stage this reports, as JSON on stdout:
 
@@ -12,8 +12,8 @@ For each stage this reports, as JSON on stdout:
                          while the stage ran;
   parent_peak_rss_bytes  winml-make's own VmHWM, reset when the stage starts;
   peak_rss_bytes         their sum: an upper bound of the stage's resident
-                         memory (pages the two share, such as what the worker
-                         inherited at the fork, are counted twice).
+                         memory (pages the two share, such as the shared
+                         libraries' code, are counted twice).
 
   {"wall_seconds": .., "peak_rss_bytes": .., "exit_code": .., "stages": {"optimize": {"seconds": .., ...}, ..}}
 

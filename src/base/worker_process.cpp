@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -22,6 +23,10 @@ namespace winml {
 
 namespace {
 
+// Where the worker finds its request and writes its answer.
+constexpr int kRequestFd = 3;
+constexpr int kReplyFd = 4;
+
 std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
 
 struct Fd {
@@ -31,28 +36,65 @@ struct Fd {
   }
 };
 
-// The child's whole life: run, send the reply, exit. Never returns.
-[[noreturn]] void be_worker(const std::function<std::string()>& work, int channel, pid_t parent) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+// The child between fork and exec: async-signal-safe calls only (another
+// thread may have held any lock at the fork, the allocator's included).
+[[noreturn]] void exec_worker(char* const argv[], int request, int reply, pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // kept across exec
   if (::getppid() != parent) ::_exit(127);  // the parent died before the call above
-  // The build's handlers only set its flag; a worker stops at once instead.
-  ::signal(SIGINT, SIG_DFL);
-  ::signal(SIGTERM, SIG_DFL);
-  const std::string reply = work();
-  // A length prefix: a reply cut short (the worker killed while sending) is
-  // never taken for a whole one.
-  const std::string framed = std::to_string(reply.size()) + "\n" + reply;
-  std::string_view rest = framed;
+  // Both moved above kReplyFd first, so that placing one cannot close the other.
+  const int r = ::fcntl(request, F_DUPFD, kReplyFd + 1);
+  const int w = ::fcntl(reply, F_DUPFD, kReplyFd + 1);
+  if (r < 0 || w < 0 || ::dup2(r, kRequestFd) < 0 || ::dup2(w, kReplyFd) < 0) ::_exit(127);
+  // Nothing else of the build's (lock files, other workers' channels).
+  for (int fd : {r, w}) ::close(fd);
+  ::close_range(kReplyFd + 1, ~0U, 0);
+  // A worker stops at once on SIGINT and SIGTERM, whatever the build did with them.
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int s : {SIGINT, SIGTERM, SIGPIPE}) ::sigaction(s, &dfl, nullptr);
+  sigset_t none;
+  ::sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::execve("/proc/self/exe", argv, environ);
+  ::_exit(127);
+}
+
+// This program's path, for the worker's argv[0] (what ps shows).
+const std::string& program_path() {
+  static const std::string path = [] {
+    char buffer[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof buffer);
+    return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string("winml-make");
+  }();
+  return path;
+}
+
+// The request in a memory file: the worker reads it at its own pace, and a
+// worker that dies before reading cannot block or signal the build.
+int request_file(const std::string& request) {
+  const int fd = ::memfd_create("winml-worker-request", MFD_CLOEXEC);
+  if (fd < 0) throw BuildError(errno_text("cannot hand a worker its request"));
+  std::string_view rest = request;
   while (!rest.empty()) {
-    const ssize_t n = ::write(channel, rest.data(), rest.size());
+    const ssize_t n = ::write(fd, rest.data(), rest.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
+    if (n <= 0) {
+      ::close(fd);
+      throw BuildError(errno_text("cannot hand a worker its request"));
+    }
     rest.remove_prefix(static_cast<std::size_t>(n));
   }
-  std::cout.flush();
-  std::cerr.flush();
-  std::fflush(nullptr);
-  ::_exit(rest.empty() ? 0 : 126);
+  return fd;
+}
+
+void write_all(int fd, std::string_view data, bool& whole) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  whole = data.empty();
 }
 
 // Splits "<size>\n<reply>"; nullopt unless it is whole.
@@ -70,26 +112,23 @@ std::optional<std::string> unframe(const std::string& data) {
 
 }  // namespace
 
-WorkerOutcome run_in_worker(const std::function<std::string()>& work, const std::atomic<bool>* cancel) {
+WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>* cancel) {
+  Fd request_fd{request_file(request)};
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw BuildError(errno_text("cannot create a worker's channel"));
   Fd ours{pipe_fds[0]}, theirs{pipe_fds[1]};
-  // Output still buffered here would otherwise be written twice.
-  std::cout.flush();
-  std::cerr.flush();
-  std::fflush(nullptr);
+  std::string program = program_path(), argument = kWorkerArgument;
+  char* const argv[] = {program.data(), argument.data(), nullptr};
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw BuildError(errno_text("cannot start a worker process"));
-  if (pid == 0) {
-    ::close(ours.fd);
-    be_worker(work, theirs.fd, parent);
-  }
+  if (pid == 0) exec_worker(argv, request_fd.fd, theirs.fd, parent);
   ::close(theirs.fd);
   theirs.fd = -1;
   ::fcntl(ours.fd, F_SETFL, O_NONBLOCK);
-  // Readable when the worker has ended. Other workers forked meanwhile hold
-  // copies of our channel's write end, so its end of file is no sign of it.
+  // Readable when the worker has ended. Another worker forked meanwhile holds
+  // a copy of our channel's write end until it execs, so the channel's end of
+  // file is no sign of it.
   Fd ended{static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))};
 
   WorkerOutcome out;
@@ -138,6 +177,37 @@ WorkerOutcome run_in_worker(const std::function<std::string()>& work, const std:
   out.exit_code = out.exited ? WEXITSTATUS(status) : -1;
   out.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   return out;
+}
+
+bool is_worker_invocation(int argc, char** argv) {
+  return argc == 2 && std::string_view(argv[1]) == kWorkerArgument;
+}
+
+[[noreturn]] void serve_as_worker(const std::function<std::string(const std::string&)>& serve) {
+  if (::fcntl(kRequestFd, F_GETFD) < 0 || ::fcntl(kReplyFd, F_GETFD) < 0) {
+    std::cerr << "winml-make: error: " << kWorkerArgument << " is how a build starts its workers; it is not a command\n";
+    ::_exit(2);
+  }
+  std::string request;
+  char buffer[65536];
+  for (off_t at = 0;;) {
+    const ssize_t n = ::pread(kRequestFd, buffer, sizeof buffer, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) ::_exit(125);
+    if (n == 0) break;
+    request.append(buffer, static_cast<std::size_t>(n));
+    at += n;
+  }
+  ::close(kRequestFd);
+  const std::string reply = serve(request);
+  // A length prefix: a reply cut short (the worker killed while sending) is
+  // never taken for a whole one.
+  bool whole = false;
+  write_all(kReplyFd, std::to_string(reply.size()) + "\n" + reply, whole);
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  ::_exit(whole ? 0 : 126);
 }
 
 std::string describe_signal(int signal) {

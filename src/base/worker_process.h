@@ -1,8 +1,13 @@
-// A worker process: a forked copy of this process that runs one piece of
-// work and answers with a string, so that whatever happens inside it (a
-// signal, an abort, memory it never frees) stays there. The caller learns
-// what the worker answered and how it ended. Ninja and Bazel run their
-// actions apart from the build the same way.
+// A worker process: this program started again to run one piece of work and
+// answer with a string, so that whatever happens inside it (a signal, an
+// abort, memory it never frees) stays there. The caller learns what the
+// worker answered and how it ended. Ninja and Bazel run their actions apart
+// from the build the same way.
+//
+// The worker is a new program (fork, then exec at once), not a forked copy
+// that goes on running: a copy inherits every lock another thread of the
+// build held at the moment of the fork (the allocator's, a static
+// initializer's guard, a library's registry) and can wait on one forever.
 #pragma once
 
 #include <atomic>
@@ -12,21 +17,31 @@
 namespace winml {
 
 struct WorkerOutcome {
-  std::string reply;       // what `work` returned (empty when the worker died first)
-  bool answered = false;   // the worker returned from `work` and sent its whole reply
+  std::string reply;       // what the worker answered (empty when it died first)
+  bool answered = false;   // the worker sent its whole reply
   bool exited = false;     // exited normally, with exit_code
   int exit_code = -1;
   int signal = 0;          // the signal that ended it (exited is false)
   bool cancelled = false;  // *cancel turned true while it ran: it was sent SIGTERM (SIGKILL after 5 s)
 };
 
-// Forks, runs `work` in the child and returns its outcome once the child has
-// ended. `work` must not throw (it reports its own errors in its reply). The
-// child dies with the thread that started it (SIGKILL), takes SIGINT and
-// SIGTERM by default, and never returns into the caller's code: it exits
-// without running static destructors or atexit handlers. BuildError when no
-// worker can be started.
-WorkerOutcome run_in_worker(const std::function<std::string()>& work, const std::atomic<bool>* cancel);
+// The argument that makes this program a worker (argv[1]); never typed by a user.
+inline constexpr const char* kWorkerArgument = "--worker-process";
+
+// Starts this program (/proc/self/exe) as `<program> --worker-process`,
+// hands it `request` and returns its outcome once it has ended. The worker
+// dies with the thread that started it (SIGKILL). BuildError when no worker
+// can be started.
+WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>* cancel);
+
+// Whether this process was started by run_in_worker.
+bool is_worker_invocation(int argc, char** argv);
+
+// The worker's side: reads the request, answers `serve(request)` (which must
+// not throw: it reports its own errors in its answer) and exits without
+// running static destructors or atexit handlers. Exit code 2 when this
+// process was not started by run_in_worker.
+[[noreturn]] void serve_as_worker(const std::function<std::string(const std::string&)>& serve);
 
 // "SIGSEGV (Segmentation fault)": a signal's name and description.
 std::string describe_signal(int signal);

@@ -2,10 +2,12 @@
 // commands run here; the model tools' run in their module, loaded only then
 // (cli/tools_module.h).
 #include "cli/command_line.h"
+#include "base/worker_process.h"
 #include "cli/tools_module.h"
 
 int main(int argc, char** argv) {
   using namespace winml::cli;
+  if (winml::is_worker_invocation(argc, argv)) return tools_module().serve_worker();  // a build's stage
   CommandLine line;
   line.hand_over([](int n, char** args) { return tools_module().main(n, args); });
   if (names_a_subcommand(argc, argv)) {

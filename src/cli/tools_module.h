@@ -32,6 +32,9 @@ struct ToolsModule {
   void (*use_rules)(const rules::Rules& rules);
   // graph::NodeRunner::artifact_files without a session (for `cache verify`).
   std::vector<std::string> (*artifact_files)(const std::filesystem::path& primary);
+  // This process as a build's worker (base/worker_process.h): runs the stage
+  // it is handed and exits.
+  int (*serve_worker)();
 };
 
 inline constexpr const char* kToolsEntryPoint = "winml_make_tools";

@@ -9,32 +9,30 @@ namespace {
 constexpr const char* kMagic = "winml-make-contexts";
 constexpr std::uint64_t kVersion = 1;
 
-void write_list(store::RecordWriter& w, const std::vector<std::string>& list) {
-  w.field(static_cast<std::uint64_t>(list.size()));
-  for (const auto& x : list) w.field(x);
-}
-
-// Reads a count and that many fields from `f` at `i`.
-bool read_list(const std::vector<std::string_view>& f, std::size_t& i, std::vector<std::string>& out) {
-  std::uint64_t n = 0;
-  if (i >= f.size() || !store::parse_u64(f[i++], n) || n > f.size() - i) return false;
-  for (std::uint64_t k = 0; k < n; ++k) out.push_back(store::field_text(f[i++]));
-  return true;
-}
-
 bool read_node(const std::vector<std::string_view>& f, DeclaredContext& c) {
-  std::size_t i = 2;
-  std::uint64_t writes = 0;
-  if (f.size() < 3 || f[0] != "N") return false;
-  c.config = nlohmann::json::parse(store::field_text(f[1]), nullptr, false);
-  if (c.config.is_discarded() || !c.config.is_object()) return false;
-  if (!read_list(f, i, c.rules) || !read_list(f, i, c.environment)) return false;
-  if (i + 1 != f.size() || !store::parse_u64(f[i], writes) || writes > 1) return false;
-  c.writes_models = writes == 1;
-  return true;
+  std::size_t i = 1;
+  return !f.empty() && f[0] == "N" && read_declared(f, i, c) && i == f.size();
 }
 
 }  // namespace
+
+void write_declared(store::RecordWriter& w, const DeclaredContext& c) {
+  w.field(c.config.dump());
+  store::write_list(w, c.rules);
+  store::write_list(w, c.environment);
+  w.field(static_cast<std::uint64_t>(c.writes_models));
+}
+
+bool read_declared(const std::vector<std::string_view>& f, std::size_t& i, DeclaredContext& c) {
+  std::uint64_t writes = 0;
+  if (i >= f.size()) return false;
+  c.config = nlohmann::json::parse(store::field_text(f[i++]), nullptr, false);
+  if (c.config.is_discarded() || !c.config.is_object()) return false;
+  if (!store::read_list(f, i, c.rules) || !store::read_list(f, i, c.environment)) return false;
+  if (i >= f.size() || !store::parse_u64(f[i++], writes) || writes > 1) return false;
+  c.writes_models = writes == 1;
+  return true;
+}
 
 std::string serialize_contexts(const PlanContexts& contexts) {
   std::string out;
@@ -44,10 +42,8 @@ std::string serialize_contexts(const PlanContexts& contexts) {
   w.field(static_cast<std::uint64_t>(contexts.model_settings.size()));
   w.finish(out);
   for (const auto& c : contexts.nodes) {
-    w.field("N").field(c.config.dump());
-    write_list(w, c.rules);
-    write_list(w, c.environment);
-    w.field(static_cast<std::uint64_t>(c.writes_models));
+    w.field("N");
+    write_declared(w, c);
     w.finish(out);
   }
   for (const auto& m : contexts.model_settings) {

@@ -14,6 +14,7 @@
 
 #include "pipeline/declarations.h"
 #include "store/digest.h"
+#include "store/record_io.h"
 
 namespace winml::pipeline {
 
@@ -28,5 +29,11 @@ struct PlanContexts {
 std::string serialize_contexts(const PlanContexts& contexts);
 // Nothing when the text is torn or corrupt.
 std::optional<PlanContexts> parse_contexts(std::string_view text);
+
+// One node's context as fields of a record (the contexts file's, a stage
+// worker's request): written after the caller's own fields; read from f[i],
+// leaving i after it. False when the fields are not a context.
+void write_declared(store::RecordWriter& w, const DeclaredContext& c);
+bool read_declared(const std::vector<std::string_view>& f, std::size_t& i, DeclaredContext& c);
 
 }  // namespace winml::pipeline

@@ -1,33 +1,13 @@
 #include "stages/stage_runner.h"
 
-#include <new>
-
 #include "base/error.h"
-#include "base/rules.h"
 #include "base/worker_process.h"
 #include "model/sidecars.h"
+#include "pipeline/stage_request.h"
 
 namespace winml::stages {
 
 namespace {
-
-// A stage's result or error as the worker's reply: "<kind>\n<text>".
-std::string run_and_describe(pipeline::Stage& stage, const pipeline::StageContext& ctx) {
-  try {
-    return "ok\n" + stage.run(ctx).metrics.dump();
-  } catch (const graph::Interrupted&) {
-    return "interrupted\n";
-  } catch (const InputError& e) {
-    return std::string("input\n") + e.what();
-  } catch (const std::bad_alloc&) {
-    // what() says only "std::bad_alloc".
-    return "build\nout of memory: an allocation failed (the machine's memory, or a limit such as ulimit -v or -d)";
-  } catch (const std::exception& e) {
-    return std::string("build\n") + e.what();
-  } catch (...) {
-    return "build\nthe stage failed with an unknown exception";
-  }
-}
 
 // The worker's reply back into the result, or the error it describes.
 graph::RunResult from_reply(const std::string& reply) {
@@ -43,29 +23,25 @@ graph::RunResult from_reply(const std::string& reply) {
 }  // namespace
 
 graph::RunResult StageRunner::run(const graph::RunRequest& req) {
-  auto stage = stage_for(req.node, session_.registry());
-  if (!stage) throw BuildError(req.node.id() + ": no implementation registered for '" + req.node.kind + "'");
+  if (!stage_for(req.node, session_.registry()))
+    throw BuildError(req.node.id() + ": no implementation registered for '" + req.node.kind + "'");
   // The stage sees what it declared when the plan was made, and nothing
   // else (pipeline/declarations.h).
-  const pipeline::DeclaredContext& declared = session_.declared_context(req.node);
   const auto& source = session_.options().source;
-  const pipeline::DeclaredView view = pipeline::declared_view(declared, source.project_dir, source.config_file);
-  rules::Scope rules_scope(view.rules);
-  const pipeline::StageContext ctx{
-      .config = view.config,
-      .project_dir = req.project_dir,
-      .config_file = source.config_file.string(),
-      .input = req.inputs.empty() ? fs::path() : req.inputs.front().primary,
-      .input_files = req.inputs.empty() ? std::vector<fs::path>() : req.inputs.front().files,
-      .output = req.staging_dir / req.node.primary_output,
-      .files = req.extra_inputs,
-      .environment = view.environment,
-      .writes_models = declared.writes_models,
-      .cancel = req.cancel,
-      .log_file = req.log_file};
-  // The stage runs in a worker process (base/worker_process.h): a signal
-  // there fails this node only, and the memory it took goes back when it ends.
-  const WorkerOutcome w = run_in_worker([&] { return run_and_describe(*stage, ctx); }, req.cancel);
+  const pipeline::StageRequest request{.kind = req.node.kind,
+                             .declared = session_.declared_context(req.node),
+                             .source_dir = source.project_dir,
+                             .config_file = source.config_file,
+                             .project_dir = req.project_dir,
+                             .input = req.inputs.empty() ? fs::path() : req.inputs.front().primary,
+                             .input_files = req.inputs.empty() ? std::vector<fs::path>() : req.inputs.front().files,
+                             .output = req.staging_dir / req.node.primary_output,
+                             .files = req.extra_inputs,
+                             .log_file = req.log_file};
+  // The stage runs in a worker process (base/worker_process.h,
+  // stages/stage_worker.h): a signal there fails this node only, and the
+  // memory it took goes back when it ends.
+  const WorkerOutcome w = run_in_worker(pipeline::encode_stage_request(request), req.cancel);
   if (w.cancelled) throw graph::Interrupted();
   if (!w.answered) {
     const std::string how = w.signal ? "died of " + describe_signal(w.signal)

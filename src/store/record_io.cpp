@@ -119,6 +119,18 @@ std::string field_text(std::string_view f) {
 // Decimal digits only, no sign, no overflow: what the writer writes. A plain
 // loop: std::from_chars costs four times as much here, and a build parses
 // tens of thousands of these (stat times and sizes of 19 digits).
+void write_list(RecordWriter& w, const std::vector<std::string>& list) {
+  w.field(static_cast<std::uint64_t>(list.size()));
+  for (const auto& x : list) w.field(x);
+}
+
+bool read_list(const std::vector<std::string_view>& f, std::size_t& i, std::vector<std::string>& out) {
+  std::uint64_t n = 0;
+  if (i >= f.size() || !parse_u64(f[i++], n) || n > f.size() - i) return false;
+  for (std::uint64_t k = 0; k < n; ++k) out.push_back(field_text(f[i++]));
+  return true;
+}
+
 bool parse_u64(std::string_view s, std::uint64_t& out) {
   if (s.empty() || s.size() > 20) return false;
   std::uint64_t v = 0;

@@ -54,6 +54,10 @@ class RecordReader {
 
 // Unescaped text of a field.
 std::string field_text(std::string_view field);
+// A list as fields: its size, then each element. read_list reads one from
+// f[i] on, leaving i after it; false when the fields are too few.
+void write_list(RecordWriter& w, const std::vector<std::string>& list);
+bool read_list(const std::vector<std::string_view>& f, std::size_t& i, std::vector<std::string>& out);
 bool parse_u64(std::string_view s, std::uint64_t& out);
 bool parse_i64(std::string_view s, std::int64_t& out);
 bool parse_double(std::string_view s, double& out);

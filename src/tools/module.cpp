@@ -2,6 +2,8 @@
 // it loads it (cli/tools_module.h).
 #include "stages/builtin.h"
 #include "stages/stage_runner.h"
+#include "stages/stage_worker.h"
+#include "base/worker_process.h"
 #include "base/rules.h"
 #include "cli/command_line.h"
 #include "cli/tools_module.h"
@@ -31,6 +33,8 @@ std::unique_ptr<graph::NodeRunner> make_runner(pipeline::BuildSession& session) 
 
 void use_rules(const rules::Rules& r) { rules::set_active(r); }
 
+int serve_worker() { serve_as_worker(&stages::serve_stage_request); }
+
 }  // namespace
 
 }  // namespace winml::tools
@@ -38,6 +42,7 @@ void use_rules(const rules::Rules& r) { rules::set_active(r); }
 extern "C" __attribute__((visibility("default"))) const winml::cli::ToolsModule* winml_make_tools() {
   static const winml::cli::ToolsModule module{
       winml::cli::kToolsStamp,  &winml::tools::tools_main, &winml::stages::register_builtin_stages,
-      &winml::tools::make_runner, &winml::tools::use_rules,  &winml::stages::artifact_files};
+      &winml::tools::make_runner, &winml::tools::use_rules,  &winml::stages::artifact_files,
+      &winml::tools::serve_worker};
   return &module;
 }

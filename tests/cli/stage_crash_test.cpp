@@ -74,3 +74,22 @@ TEST(StageCrash, TheReportNamesTheSignalAndTheExitCodeIsOne) {
   EXPECT_EQ(stop.exit_code, 1) << stop.err;
   EXPECT_NE(stop.err.find("SIGABRT"), std::string::npos) << stop.err;
 }
+
+TEST(StageWorker, IsWinmlMakeStartedAgainNotAForkedCopyOfTheBuild) {
+  // A copy forked from a build with several threads inherits whatever lock
+  // another thread held at that instant (the allocator's, under the
+  // sanitizers) and could wait on it forever; a program started afresh
+  // holds none. The export command is the worker's child: it records what
+  // its parent is.
+  Project p;
+  p.write_model("weights.onnx", 3);
+  p.write("export.sh",
+          "tr '\\0' ' ' < /proc/$PPID/cmdline > worker.txt\necho >> worker.txt\nreadlink /proc/$PPID/exe >> worker.txt\n"
+          "cp weights.onnx \"$1\"\n");
+  p.write_config("[model]\nname = \"net\"\n[export]\ncommand = [\"sh\", \"export.sh\", \"{output}\"]\n"
+                 "inputs = [\"export.sh\", \"weights.onnx\"]\n");
+  p.build({"-j", "2"});
+  const std::string worker = test::read_text(p.root() / "worker.txt");
+  const std::string binary = fs::canonical(test::winml_make_binary()).string();
+  EXPECT_EQ(worker, binary + " --worker-process \n" + binary + "\n");
+}
