@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "cli/command_line.h"
 #include "support/help_text.h"
@@ -85,4 +86,22 @@ TEST(TwoHalves, TheBinaryWorksWhereverItIsCopiedWithItsModule) {
     const auto inspect = test::run_program({exe, "inspect", "-m", "build/classifier/model.onnx"}, project, env);
     EXPECT_EQ(inspect.exit_code, 0) << bin << "\n" << inspect.err;
   }
+}
+
+// The no-op build pays for every library loaded at start-up: the shared
+// cache's libraries are loaded only when a server is named, and the model
+// tools with libonnx and libprotobuf only when a stage or model command runs.
+// The loader lists the binary's libraries without running its main.
+TEST(TwoHalves, TheBinaryLoadsNeitherTheCacheLibrariesNorOnnxAtStartUp) {
+  const std::string command = "LD_TRACE_LOADED_OBJECTS=1 " + test::winml_make_binary().string();
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string listing;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) listing.append(buf, n);
+  ASSERT_EQ(::pclose(pipe), 0) << listing;
+  ASSERT_NE(listing.find("libc.so"), std::string::npos) << "the listing is not the loader's:\n" << listing;
+  // libstdc++ is linked in (src/cli/CMakeLists.txt) where the compiler allows it.
+  for (const char* absent : {"libcurl", "libcrypto", "libprotobuf", "libonnx", "winml-make-tools"})
+    EXPECT_EQ(listing.find(absent), std::string::npos) << absent << " in:\n" << listing;
 }

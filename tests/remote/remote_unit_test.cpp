@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
-#include <cstdio>
 
 #include "base/error.h"
 #include "base/shared_library.h"
@@ -184,19 +183,3 @@ TEST(SharedLibrary, LoadsLibcurlAndLibcryptoOnDemand) {
   EXPECT_EQ(remote::sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
-// The no-op build pays for every library loaded at start-up: the shared
-// cache's libraries are loaded only when a server is named, and the model
-// tools with libonnx and libprotobuf only when a stage or model command runs.
-TEST(SharedLibrary, TheToolLoadsNeitherTheCacheLibrariesNorOnnxAtStartUp) {
-  const std::string command = std::string("LD_TRACE_LOADED_OBJECTS=1 ") + WINML_MAKE_BIN;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string listing;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) listing.append(buf, n);
-  ASSERT_EQ(::pclose(pipe), 0) << listing;
-  ASSERT_NE(listing.find("libc.so"), std::string::npos) << "the listing is not the loader's:\n" << listing;
-  // libstdc++ is linked in (src/cli/CMakeLists.txt) where the compiler allows it.
-  for (const char* absent : {"libcurl", "libcrypto", "libprotobuf", "libonnx", "winml-make-tools"})
-    EXPECT_EQ(listing.find(absent), std::string::npos) << absent << " in:\n" << listing;
-}
