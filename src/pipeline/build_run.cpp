@@ -40,6 +40,9 @@ void Build::open_local_cache() {
         },
         -1, request_.session.cancel, store::LockMode::kShared);
     if (!cache_lock_) return;  // interrupted
+  } catch (const InputError& e) {
+    throw InputError(std::string(e.what()) + "; it is the cache directory (--cache-dir, else $WINML_MAKE_CACHE_DIR, "
+                     "$XDG_CACHE_HOME/winml-make, ~/.cache/winml-make); --no-cache builds without one");
   } catch (const BuildError& e) {
     // A cache this user cannot write (a shared read-only mirror) is still
     // worth reading; nothing can tidy it from here either.

@@ -53,7 +53,10 @@ std::unique_ptr<DirectoryLock> DirectoryLock::acquire(const fs::path& lock_file,
                                                       const std::function<void(const std::string&)>& on_wait,
                                                       double timeout_seconds, const std::atomic<bool>* cancel,
                                                       LockMode mode) {
-  fs::create_directories(lock_file.parent_path());
+  // A path through a file, or no permission: the directory was named wrongly.
+  std::error_code ec;
+  fs::create_directories(lock_file.parent_path(), ec);
+  if (ec) throw InputError(file_error(lock_file.parent_path().string(), "cannot create the directory: " + ec.message()));
   int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0)
     throw BuildError(file_error(lock_file.string(), std::string("cannot open lock: ") + std::strerror(errno)));

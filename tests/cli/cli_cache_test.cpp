@@ -120,3 +120,17 @@ TEST(CacheCli, NoCacheNeitherReadsNorWrites) {
   EXPECT_TRUE(fs::exists(dir / "ac"));
   EXPECT_TRUE(fs::exists(dir / "cas"));
 }
+
+TEST(CacheCli, ACacheDirectoryThatCannotBeMadeIsAnInputErrorNamingIt) {
+  Project p;
+  p.write_small_project();
+  p.write("afile", "not a directory");
+  const fs::path dir = p.root() / "afile/cache";
+  auto r = p.run({"--cache-dir", dir.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(dir.string() + ": cannot create the directory: Not a directory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--no-cache builds without one"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("filesystem error"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(p.out("net", "export.onnx")));
+  EXPECT_EQ(test::read_text(p.root() / "afile"), "not a directory");
+}
