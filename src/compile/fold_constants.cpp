@@ -4,7 +4,7 @@
 #include <set>
 
 #include "compile/partition.h"
-#include "model/node_util.h"
+#include "model/constant_folding.h"
 #include "runtime/errors.h"
 #include "runtime/evaluate.h"
 #include "runtime/tensor.h"
@@ -13,11 +13,35 @@ namespace winml::compile {
 
 namespace {
 
-const std::set<std::string> kNotFoldable = {"RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial",
-                                            "Dropout"};
+// Every op of the default domain but random and training-mode ones folds,
+// DequantizeLinear of weights included (the blob stores the dequantized
+// values); results may grow by 64 KiB beyond their inputs' size; weights no
+// node reads afterwards are dropped from the blob.
+const model::FoldPolicy kCompilePolicy{
+    .kept_ops = {"RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial", "Dropout"},
+    .default_domain_only = true,
+    .growth_floor = 0,
+    .growth_allowance = 64 * 1024,
+    .prune_unread_initializers = true,
+};
 
-// Results may grow by this much beyond their inputs' size.
-constexpr std::uint64_t kGrowthAllowance = 64 * 1024;
+// The node's outputs, or nullopt when the runtime has no kernel for it (left
+// to run time, where the same error would name the node) or a result has no
+// stored form (strings, 4-bit types).
+std::optional<std::vector<runtime::Tensor>> evaluate(const onnx::NodeProto& n, const runtime::Opsets& opsets,
+                                                     const std::vector<const runtime::Tensor*>& constant) {
+  std::vector<runtime::Tensor> inputs;
+  for (const auto* t : constant) inputs.push_back(t ? *t : runtime::Tensor());
+  std::vector<runtime::Tensor> outputs;
+  try {
+    outputs = runtime::evaluate_node(n, opsets, inputs);
+  } catch (const runtime::UnsupportedError&) {
+    return std::nullopt;
+  }
+  for (const auto& t : outputs)
+    if (t.defined() && runtime::dtype_size(t.dtype()) == 0) return std::nullopt;
+  return outputs;
+}
 
 }  // namespace
 
@@ -29,47 +53,26 @@ int fold_constants(model::Model& model, const runtime::Opsets& opsets) {
   for (const auto& t : g.initializer())
     if (!graph_inputs.count(t.name())) constants[t.name()] = runtime::from_proto(t, &model);
 
+  const model::FoldValues<runtime::Tensor> values{
+      .lookup = [&](const std::string& name) -> const runtime::Tensor* {
+        auto it = constants.find(name);
+        return it == constants.end() ? nullptr : &it->second;
+      },
+      .bytes = [](const runtime::Tensor& t) -> std::uint64_t { return t.bytes(); },
+      .evaluate = [&](const onnx::NodeProto& n, const std::vector<const runtime::Tensor*>& inputs) {
+        return evaluate(n, opsets, inputs);
+      },
+  };
   std::vector<onnx::TensorProto> folded_values;
   std::vector<bool> folded(static_cast<std::size_t>(g.node_size()), false);
   int count = 0;
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& n = g.node(i);
-    if ((!n.domain().empty() && n.domain() != "ai.onnx") || kNotFoldable.count(n.op_type()) || model::has_subgraph(n) ||
-        n.input_size() == 0)
-      continue;
-    std::vector<runtime::Tensor> inputs;
-    std::uint64_t in_bytes = 0;
-    bool all_constant = true;
-    for (const auto& name : n.input()) {
-      if (name.empty()) {
-        inputs.emplace_back();
-        continue;
-      }
-      auto it = constants.find(name);
-      if (it == constants.end()) {
-        all_constant = false;
-        break;
-      }
-      inputs.push_back(it->second);
-      in_bytes += it->second.bytes();
-    }
-    if (!all_constant) continue;
-    std::vector<runtime::Tensor> outputs;
-    try {
-      outputs = runtime::evaluate_node(n, opsets, inputs);
-    } catch (const runtime::UnsupportedError&) {
-      continue;  // left to run time, where the same error would name the node
-    }
-    std::uint64_t out_bytes = 0;
-    bool storable = true;
-    for (const auto& t : outputs) {
-      out_bytes += t.bytes();
-      storable = storable && (!t.defined() || runtime::dtype_size(t.dtype()) != 0);
-    }
-    if (!storable || out_bytes > in_bytes + kGrowthAllowance) continue;
+    auto outputs = model::fold_node(kCompilePolicy, n, values);
+    if (!outputs) continue;
     for (int k = 0; k < n.output_size(); ++k) {
       if (n.output(k).empty()) continue;
-      const runtime::Tensor& t = outputs[static_cast<std::size_t>(k)];
+      const runtime::Tensor& t = (*outputs)[static_cast<std::size_t>(k)];
       constants[n.output(k)] = t;
       folded_values.push_back(runtime::to_proto(t, n.output(k)));
     }
@@ -83,16 +86,7 @@ int fold_constants(model::Model& model, const runtime::Opsets& opsets) {
     if (!folded[static_cast<std::size_t>(i)]) kept.add_node()->Swap(g.mutable_node(i));
   g.mutable_node()->Swap(kept.mutable_node());
   for (auto& t : folded_values) g.add_initializer()->Swap(&t);
-
-  // Only what nodes and outputs still read stays.
-  std::set<std::string> read(graph_inputs);
-  for (const auto& o : g.output()) read.insert(o.name());
-  for (const auto& n : g.node())
-    for (const auto& name : node_reads(n)) read.insert(name);  // subgraph captures included
-  onnx::GraphProto used;
-  for (auto& t : *g.mutable_initializer())
-    if (read.count(t.name())) used.add_initializer()->Swap(&t);
-  g.mutable_initializer()->Swap(used.mutable_initializer());
+  if (kCompilePolicy.prune_unread_initializers) model::drop_unread_initializers(g, node_reads);
   return count;
 }
 

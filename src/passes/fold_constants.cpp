@@ -2,12 +2,12 @@
 // initializers. Constant nodes are lifted as they are; Shape and Size of
 // values with a fully known shape are computed from type information; any
 // other node whose inputs are all constant is evaluated by the runtime
-// (through ConstantEvaluator). Nodes producing graph outputs are kept, as are
-// nodes with subgraphs, random generators and Q/DQ pairs (the quantized
-// format depends on them), and results much larger than their inputs (folding
-// must not bloat the model).
-#include <set>
-
+// (through ConstantEvaluator) under kOptimizePolicy (model/constant_folding.h,
+// shared with compile). Nodes producing graph outputs are kept, as are nodes
+// with subgraphs, random generators and Q/DQ pairs (the quantized format
+// depends on them), and results much larger than their inputs (folding must
+// not bloat the model).
+#include "model/constant_folding.h"
 #include "model/node_util.h"
 #include "model/tensor_data.h"
 #include "model/tensor_values.h"
@@ -18,14 +18,17 @@ namespace winml::passes {
 
 namespace {
 
-constexpr std::uint64_t kMaxGrowthBytes = 1 << 20;
-
-bool never_fold(const onnx::NodeProto& n) {
-  static const std::set<std::string> kOps = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
-                                             "Multinomial",  "Bernoulli",     "QuantizeLinear",   "DequantizeLinear",
-                                             "Identity",     "Dropout"};
-  return model::has_subgraph(n) || kOps.count(n.op_type()) > 0;
-}
+// Q/DQ stay for quantization to read, Identity and Dropout for the passes
+// that remove them; results may take up to 1 MiB or their inputs' size; the
+// initializers left unread go in eliminate_unused_initializers.
+const model::FoldPolicy kOptimizePolicy{
+    .kept_ops = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli",
+                 "QuantizeLinear", "DequantizeLinear", "Identity", "Dropout"},
+    .default_domain_only = false,
+    .growth_floor = 1 << 20,
+    .growth_allowance = 0,
+    .prune_unread_initializers = false,
+};
 
 std::int64_t domain_opset(const PassContext& ctx, const std::string& domain) {
   return model::is_default_domain(domain) ? ctx.opsets.onnx : ctx.model.opset(domain);
@@ -82,26 +85,21 @@ class FoldConstants : public NodePass {
 
   static bool evaluate(GraphView& v, int i, PassContext& ctx) {
     const auto& n = v.node(i);
-    if (!ctx.evaluator || never_fold(n) || n.input_size() == 0) return false;
-    std::vector<const onnx::TensorProto*> inputs;
-    std::uint64_t input_bytes = 0;
-    for (const auto& in : n.input()) {
-      if (in.empty()) {
-        inputs.push_back(nullptr);
-        continue;
-      }
-      const auto* t = v.constant(in);
-      if (!t) return false;
-      inputs.push_back(t);
-      input_bytes += model::payload_size(*t);
-    }
-    std::int64_t opset = domain_opset(ctx, n.domain());
-    if (!ctx.evaluator->can_evaluate(n, opset)) return false;
-    auto outputs = ctx.evaluator->evaluate(n, opset, inputs, ctx.model);
-    if (!outputs || outputs->size() != static_cast<std::size_t>(n.output_size())) return false;
-    std::uint64_t output_bytes = 0;
-    for (const auto& t : *outputs) output_bytes += model::payload_size(t);
-    if (output_bytes > std::max(input_bytes, kMaxGrowthBytes)) return false;
+    if (!ctx.evaluator) return false;
+    const model::FoldValues<onnx::TensorProto> values{
+        .lookup = [&](const std::string& name) { return v.constant(name); },
+        .bytes = [](const onnx::TensorProto& t) { return model::payload_size(t); },
+        .evaluate = [&](const onnx::NodeProto& node, const std::vector<const onnx::TensorProto*>& inputs)
+            -> std::optional<std::vector<onnx::TensorProto>> {
+          std::int64_t opset = domain_opset(ctx, node.domain());
+          if (!ctx.evaluator->can_evaluate(node, opset)) return std::nullopt;
+          auto outputs = ctx.evaluator->evaluate(node, opset, inputs, ctx.model);
+          if (!outputs || outputs->size() != static_cast<std::size_t>(node.output_size())) return std::nullopt;
+          return outputs;
+        },
+    };
+    auto outputs = model::fold_node(kOptimizePolicy, n, values);
+    if (!outputs) return false;
     std::vector<std::string> names(n.output().begin(), n.output().end());
     v.remove_node(i);
     for (std::size_t k = 0; k < outputs->size(); ++k) {
