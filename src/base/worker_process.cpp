@@ -69,32 +69,27 @@ const std::string& program_path() {
   return path;
 }
 
+// Writes all of `data`; false when a write fails first.
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
 // The request in a memory file: the worker reads it at its own pace, and a
 // worker that dies before reading cannot block or signal the build.
 int request_file(const std::string& request) {
   const int fd = ::memfd_create("winml-worker-request", MFD_CLOEXEC);
-  if (fd < 0) throw BuildError(errno_text("cannot hand a worker its request"));
-  std::string_view rest = request;
-  while (!rest.empty()) {
-    const ssize_t n = ::write(fd, rest.data(), rest.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(fd);
-      throw BuildError(errno_text("cannot hand a worker its request"));
-    }
-    rest.remove_prefix(static_cast<std::size_t>(n));
+  if (fd < 0 || !write_all(fd, request)) {
+    const std::string why = errno_text("cannot hand a worker its request");  // before close() sets errno
+    if (fd >= 0) ::close(fd);
+    throw BuildError(why);
   }
   return fd;
-}
-
-void write_all(int fd, std::string_view data, bool& whole) {
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  whole = data.empty();
 }
 
 // Splits "<size>\n<reply>"; nullopt unless it is whole.
@@ -202,8 +197,7 @@ bool is_worker_invocation(int argc, char** argv) {
   const std::string reply = serve(request);
   // A length prefix: a reply cut short (the worker killed while sending) is
   // never taken for a whole one.
-  bool whole = false;
-  write_all(kReplyFd, std::to_string(reply.size()) + "\n" + reply, whole);
+  const bool whole = write_all(kReplyFd, std::to_string(reply.size()) + "\n" + reply);
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
