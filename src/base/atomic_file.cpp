@@ -42,14 +42,6 @@ bool is_abandoned_temp(const fs::path& p) {
   return pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH;
 }
 
-std::vector<fs::path> sweep_abandoned_temps(const fs::path& dir) {
-  std::vector<fs::path> removed;
-  std::error_code ec;
-  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-    if (is_abandoned_temp(it->path()) && fs::remove_all(it->path(), ec) > 0) removed.push_back(it->path());
-  return removed;
-}
-
 AtomicFileWriter::AtomicFileWriter(fs::path destination) : dest_(std::move(destination)) {
   fs::path dir = dest_.parent_path();
   if (!dir.empty()) fs::create_directories(dir);

@@ -21,8 +21,6 @@ bool is_temp_name(const fs::path& p);
 // A temporary whose writer (the pid in its name) is gone: left by a killed
 // process, safe to remove. Names without a pid are never abandoned.
 bool is_abandoned_temp(const fs::path& p);
-// Removes the abandoned temporaries directly in `dir`; returns their paths.
-std::vector<fs::path> sweep_abandoned_temps(const fs::path& dir);
 
 class AtomicFileWriter {
  public:

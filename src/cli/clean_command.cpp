@@ -4,6 +4,7 @@
 // --dead: only models winml.toml no longer configures (pipeline/dead_models.h).
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <set>
 
 #include "store/confined_dir.h"
 #include "base/error.h"
@@ -79,9 +80,12 @@ Command add_clean_command(CLI::App& app) {
             }
             if (selected.empty() && !opts->dead && exit_code == 0) {
               // Every record but the lock this process holds.
-              const store::ConfinedDir owned(session.plan().output_dir);
-              for (const char* f : {"state", "journal", "plan", "contexts", "ingredients", "staging", "logs", "running"})
-                if (fs::exists(fs::symlink_status(session.state_dir() / f))) owned.remove_tree(session.state_dir() / f);
+              store::DiskInterface& disk = *session.options().disk;
+              const store::ConfinedDir owned(session.plan().output_dir, disk);
+              const std::set<std::string> records = {"state",       "journal", "plan", "contexts",
+                                                     "ingredients", "staging", "logs", "running"};
+              for (const auto& e : disk.list_dir(session.state_dir()))
+                if (records.count(e.name)) owned.remove_tree(session.state_dir() / e.name);
               std::cout << "removed build records in " << session.state_dir().string() << "\n";
             }
             return exit_code;

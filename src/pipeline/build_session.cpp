@@ -11,6 +11,7 @@
 #include "base/text.h"
 #include "config/project.h"
 #include "config/subset.h"
+#include "pipeline/killed_build_sweep.h"
 #include "pipeline/layout.h"
 #include "pipeline/manifest.h"
 
@@ -23,18 +24,6 @@ BuildSession::~BuildSession() = default;
 
 namespace {
 constexpr std::uintmax_t kLargePlan = 32u << 10;  // about 35 models
-
-// Removes temporary files a killed build left in the output directory. Only
-// needed when the previous writing build did not finish, which the marker
-// says; a clean build does not pay for walking the directory.
-void remove_temp_files(const store::ConfinedDir& owned, const fs::path& dir, int depth) {
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (is_temp_name(it->path())) owned.remove_tree(it->path());
-    else if (depth > 0 && it->is_directory(ec) && !it->is_symlink(ec) && it->path().filename() != kStateDir)
-      remove_temp_files(owned, it->path(), depth - 1);
-  }
-}
 
 // The node records a model's reports describe: a build killed after its
 // stages were recorded but before its reports were written leaves reports
@@ -91,12 +80,7 @@ std::optional<BuildPlan> stored_plan(const store::DiskInterface& disk, const fs:
 
 void BuildSession::sweep_after_crash(const fs::path& output_dir) {
   if (!lock_->last_holder_was_killed()) return;
-  const store::ConfinedDir owned(output_dir);
-  remove_temp_files(owned, output_dir, 1);
-  // The state folder's own temporaries (plan, state, journal, logs), and
-  // staging areas: under the lock, every one there is a dead build's.
-  remove_temp_files(owned, output_dir / kStateDir, 1);
-  owned.remove_tree(output_dir / kStateDir / "staging");
+  sweep_killed_build(*options_.disk, output_dir);
   after_crash_ = true;
 }
 
@@ -249,7 +233,7 @@ void BuildSession::finish(const std::vector<graph::NodeResult>& results, const s
                           bool interrupted) {
   const auto& g = plan_->graph;
   const auto by_model = g.nodes_by_model();
-  const store::ConfinedDir owned(plan_->output_dir);
+  const store::ConfinedDir owned(plan_->output_dir, *options_.disk);
   for (std::size_t ti = 0; ti < g.models.size(); ++ti) {
     const std::string& t = g.models[ti];
     if (!selected.empty() && !selected.count(t)) continue;

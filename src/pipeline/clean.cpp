@@ -11,20 +11,25 @@ namespace winml::pipeline {
 namespace {
 
 // The entries of `dir` (names, sorted): what is left once the recorded files are gone.
-std::vector<std::string> entries_of(const fs::path& dir) {
+std::vector<std::string> entries_of(const store::DiskInterface& disk, const fs::path& dir) {
   std::vector<std::string> names;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    names.push_back(it->path().filename().string());
-  std::sort(names.begin(), names.end());
+  for (const auto& e : disk.list_dir(dir)) names.push_back(e.name);
   return names;
+}
+
+// `path` is a folder itself, not a symlink to one.
+bool is_real_folder(const store::DiskInterface& disk, const fs::path& path) {
+  for (const auto& e : disk.list_dir(path.parent_path()))
+    if (e.name == path.filename().string()) return e.kind == store::EntryKind::kDirectory;
+  return false;
 }
 
 }  // namespace
 
 std::vector<CleanedModel> clean_models(BuildSession& session, const std::set<std::string>& models) {
   store::BuildState& state = session.state();
-  const store::ConfinedDir owned(session.plan().output_dir);
+  store::DiskInterface& disk = *session.options().disk;
+  const store::ConfinedDir owned(session.plan().output_dir, disk);
   std::map<std::string, std::vector<std::string>> records;  // model -> its record ids
   for (const auto& id : state.node_ids()) {
     const std::string model = id.substr(0, id.find('/'));
@@ -36,7 +41,6 @@ std::vector<CleanedModel> clean_models(BuildSession& session, const std::set<std
                                           : std::vector<std::string>(models.begin(), models.end()))
     records[model];
   std::vector<CleanedModel> out;
-  std::error_code ec;
   for (const auto& [model, ids] : records) {
     CleanedModel c;
     c.name = model;
@@ -50,21 +54,24 @@ std::vector<CleanedModel> clean_models(BuildSession& session, const std::set<std
       if (auto rec = state.find(id))
         for (const auto& o : rec->outputs) {
           const fs::path file = c.dir / o.name;
-          const auto size = fs::file_size(file, ec);
+          const std::uint64_t size = disk.stat(file.native()).size;  // 0 when missing
           if (owned.remove_file(file)) {
             ++c.files;
-            c.bytes += ec ? 0 : size;
+            c.bytes += size;
           }
           state.stat_cache().forget(file);
         }
       state.erase(id);
       owned.remove_file(session.state_dir() / "logs" / (model + "." + id.substr(id.find('/') + 1) + ".log"));
     }
-    const bool is_dir = fs::is_directory(fs::symlink_status(c.dir, ec));
+    const bool is_dir = is_real_folder(disk, c.dir);
     if (!is_dir && ids.empty()) continue;  // nothing of it here
     // Only an empty folder goes: anything left is not ours.
-    std::vector<std::string> left = is_dir ? entries_of(c.dir) : std::vector<std::string>{};
-    if (is_dir && left.empty() && owned.contains(c.dir)) c.dir_removed = fs::remove(c.dir, ec);
+    std::vector<std::string> left = is_dir ? entries_of(disk, c.dir) : std::vector<std::string>{};
+    if (is_dir && left.empty() && owned.contains(c.dir)) {
+      disk.remove(c.dir);  // an empty folder
+      c.dir_removed = !is_real_folder(disk, c.dir);
+    }
     if (is_dir && !c.dir_removed) {
       c.other_count = left.size();
       left.resize(std::min<std::size_t>(left.size(), 5));

@@ -182,7 +182,7 @@ std::optional<store::Rejection> HttpCache::screen(const RemoteEntry& remote, con
 store::Fetched HttpCache::fetch(const store::Digest& key, const std::string& primary, store::LocalCache& local) {
   store::Fetched out;
   if (off()) return out;
-  std::call_once(swept_, [&] { sweep_abandoned_temps(local.incoming_dir()); });
+  std::call_once(swept_, [&] { local.sweep_incoming(); });
   auto http = take_client();
   std::string body;
   bool too_large = false;

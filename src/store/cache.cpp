@@ -25,39 +25,39 @@ constexpr std::uint64_t kEntryVersion = 1;
 
 fs::path sharded(const fs::path& dir, const std::string& hex) { return dir / hex.substr(0, 2) / hex; }
 
-bool is_plain_file(const fs::path& p) { return real_disk().is_plain_file(p); }
-
-void remove_anything(const fs::path& p) { real_disk().remove_tree(p); }
+// Abandoned temporaries directly in `dir` (their writer is gone): removed,
+// each with one line. A temporary may be a folder (a download's).
+void sweep_abandoned(DiskInterface& disk, const fs::path& dir, std::vector<std::string>& problems) {
+  for (const auto& e : disk.list_dir(dir)) {
+    const fs::path p = dir / e.name;
+    if (!is_abandoned_temp(p)) continue;
+    disk.remove_tree(p);
+    problems.push_back("removed leftover temporary " + p.string() + " (its writer is gone)");
+  }
+}
 
 // Problems in one of ac/ or cas/ that no entry parser sees: leftovers of
-// killed writers and things that are not regular files. Removes them and
-// returns one line for each. On the real file system only: what it looks
-// for (FIFOs, devices, symlinks, a dead writer's pid) is not a file's content.
-std::vector<std::string> sweep_store(const fs::path& dir) {
-  std::vector<std::string> problems;
-  std::error_code ec;
-  auto check = [&](const fs::path& p) {
+// killed writers and things that are not regular files (symlinks, FIFOs,
+// folders where a blob belongs). Removes them, one line for each.
+void sweep_store(DiskInterface& disk, const fs::path& dir, std::vector<std::string>& problems) {
+  auto check = [&](const fs::path& p, EntryKind kind) {
     if (is_temp_name(p)) {
-      if (is_abandoned_temp(p)) {
-        remove_anything(p);
-        problems.push_back("removed leftover temporary " + p.string() + " (its writer is gone)");
-      }
-    } else if (!is_plain_file(p)) {
-      remove_anything(p);
+      if (!is_abandoned_temp(p)) return;
+      disk.remove_tree(p);
+      problems.push_back("removed leftover temporary " + p.string() + " (its writer is gone)");
+    } else if (kind != EntryKind::kFile) {
+      disk.remove_tree(p);
       problems.push_back("removed " + p.string() + ": not a regular file");
     }
   };
-  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    const fs::path shard = it->path();
-    const bool shard_dir = fs::is_directory(fs::symlink_status(shard, ec)) && shard.filename().string().size() == 2;
-    if (!shard_dir) {
-      check(shard);
+  for (const auto& shard : disk.list_dir(dir)) {
+    const fs::path p = dir / shard.name;
+    if (shard.kind != EntryKind::kDirectory || shard.name.size() != 2) {
+      check(p, shard.kind);
       continue;
     }
-    for (auto in = fs::directory_iterator(shard, ec); !ec && in != fs::directory_iterator(); in.increment(ec))
-      check(in->path());
+    for (const auto& e : disk.list_dir(p)) check(p / e.name, e.kind);
   }
-  return problems;
 }
 
 std::vector<fs::path> files_under(const DiskInterface& disk, const fs::path& dir) {
@@ -216,10 +216,14 @@ CacheStats LocalCache::stats() const {
 
 std::vector<std::string> LocalCache::sweep_leftovers() {
   std::vector<std::string> problems;
-  for (const char* store : {"cas", "ac"})
-    for (auto& p : sweep_store(root_ / store)) problems.push_back(std::move(p));
-  for (const auto& p : sweep_abandoned_temps(incoming_dir()))
-    problems.push_back("removed leftover temporary " + p.string() + " (its writer is gone)");
+  for (const char* store : {"cas", "ac"}) sweep_store(disk_, root_ / store, problems);
+  sweep_abandoned(disk_, incoming_dir(), problems);
+  return problems;
+}
+
+std::vector<std::string> LocalCache::sweep_incoming() {
+  std::vector<std::string> problems;
+  sweep_abandoned(disk_, incoming_dir(), problems);
   return problems;
 }
 

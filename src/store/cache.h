@@ -61,9 +61,7 @@ struct CacheGcReport {
 
 class LocalCache {
  public:
-  // Every file operation goes through `disk`, except sweep_leftovers(),
-  // which looks for what only a real file system holds (symlinks, FIFOs,
-  // temporaries of dead processes).
+  // Every file operation goes through `disk`.
   explicit LocalCache(std::filesystem::path root, DiskInterface& disk = real_disk());
   const std::filesystem::path& root() const { return root_; }
 
@@ -98,6 +96,8 @@ class LocalCache {
   // anything in the store that is not a regular file; one line for each.
   // Cheap enough after a crash, not on every build: it lists every folder.
   std::vector<std::string> sweep_leftovers();
+  // The same for incoming_dir() alone: what a killed download left.
+  std::vector<std::string> sweep_incoming();
   // Re-hashes every blob and checks every entry against the output rules
   // and, given `artifact_files`, against the files its artifact names;
   // removes what is corrupt or breaks them.

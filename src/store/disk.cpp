@@ -217,6 +217,22 @@ std::vector<std::string> RealDisk::list_files(const fs::path& dir) const {
   return out;
 }
 
+std::vector<DirEntry> RealDisk::list_dir(const fs::path& dir) const {
+  std::vector<DirEntry> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    // The entry's own type (d_type, else lstat): a symlink is never followed.
+    const fs::file_type type = it->symlink_status(ec).type();
+    if (ec) continue;  // gone since it was listed
+    const EntryKind kind = type == fs::file_type::regular     ? EntryKind::kFile
+                           : type == fs::file_type::directory ? EntryKind::kDirectory
+                                                              : EntryKind::kOther;
+    out.push_back({it->path().filename().string(), kind});
+  }
+  std::sort(out.begin(), out.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+  return out;
+}
+
 std::int64_t RealDisk::now_ns() const {
   struct timespec ts {};
   ::clock_gettime(CLOCK_REALTIME, &ts);

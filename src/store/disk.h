@@ -36,6 +36,14 @@ struct FileStat {
   }
 };
 
+// What a folder entry is, as it is: a symlink is kOther whatever it points to.
+enum class EntryKind { kFile, kDirectory, kOther };  // kOther: symlink, FIFO, socket, device
+
+struct DirEntry {
+  std::string name;
+  EntryKind kind = EntryKind::kOther;
+};
+
 // A file records are appended to (the build journal).
 class AppendFile {
  public:
@@ -80,6 +88,10 @@ class DiskInterface {
   virtual std::unique_ptr<AppendFile> open_append(const fs::path& path, std::uint64_t valid_size) = 0;
   // Regular files below `dir` (recursive), sorted, relative to `dir`.
   virtual std::vector<std::string> list_files(const fs::path& dir) const = 0;
+  // The entries directly in `dir`, symlinks not followed, sorted by name;
+  // none when `dir` is missing or not a folder. What the sweeps after a
+  // killed build look through.
+  virtual std::vector<DirEntry> list_dir(const fs::path& dir) const = 0;
   // Wall-clock time in the file system's time base (CLOCK_REALTIME), ns.
   virtual std::int64_t now_ns() const = 0;
 
@@ -118,6 +130,7 @@ class RealDisk : public DiskInterface {
   void remove_tree(const fs::path& dir) override;
   std::unique_ptr<AppendFile> open_append(const fs::path& path, std::uint64_t valid_size) override;
   std::vector<std::string> list_files(const fs::path& dir) const override;
+  std::vector<DirEntry> list_dir(const fs::path& dir) const override;
   std::int64_t now_ns() const override;
   void link_or_copy(const fs::path& from, const fs::path& to) override;
   bool is_plain_file(const fs::path& path) const override;

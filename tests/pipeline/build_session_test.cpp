@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "graph/builder.h"
 #include "pipeline/build_session.h"
+#include "pipeline/clean.h"
 #include "pipeline/layout.h"
 #include "pipeline/registry.h"
 #include "support/fake_pipeline.h"
@@ -249,4 +250,26 @@ TEST(BuildSession, ANodeOfAnotherPlanHasNoDeclaredContext) {
   stranger.name = "quantize";
   EXPECT_THROW(session.declared_context(stranger), BuildError);
   EXPECT_THROW(session.model_settings("c"), BuildError);
+}
+
+// clean goes through the session's disk: on the fake one it removes the
+// recorded files, keeps a file it did not write and the folder holding it,
+// and removes a folder left empty.
+TEST(BuildSession, CleanRemovesTheRecordedFilesAndEmptyFoldersOnTheSessionsDisk) {
+  Project p;
+  p.build();
+  const fs::path a = p.dir / "build" / "a", b = p.dir / "build" / "b";
+  p.disk.put((a / "notes.txt").string(), "the user's");
+  pipeline::BuildSession session(p.options(), p.registry);
+  ASSERT_TRUE(session.open());
+  const auto cleaned = pipeline::clean_models(session, {});
+  ASSERT_EQ(cleaned.size(), 2u);
+  EXPECT_EQ(cleaned[0].name, "a");
+  EXPECT_GT(cleaned[0].files, 0u);
+  EXPECT_GT(cleaned[0].bytes, 0u);
+  EXPECT_FALSE(cleaned[0].dir_removed);
+  EXPECT_EQ(cleaned[0].others, (std::vector<std::string>{"notes.txt"}));
+  EXPECT_TRUE(cleaned[1].dir_removed);
+  EXPECT_EQ(p.disk.list_dir(a).size(), 1u);
+  EXPECT_FALSE(p.disk.stat(b.native()).exists);
 }

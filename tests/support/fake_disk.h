@@ -12,6 +12,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "base/error.h"
 #include "store/disk.h"
@@ -26,6 +27,9 @@ class FakeDisk : public store::DiskInterface {
   };
   std::map<std::string, File> files;
   std::set<std::string> dirs;
+  // Entries that are neither files nor folders (symlinks, FIFOs): listed,
+  // never read.
+  std::set<std::string> others;
   std::int64_t clock_ns = 1'700'000'000'123'456'789;
   mutable int hash_calls = 0;
   mutable std::atomic<int> stat_calls{0};
@@ -88,15 +92,20 @@ class FakeDisk : public store::DiskInterface {
     std::lock_guard lock(mu);
     for (auto p = dir; !p.empty() && p != p.root_path(); p = p.parent_path()) dirs.insert(p.string());
   }
+  // A file, or an empty folder (as remove(3)).
   void remove(const std::filesystem::path& p) override {
     std::lock_guard lock(mu);
     files.erase(p.string());
+    others.erase(p.string());
+    if (list_dir(p).empty()) dirs.erase(p.string());
   }
   void remove_tree(const std::filesystem::path& dir) override {
     std::lock_guard lock(mu);
     const std::string prefix = dir.string() + "/";
-    std::erase_if(files, [&](const auto& f) { return f.first.rfind(prefix, 0) == 0; });
-    std::erase_if(dirs, [&](const auto& d) { return d == dir.string() || d.rfind(prefix, 0) == 0; });
+    auto inside = [&](const std::string& path) { return path == dir.string() || path.rfind(prefix, 0) == 0; };
+    std::erase_if(files, [&](const auto& f) { return inside(f.first); });
+    std::erase_if(others, inside);
+    std::erase_if(dirs, inside);
   }
   std::unique_ptr<store::AppendFile> open_append(const std::filesystem::path& p, std::uint64_t valid) override {
     std::lock_guard lock(mu);
@@ -127,6 +136,24 @@ class FakeDisk : public store::DiskInterface {
       if (path.rfind(prefix, 0) == 0) out.push_back(path.substr(prefix.size()));
     return out;  // std::map: already sorted
   }
+  std::vector<store::DirEntry> list_dir(const std::filesystem::path& dir) const override {
+    std::lock_guard lock(mu);
+    const std::string prefix = dir.string() + "/";
+    std::map<std::string, store::EntryKind> found;  // sorted by name
+    auto add = [&](const std::string& path, store::EntryKind kind) {
+      if (path.size() <= prefix.size() || path.rfind(prefix, 0) != 0) return;
+      const std::string rest = path.substr(prefix.size());
+      const auto slash = rest.find('/');
+      if (slash == std::string::npos) found.emplace(rest, kind);
+      else found.emplace(rest.substr(0, slash), store::EntryKind::kDirectory);
+    };
+    for (const auto& [path, f] : files) add(path, store::EntryKind::kFile);
+    for (const auto& d : dirs) add(d, store::EntryKind::kDirectory);
+    for (const auto& o : others) add(o, store::EntryKind::kOther);
+    std::vector<store::DirEntry> out;
+    for (const auto& [name, kind] : found) out.push_back({name, kind});
+    return out;
+  }
   std::int64_t now_ns() const override { return clock_ns; }
   void link_or_copy(const std::filesystem::path& from, const std::filesystem::path& to) override {
     std::lock_guard lock(mu);
@@ -149,7 +176,7 @@ class FakeDisk : public store::DiskInterface {
   }
   bool remove_file(const std::filesystem::path& p) override {
     std::lock_guard lock(mu);
-    return files.erase(p.string()) != 0;
+    return files.erase(p.string()) + others.erase(p.string()) != 0;
   }
   std::filesystem::path resolve(const std::filesystem::path& p) const override {
     return (p.is_absolute() ? p : std::filesystem::path("/") / p).lexically_normal();
