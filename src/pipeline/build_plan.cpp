@@ -39,30 +39,29 @@ std::shared_ptr<Stage> stage_for(const graph::Node& node, const StageRegistry& r
   return registry.find(node.kind);
 }
 
-void check_output_dir(const fs::path& project_dir, const fs::path& config_file, const fs::path& out,
-                      const std::string& named) {
+void check_output_dir(const store::DiskInterface& disk, const fs::path& project_dir, const fs::path& config_file,
+                      const fs::path& out, const std::string& named) {
   // Builds delete in the output directory: it must not hold the project.
-  std::error_code ec;
-  const fs::path real_out = fs::weakly_canonical(out, ec);
-  const fs::path real_project = fs::weakly_canonical(project_dir, ec);
-  const fs::path rel = real_project.lexically_relative(real_out);
+  const fs::path rel = disk.resolve(project_dir).lexically_relative(disk.resolve(out));
   if (!rel.empty() && *rel.begin() != "..")
     throw InputError(file_error(config_file.string(), named + " '" + out.string() +
                                                           "' is the project directory or contains it; choose a "
                                                           "folder of its own, such as \"build\""));
-  if (fs::exists(out, ec) && !fs::is_directory(out, ec))
+  const store::FileStat st = disk.stat(out.native());
+  if (st.exists && !st.is_dir)
     throw InputError(file_error(out.string(), named + " names a file that is not a directory"));
 }
 
-fs::path output_dir_of(const config::ProjectConfig& project, const fs::path& override_dir) {
+fs::path output_dir_of(const store::DiskInterface& disk, const config::ProjectConfig& project,
+                       const fs::path& override_dir) {
   if (!override_dir.empty()) {
     const fs::path out = fs::absolute(override_dir).lexically_normal();
-    check_output_dir(project.project_dir, project.config_file, out, "-o");
+    check_output_dir(disk, project.project_dir, project.config_file, out, "-o");
     return out;
   }
   fs::path p(project.build.output_dir);
   const fs::path out = (p.is_absolute() ? p : project.project_dir / p).lexically_normal();
-  check_output_dir(project.project_dir, project.config_file, out, "[build] output_dir");
+  check_output_dir(disk, project.project_dir, project.config_file, out, "[build] output_dir");
   return out;
 }
 

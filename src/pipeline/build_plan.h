@@ -64,9 +64,11 @@ std::optional<BuildPlan> parse_plan(std::string_view text);
 
 // The output directory a project uses: -o, else [build] output_dir. Throws
 // InputError when it is the project directory or contains it, or is a file.
-fs::path output_dir_of(const config::ProjectConfig& project, const fs::path& override_dir);
+// Looked at through `disk`.
+fs::path output_dir_of(const store::DiskInterface& disk, const config::ProjectConfig& project,
+                       const fs::path& override_dir);
 // That check alone; `named` says where the directory came from ("-o").
-void check_output_dir(const fs::path& project_dir, const fs::path& config_file, const fs::path& out,
-                      const std::string& named);
+void check_output_dir(const store::DiskInterface& disk, const fs::path& project_dir, const fs::path& config_file,
+                      const fs::path& out, const std::string& named);
 
 }  // namespace winml::pipeline

@@ -138,7 +138,7 @@ store::Digest BuildSession::memo_key(const std::vector<std::string>& env_names,
 
 bool BuildSession::make_and_store_plan() {
   const config::ProjectConfig& p = project();
-  const fs::path out = output_dir_of(p, options_.source.output_dir_override);
+  const fs::path out = output_dir_of(*options_.disk, p, options_.source.output_dir_override);
   lock_and_load(out);
   if (!state_) return false;
   plan_ = make_plan(p, registry_, out);
@@ -160,7 +160,7 @@ bool BuildSession::open() {
   // A stored plan is looked for where the output directory usually is (-o or
   // "build"); a project with another output_dir is parsed every time.
   if (!src.output_dir_override.empty())
-    check_output_dir(src.project_dir, src.config_file, src.output_dir_override, "-o");
+    check_output_dir(*options_.disk, src.project_dir, src.config_file, src.output_dir_override, "-o");
   const fs::path probe = src.output_dir_override.empty() ? src.project_dir / "build" : src.output_dir_override;
   if (reuse_stored_plan(probe)) return true;
   if (interrupted_) return false;  // while waiting for the lock

@@ -29,12 +29,12 @@ std::vector<DeadModel> dead_models(BuildSession& session) {
       }
   }
   // Folders the records do not know: a model folder always holds a manifest.
-  std::error_code ec;
-  for (fs::directory_iterator it(session.plan().output_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name == kStateDir || configured.count(name) || dead.count(name)) continue;
-    if (!it->is_directory(ec) || it->is_symlink(ec)) continue;
-    if (fs::is_regular_file(it->path() / kManifestFile, ec)) entry(name).recorded = false;
+  const store::DiskInterface& disk = *session.options().disk;
+  for (const auto& e : disk.list_dir(session.plan().output_dir)) {
+    if (e.name == kStateDir || configured.count(e.name) || dead.count(e.name)) continue;
+    if (e.kind != store::EntryKind::kDirectory) continue;  // a symlink is never a model's folder
+    const auto manifest = session.plan().output_dir / e.name / kManifestFile;
+    if (disk.is_plain_file(manifest)) entry(e.name).recorded = false;
   }
   std::vector<DeadModel> out;
   for (auto& [name, m] : dead) out.push_back(std::move(m));

@@ -10,6 +10,7 @@
 #include "graph/builder.h"
 #include "pipeline/build_session.h"
 #include "pipeline/clean.h"
+#include "pipeline/dead_models.h"
 #include "pipeline/layout.h"
 #include "pipeline/registry.h"
 #include "support/fake_pipeline.h"
@@ -272,4 +273,23 @@ TEST(BuildSession, CleanRemovesTheRecordedFilesAndEmptyFoldersOnTheSessionsDisk)
   EXPECT_TRUE(cleaned[1].dir_removed);
   EXPECT_EQ(p.disk.list_dir(a).size(), 1u);
   EXPECT_FALSE(p.disk.stat(b.native()).exists);
+}
+
+// Models no longer configured, found through the session's disk: one the
+// records know, and a folder with a manifest but no records.
+TEST(BuildSession, DeadModelsAreTheRecordedOnesAndManifestFoldersOnTheSessionsDisk) {
+  Project p;
+  p.build();
+  p.config("[[model]]\nsource = \"a.onnx\"\n");
+  p.disk.put((p.dir / "build" / "old" / pipeline::kManifestFile).string(), "{}");
+  p.disk.put((p.dir / "build" / "mine" / "notes.txt").string(), "no manifest: not a model's folder");
+  pipeline::BuildSession session(p.options(false), p.registry);
+  ASSERT_TRUE(session.open());
+  const auto dead = pipeline::dead_models(session);
+  ASSERT_EQ(dead.size(), 2u);
+  EXPECT_EQ(dead[0].name, "b");
+  EXPECT_TRUE(dead[0].recorded);
+  EXPECT_GT(dead[0].files, 0u);
+  EXPECT_EQ(dead[1].name, "old");
+  EXPECT_FALSE(dead[1].recorded);
 }
