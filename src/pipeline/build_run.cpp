@@ -60,7 +60,10 @@ void Build::open_remote_cache() {
   if (!settings) return;
   std::string missing;
   if (!options_.cache) {
-    if (!request_.dry_run) warn("the remote cache works through the local one; with the cache off it is not used");
+    // Said only when both were asked for in one command: a server that
+    // winml.toml or the environment names is quietly off with --no-cache.
+    if (!request_.dry_run && !request_.remote_cache.empty())
+      warn("the remote cache works through the local one; with the cache off it is not used");
   } else if (!remote::http_libraries_available(&missing)) {
     warn("remote cache " + remote::redact_url(settings->url) + " not used: " + missing +
          " (Debian: apt install libcurl4); the build goes on with the local cache");

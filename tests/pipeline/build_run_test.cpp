@@ -314,6 +314,14 @@ TEST(Build, ARemoteCacheWithoutTheLocalCacheIsNotUsedAndTheBuildSaysWhy) {
     EXPECT_EQ(q.remote(), nullptr);
   }
   EXPECT_TRUE(p.warnings.empty()) << p.warnings[0];
+  // A server winml.toml names is not what --no-cache contradicts: nothing to say.
+  p.config("[build]\nremote_cache = \"http://127.0.0.1:9/shared\"\n[[model]]\nsource = \"a.onnx\"\n");
+  auto configured = p.request();
+  configured.use_cache = false;
+  pipeline::Build c(std::move(configured), p.registry);
+  ASSERT_TRUE(c.open());
+  EXPECT_EQ(c.remote(), nullptr);
+  EXPECT_TRUE(p.warnings.empty()) << p.warnings[0];
 }
 
 TEST(Build, ARemoteCacheIsOpenedBehindTheLocalOneAndABadUrlIsAnInputError) {
