@@ -182,6 +182,41 @@ TEST(Gemm, EverySlabOfPackedWeightsStartsAlignedForTheKernelsVectorInstructions)
   EXPECT_EQ(runtime::packed_weights_bytes(16, 91, 8), 16 * 96 * sizeof(float));  // 91 padded to 6 panels
 }
 
+// Every packed float is where the layout (gemm.h, PackedWeights) puts it:
+// in slab s, panel p, step kk, lane r, the weight at extent index
+// p * kPanel + r and depth s * kc + kk, or zero past the extent. On both
+// sides, plain and transposed, with a leading dimension wider than the
+// weights, depths that are not multiples of 4 and over several slabs, and
+// negative zeros and NaN payloads, which must arrive bit for bit.
+TEST(Gemm, PackedPanelsHoldEveryWeightWhereTheLayoutPutsIt) {
+  using Side = runtime::PackedWeights::Side;
+  constexpr std::int64_t P = runtime::PackedWeights::kPanel;
+  for (Side side : {Side::kLeft, Side::kRight})
+    for (bool trans : {false, true})
+      for (auto [k, extent] : {std::pair<std::int64_t, std::int64_t>{7, 16}, {77, 130}, {1333, 48}, {258, 91}, {3, 5}}) {
+        SCOPED_TRACE(std::to_string(k) + "x" + std::to_string(extent) + (trans ? " transposed" : "") +
+                     (side == Side::kLeft ? " left" : " right"));
+        const bool extent_rows = (side == Side::kLeft) != trans;
+        const std::int64_t rows = extent_rows ? extent : k, cols = extent_rows ? k : extent, ld = cols + 3;
+        std::vector<float> w = test::random_floats(static_cast<std::size_t>(rows * ld), 11);
+        w[0] = -0.0f;
+        std::uint32_t payload = 0x7fc01234u;
+        std::memcpy(&w[w.size() / 2], &payload, sizeof payload);
+        auto at = [&](std::int64_t e, std::int64_t d) { return extent_rows ? w[e * ld + d] : w[d * ld + e]; };
+        auto p = runtime::pack_weights(side, w.data(), ld, trans, k, extent);
+        const std::int64_t padded = p->padded_extent();
+        std::int64_t wrong = 0;
+        for (std::int64_t d = 0; d < k; ++d)
+          for (std::int64_t e = 0; e < padded; ++e) {
+            const std::int64_t s = d / p->kc, kk = d % p->kc, depth = std::min(p->kc, k - s * p->kc);
+            const float got = p->data.get()[s * p->slab_stride() + (e / P) * P * depth + kk * P + e % P];
+            const float want = e < extent ? at(e, d) : 0.0f;
+            if (std::memcmp(&got, &want, sizeof got) != 0) ++wrong;
+          }
+        EXPECT_EQ(wrong, 0);
+      }
+}
+
 // Weights computed in blocks (Winograd's transforms) are packed block by
 // block: ranges of the extent packed alone must fill exactly the bytes the
 // whole packs, on either side, plain or transposed, with a last range that
