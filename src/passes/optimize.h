@@ -19,7 +19,11 @@ struct OptimizeOptions {
   std::string level = "basic";         // a [levels] key of rules/optimize/presets.toml
   std::map<std::string, bool> passes;  // per-pass overrides of the level
   std::string ep;                      // rules/ep/<name>.toml; "" for none
-  int max_rounds = 10;                 // bound on rounds of the rewrite loop
+  // Bound on rounds of the rewrite loop, which ends at a fixed point. Shapes
+  // computed at run time (a window attention's padding, per block) become
+  // known one link of their chain per round: a model of many such blocks
+  // needs tens of rounds, each costing one pass over the graph.
+  int max_rounds = 64;
   // Evaluates constant nodes for fold_constants; null: winml-make's runtime
   // (runtime_evaluator()).
   const ConstantEvaluator* evaluator = nullptr;

@@ -71,6 +71,42 @@ TEST(EliminateDropout, RemovesInferenceDropoutButNotOneWhoseMaskIsRead) {
   test::expect_same_outputs(model, o.model.proto, random_input("x", {4}));
 }
 
+namespace {
+// training_mode = true, as exporters leave attention dropouts of p = 0.
+void training_mode_true(test::GraphBuilder& b) {
+  auto* t = b.graph().add_initializer();
+  t->set_name("training");
+  t->set_data_type(onnx::TensorProto::BOOL);
+  t->add_int32_data(1);
+}
+}  // namespace
+
+TEST(EliminateDropout, RemovesATrainingModeDropoutOfRatioZero) {
+  test::GraphBuilder b;
+  b.input("x", {4});
+  b.initializer("zero", {}, {0.0f});
+  training_mode_true(b);
+  b.node("Dropout", {"x", "zero", "training"}, {"d"});
+  b.node("Relu", {"d"}, {"y"});
+  b.output("y", {4});
+  auto model = test::make_model(b.graph(), 13);
+  auto o = test::optimize_with(model, {"eliminate_dropout"});
+  EXPECT_EQ(count_op(o.model.proto.graph(), "Dropout"), 0);
+  test::expect_same_outputs(model, o.model.proto, random_input("x", {4}));
+}
+
+TEST(EliminateDropout, KeepsATrainingModeDropoutThatMayDrop) {
+  test::GraphBuilder b;
+  b.input("x", {4});
+  b.initializer("half", {}, {0.5f});
+  training_mode_true(b);
+  b.node("Dropout", {"x", "half", "training"}, {"d"});
+  b.node("Dropout", {"d", "", "training"}, {"y"});  // the default ratio is 0.5
+  b.output("y", {4});
+  auto o = test::optimize_with(test::make_model(b.graph(), 13), {"eliminate_dropout"});
+  EXPECT_EQ(count_op(o.model.proto.graph(), "Dropout"), 2);
+}
+
 TEST(EliminateNopCast, RemovesCastToTheSameType) {
   test::GraphBuilder b;
   b.input("x", {2, 2});
