@@ -8,9 +8,8 @@
 
 #include <cstring>
 
-#include "model/model_io.h"
 #include "model/tensor_data.h"
-#include "runtime/session.h"
+#include "support/compile_util.h"
 #include "support/model_builder.h"
 #include "support/ort_oracle.h"
 #include "support/temp_dir.h"
@@ -100,16 +99,6 @@ onnx::ModelProto blocked_model(const BlockedCase& c) {
   return test::make_model(b.graph(), 21, 10);
 }
 
-model::TensorFile ones(const std::vector<std::int64_t>& shape) {
-  model::TensorFile t;
-  t.dtype = onnx::TensorProto::FLOAT;
-  t.shape = shape;
-  std::vector<float> v(static_cast<std::size_t>(count(shape)), 1.0f);
-  t.data.resize(v.size() * sizeof(float));
-  std::memcpy(t.data.data(), v.data(), t.data.size());
-  return t;
-}
-
 class BlockedDequantize : public ::testing::TestWithParam<BlockedCase> {};
 
 TEST_P(BlockedDequantize, RuntimeGivesOnnxRuntimesBits) {
@@ -117,23 +106,15 @@ TEST_P(BlockedDequantize, RuntimeGivesOnnxRuntimesBits) {
   test::TempDir dir;
   const fs::path path = dir.path() / "dq.onnx";
   test::write_model(blocked_model(c), path);
-  const model::TensorFile one = ones(c.shape);
-
-  const auto ort = test::run_in_ort(path, {{"one", one}});
-  ASSERT_TRUE(ort.ok) << ort.error;
-  const model::Model m = model::load_model(path);
-  runtime::Session session(m, runtime::SessionOptions{.threads = 1, .dims = {}});
-  const model::TensorFile got = runtime::to_tensor_file(session.run({{"one", runtime::from_tensor_file(one)}}).at("y"));
-  const model::TensorFile& want = ort.outputs.at("y");
-  ASSERT_EQ(got.shape, want.shape);
-  ASSERT_EQ(got.data.size(), want.data.size());
-  const auto* g = reinterpret_cast<const float*>(got.data.data());
-  const auto* w = reinterpret_cast<const float*>(want.data.data());
-  int differ = 0;
-  for (std::size_t i = 0; i < got.data.size() / sizeof(float); ++i)
-    if (std::memcmp(&g[i], &w[i], sizeof(float)) != 0 && ++differ <= 5)
-      ADD_FAILURE() << "element " << i << ": runtime " << g[i] << ", ONNX Runtime " << w[i];
-  EXPECT_EQ(differ, 0);
+  const auto r = test::run_in_runtime_and_ort(path, {{"one", test::ones(c.shape)}}, "y");
+  ASSERT_TRUE(r.ort_error.empty()) << r.ort_error;
+  ASSERT_EQ(r.ours.shape, r.ort.shape);
+  const auto differ = test::differing_floats(r.ours, r.ort);
+  const auto* g = reinterpret_cast<const float*>(r.ours.data.data());
+  const auto* w = reinterpret_cast<const float*>(r.ort.data.data());
+  for (std::size_t k = 0; k < std::min<std::size_t>(differ.size(), 5); ++k)
+    ADD_FAILURE() << "element " << differ[k] << ": runtime " << g[differ[k]] << ", ONNX Runtime " << w[differ[k]];
+  EXPECT_EQ(differ.size(), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(

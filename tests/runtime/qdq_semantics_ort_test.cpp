@@ -8,8 +8,6 @@
 
 #include <cstring>
 
-#include "model/model_io.h"
-#include "runtime/session.h"
 #include "support/compile_util.h"
 #include "support/model_builder.h"
 #include "support/ort_oracle.h"
@@ -95,22 +93,15 @@ TEST_P(QdqSemantics, RuntimeGivesOnnxRuntimesBits) {
   test::write_model(qdq_model(c), path);
   const model::TensorFile x = tricky_input(c);
 
-  const auto ort = test::run_in_ort(path, {{"x", x}});
-  ASSERT_TRUE(ort.ok) << ort.error;
-  const model::Model m = model::load_model(path);
-  runtime::Session session(m, runtime::SessionOptions{.threads = 1, .dims = {}});
-  const auto ours = session.run({{"x", runtime::from_tensor_file(x)}});
-  const model::TensorFile got = runtime::to_tensor_file(ours.at("y"));
-  const model::TensorFile& want = ort.outputs.at("y");
-  ASSERT_EQ(got.shape, want.shape);
-  ASSERT_EQ(got.data.size(), want.data.size());
-  const auto* g = reinterpret_cast<const float*>(got.data.data());
-  const auto* w = reinterpret_cast<const float*>(want.data.data());
+  const auto r = test::run_in_runtime_and_ort(path, {{"x", x}}, "y");
+  ASSERT_TRUE(r.ort_error.empty()) << r.ort_error;
+  ASSERT_EQ(r.ours.shape, r.ort.shape);
+  const auto* g = reinterpret_cast<const float*>(r.ours.data.data());
+  const auto* w = reinterpret_cast<const float*>(r.ort.data.data());
   const auto* in = reinterpret_cast<const float*>(x.data.data());
-  for (std::size_t i = 0; i < got.data.size() / sizeof(float); ++i)
-    EXPECT_EQ(std::memcmp(&g[i], &w[i], sizeof(float)), 0)
-        << "x = " << in[i] << " (x / scale = " << in[i] / c.scales[i / 16] << "): runtime " << g[i]
-        << ", ONNX Runtime " << w[i];
+  for (std::size_t i : test::differing_floats(r.ours, r.ort))
+    ADD_FAILURE() << "x = " << in[i] << " (x / scale = " << in[i] / c.scales[i / 16] << "): runtime " << g[i]
+                  << ", ONNX Runtime " << w[i];
 }
 
 INSTANTIATE_TEST_SUITE_P(

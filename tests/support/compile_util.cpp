@@ -1,5 +1,7 @@
 #include "support/compile_util.h"
 
+#include <algorithm>
+#include <cstring>
 #include <fstream>
 
 #include "compile/compile.h"
@@ -7,6 +9,7 @@
 #include "runtime/kernel_registry.h"
 #include "runtime/session.h"
 #include "support/model_builder.h"
+#include "support/ort_oracle.h"
 
 namespace winml::test {
 
@@ -16,6 +19,33 @@ std::map<std::string, runtime::Tensor> run_model(const std::filesystem::path& pa
   runtime::Session s(m);
   auto out = s.run(feeds);
   for (auto& [name, t] : out) t = t.clone();  // independent of the model's lifetime
+  return out;
+}
+
+RuntimeAndOrt run_in_runtime_and_ort(const std::filesystem::path& path,
+                                     const std::map<std::string, model::TensorFile>& inputs, const std::string& output) {
+  RuntimeAndOrt r;
+  auto ort = run_in_ort(path, inputs);
+  if (!ort.ok) {
+    r.ort_error = ort.error.empty() ? "ONNX Runtime failed" : ort.error;
+    return r;
+  }
+  r.ort = ort.outputs.at(output);
+  const model::Model m = model::load_model(path);
+  runtime::Session session(m, runtime::SessionOptions{.threads = 1, .dims = {}});
+  std::map<std::string, runtime::Tensor> feeds;
+  for (const auto& [name, t] : inputs) feeds.emplace(name, runtime::from_tensor_file(t));
+  r.ours = runtime::to_tensor_file(session.run(feeds).at(output));
+  return r;
+}
+
+std::vector<std::size_t> differing_floats(const model::TensorFile& a, const model::TensorFile& b) {
+  const std::size_t n = std::max(a.data.size(), b.data.size()) / sizeof(float);
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < n; ++i)
+    if (a.shape != b.shape || a.data.size() != b.data.size() ||
+        std::memcmp(a.data.data() + i * sizeof(float), b.data.data() + i * sizeof(float), sizeof(float)) != 0)
+      out.push_back(i);
   return out;
 }
 

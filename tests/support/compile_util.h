@@ -5,8 +5,10 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "model/onnx.h"
+#include "model/tensor_file.h"
 #include "runtime/tensor.h"
 
 namespace winml::test {
@@ -14,6 +16,19 @@ namespace winml::test {
 // Loads `path` and runs it in the runtime.
 std::map<std::string, runtime::Tensor> run_model(const std::filesystem::path& path,
                                                  const std::map<std::string, runtime::Tensor>& feeds);
+
+// One output of the model at `path`, from the runtime (one thread) and from
+// ONNX Runtime on the same inputs; `ort_error` says why ORT ran nothing.
+struct RuntimeAndOrt {
+  model::TensorFile ours, ort;
+  std::string ort_error;
+};
+RuntimeAndOrt run_in_runtime_and_ort(const std::filesystem::path& path,
+                                     const std::map<std::string, model::TensorFile>& inputs, const std::string& output);
+
+// Indices of the float32 elements whose bits differ (-0 and 0 differ); all
+// of them when the shapes do.
+std::vector<std::size_t> differing_floats(const model::TensorFile& a, const model::TensorFile& b);
 
 // A float32 tensor of seeded values in [-1, 1).
 runtime::Tensor random_input(const runtime::Shape& shape, std::uint32_t seed);
