@@ -59,12 +59,11 @@ FileStat StatCache::stat_key(std::string_view key) const {
 
 void StatCache::start_prefetch(unsigned threads) {
   wait_prefetch();
-  // Below a few hundred files a thread costs more than it saves.
   constexpr std::size_t kFilesPerThread = 256;
   auto p = std::make_unique<Prefetch>();
   {
     std::lock_guard lock(mu_);
-    if (entries_.size() < kFilesPerThread) return;
+    if (entries_.size() < kFilesWorthThreads) return;
     p->todo.reserve(entries_.size());
     for (auto& [key, slot] : entries_) p->todo.emplace_back(&key, &slot);
   }

@@ -62,7 +62,11 @@ class StatCache {
   // stat taken ahead serves one lookup of its file, until this process
   // records or forgets any file; the first lookup waits for the threads,
   // and helps them.
-  // `threads`: 0 for one per core.
+  // `threads`: 0 for one per core. Below kFilesWorthThreads entries it
+  // does nothing: on two cores, a no-op build of 100 models (900 files)
+  // spent 1.0 ms more CPU with the threads (7.9 ms against 6.9) and
+  // finished no sooner; from about a thousand models they cost nothing.
+  static constexpr std::size_t kFilesWorthThreads = 4096;
   void start_prefetch(unsigned threads = 0);
   // Waits for (and helps) the threads start_prefetch started, if any.
   void wait_prefetch();

@@ -114,25 +114,26 @@ std::vector<std::string> loaded_files(test::FakeDisk& disk, store::StatCache& ca
 TEST(StatCache, StatsTakenAheadServeOneLookupEach) {
   test::FakeDisk disk;
   store::StatCache cache(disk, "/p");
-  const auto paths = loaded_files(disk, cache, 600);
+  constexpr int kFiles = store::StatCache::kFilesWorthThreads + 100;
+  const auto paths = loaded_files(disk, cache, kFiles);
   const int hashes = disk.hash_calls;
   disk.stat_calls = 0;
   cache.start_prefetch(3);
   EXPECT_EQ(cache.digest(paths[0]), store::digest_of("v0"));
-  EXPECT_EQ(disk.stat_calls, 600);  // every file, ahead of its lookup
+  EXPECT_EQ(disk.stat_calls, kFiles);  // every file, ahead of its lookup
   for (std::size_t i = 1; i < paths.size(); ++i)
     EXPECT_EQ(cache.digest(paths[i]), store::digest_of("v" + std::to_string(i)));
-  EXPECT_EQ(disk.stat_calls, 600);  // and no lookup stats again
+  EXPECT_EQ(disk.stat_calls, kFiles);  // and no lookup stats again
   EXPECT_EQ(disk.hash_calls, hashes);
   // A second lookup of a file stats it again.
   EXPECT_EQ(cache.digest(paths[0]), store::digest_of("v0"));
-  EXPECT_EQ(disk.stat_calls, 601);
+  EXPECT_EQ(disk.stat_calls, kFiles + 1);
 }
 
 TEST(StatCache, StatsTakenAheadAreDroppedOnceThisProcessWritesAFile) {
   test::FakeDisk disk;
   store::StatCache cache(disk, "/p");
-  const auto paths = loaded_files(disk, cache, 300);
+  const auto paths = loaded_files(disk, cache, store::StatCache::kFilesWorthThreads);
   cache.start_prefetch(2);
   EXPECT_EQ(cache.digest(paths[0]), store::digest_of("v0"));
   // The build writes a file; another changes after the stat taken ahead.
@@ -144,10 +145,12 @@ TEST(StatCache, StatsTakenAheadAreDroppedOnceThisProcessWritesAFile) {
   EXPECT_EQ(cache.digest(paths[2]), store::digest_of("v2"));
 }
 
+// A project of a few hundred models is stat'ed on this thread alone: the
+// threads would cost more CPU than they save time.
 TEST(StatCache, FewFilesAreNotStatedAhead) {
   test::FakeDisk disk;
   store::StatCache cache(disk, "/p");
-  const auto paths = loaded_files(disk, cache, 10);
+  const auto paths = loaded_files(disk, cache, store::StatCache::kFilesWorthThreads - 1);
   disk.stat_calls = 0;
   cache.start_prefetch(2);
   EXPECT_EQ(cache.digest(paths[3]), store::digest_of("v3"));
