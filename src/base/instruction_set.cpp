@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "base/cpu_features.h"
 #include "base/error.h"
 
 namespace winml {
@@ -17,12 +18,9 @@ const char* instruction_set_name(InstructionSet isa) {
 }
 
 InstructionSet cpu_instruction_set() {
-  __builtin_cpu_init();
-  const bool fma = __builtin_cpu_supports("fma");
-  if (fma && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw"))
-    return InstructionSet::kAvx512;
-  if (fma && __builtin_cpu_supports("avx2")) return InstructionSet::kAvx2;
+  const CpuFeatures& cpu = cpu_features();
+  if (cpu.fma && cpu.avx512f && cpu.avx512dq && cpu.avx512vl && cpu.avx512bw) return InstructionSet::kAvx512;
+  if (cpu.fma && cpu.avx2) return InstructionSet::kAvx2;
   return InstructionSet::kGeneric;
 }
 
@@ -50,9 +48,9 @@ InstructionSet runtime_instruction_set() {
 }
 
 std::string libm_variant() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2")) return "fma";
-  if (__builtin_cpu_supports("fma4")) return "fma4";
+  const CpuFeatures& cpu = cpu_features();
+  if (cpu.fma && cpu.avx2) return "fma";
+  if (cpu.fma4) return "fma4";
   return "sse2";
 }
 
