@@ -22,18 +22,22 @@ struct OutputAccuracy {
   std::optional<double> sqnr_db;  // empty when the outputs are identical (infinite SQNR)
   double max_abs_error = 0;
   std::size_t elements = 0;
+  // Samples on which the converted model's output had another shape: a count
+  // that depends on the values (a detector's detections), so not compared.
+  std::size_t shape_changed = 0;
 };
 
 class AccuracyMeter {
  public:
-  // Adds one sample's pair of outputs (any numeric element type).
+  // Adds one sample's pair of outputs (any numeric element type); a pair of
+  // different shapes is counted, not compared.
   void add(const std::string& output, const model::TensorFile& reference, const model::TensorFile& candidate);
   std::vector<OutputAccuracy> results() const;  // in output name order
 
  private:
   struct Sums {
     double signal = 0, noise = 0, max_abs = 0;
-    std::size_t n = 0;
+    std::size_t n = 0, shape_changed = 0;
   };
   std::map<std::string, Sums> sums_;
 };
