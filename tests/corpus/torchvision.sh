@@ -8,7 +8,7 @@
 # usage: tests/corpus/torchvision.sh [BUILD_DIR] [WORK_DIR] [NAME...]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-$root/build}
+build=$(cd "${1:-$root/build}" && pwd)
 work=${2:-$(mktemp -d)}
 shift $(( $# > 2 ? 2 : $# ))
 mkdir -p "$work/models" "$work/project"

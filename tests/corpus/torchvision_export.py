@@ -33,6 +33,8 @@ MODELS = [
     ("mnasnet0_5", lambda: m.mnasnet0_5(), [1, 3, 64, 64], 13, "classification: NAS"),
     ("densenet121", lambda: m.densenet121(), [1, 3, 64, 64], 15, "classification: dense concat"),
     ("googlenet", lambda: m.googlenet(aux_logits=False, init_weights=True), [1, 3, 64, 64], 13, "classification: inception"),
+    ("inception_v3", lambda: m.inception_v3(aux_logits=False, init_weights=True), [1, 3, 96, 96], 13,
+     "classification: inception v3, factorized convs"),
     ("convnext_tiny", lambda: m.convnext_tiny(), [1, 3, 64, 64], 17, "classification: LayerNorm, depthwise 7x7"),
     ("swin_t", lambda: m.swin_t(), [1, 3, 64, 64], 17, "classification: window attention, roll"),
     ("vit_b_16", lambda: m.vit_b_16(image_size=64), [1, 3, 64, 64], 17, "classification: attention"),
@@ -47,13 +49,33 @@ MODELS = [
     ("ssdlite320_mobilenet_v3_large",
      lambda: m.detection.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None),
      [1, 3, 320, 320], 11, "detection: SSDlite"),
+    ("maskrcnn_resnet50_fpn",
+     lambda: m.detection.maskrcnn_resnet50_fpn(weights=None, weights_backbone=None, min_size=128, max_size=128),
+     [1, 3, 128, 128], 11, "detection: masks, RoiAlign, Loop/If"),
+    ("keypointrcnn_resnet50_fpn",
+     lambda: m.detection.keypointrcnn_resnet50_fpn(weights=None, weights_backbone=None, min_size=128, max_size=128),
+     [1, 3, 128, 128], 11, "detection: keypoints"),
+    ("fcos_resnet50_fpn",
+     lambda: m.detection.fcos_resnet50_fpn(weights=None, weights_backbone=None, min_size=128, max_size=128),
+     [1, 3, 128, 128], 11, "detection: FCOS, anchor-free"),
+    ("ssd300_vgg16", lambda: m.detection.ssd300_vgg16(weights=None, weights_backbone=None),
+     [1, 3, 300, 300], 11, "detection: SSD, VGG"),
     ("fcn_resnet50", lambda: m.segmentation.fcn_resnet50(weights=None, weights_backbone=None, aux_loss=False),
      [1, 3, 64, 64], 13, "segmentation: FCN"),
+    ("deeplabv3_mobilenet_v3_large",
+     lambda: m.segmentation.deeplabv3_mobilenet_v3_large(weights=None, weights_backbone=None, aux_loss=False),
+     [1, 3, 64, 64], 13, "segmentation: DeepLabV3, ASPP"),
     ("lraspp_mobilenet_v3_large",
      lambda: m.segmentation.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None), [1, 3, 64, 64], 13,
      "segmentation: LR-ASPP"),
     ("r3d_18", lambda: m.video.r3d_18(), [1, 3, 4, 32, 32], 13, "video: 3D conv"),
     ("r2plus1d_18", lambda: m.video.r2plus1d_18(), [1, 3, 4, 32, 32], 13, "video: (2+1)D conv"),
+    ("mc3_18", lambda: m.video.mc3_18(), [1, 3, 4, 32, 32], 13, "video: mixed 3D/2D conv"),
+    # Its last pooling (2x7x7) needs 16 frames of 224x224.
+    ("s3d", lambda: m.video.s3d(), [1, 3, 16, 224, 224], 13, "video: separable 3D conv"),
+    # Two images in (a frame pair), flow out.
+    ("raft_small", lambda: m.optical_flow.raft_small(weights=None), [1, 3, 128, 128], 16,
+     "optical flow: correlation volume, GridSample, 12 updates"),
 ]
 
 
@@ -69,19 +91,28 @@ def exported_by_this_script(name, out_dir):
     return spec.get("exporter") == EXPORTER and os.path.exists(os.path.join(out_dir, name + ".onnx"))
 
 
+class NotInThisTorchvision(Exception):
+    pass
+
+
 def export(name, make, shape, opset, kind, out_dir):
     torch.manual_seed(0)
-    model = make().eval()
+    try:
+        model = make().eval()
+    except AttributeError as e:  # the constructor's module lacks it
+        raise NotInThisTorchvision(str(e))
     x = torch.rand(*shape, generator=torch.Generator().manual_seed(1))
     path = os.path.join(out_dir, name + ".onnx")
     detection = kind.startswith("detection")
-    args = ([x[0]],) if detection else (x,)
-    with torch.no_grad():
-        torch.onnx.export(model, args, path, opset_version=opset, input_names=["input"],
-                          do_constant_folding=True)
+    pair = kind.startswith("optical flow")
+    names = ["input", "input2"] if pair else ["input"]
+    args = ([x[0]],) if detection else (x, torch.roll(x, 3, dims=3)) if pair else (x,)
+    # Not under torch.no_grad(): there nn.MultiheadAttention takes its fused
+    # fast path (aten::_native_multi_head_attention), which has no ONNX export.
+    torch.onnx.export(model, args, path, opset_version=opset, input_names=names, do_constant_folding=True)
     # Detection models take a list of images: their one input is the image itself.
     spec = {"name": name, "kind": kind, "opset": opset, "exporter": EXPORTER,
-            "inputs": {"input": {"shape": shape[1:] if detection else shape, "range": [0, 1]}}}
+            "inputs": {n: {"shape": shape[1:] if detection else shape, "range": [0, 1]} for n in names}}
     # The spec last (through a rename): its digest says the model beside it is whole.
     tmp = os.path.join(out_dir, name + ".json.tmp")
     with open(tmp, "w") as f:
@@ -103,10 +134,6 @@ def main():
     for name, make, shape, opset, kind in MODELS:
         if wanted and name not in wanted:
             continue
-        if not hasattr(torchvision.models, name) and not name.startswith(("fasterrcnn", "retinanet", "ssd", "fcn",
-                                                                            "lraspp", "r3d", "r2plus1d")):
-            print(f"{name}: not in torchvision {torchvision.__version__}")
-            continue
         if keep and exported_by_this_script(name, out_dir):
             print(f"{name}: kept")
             continue
@@ -114,6 +141,8 @@ def main():
         try:
             export(name, make, shape, opset, kind, out_dir)
             print(f"{name}: ok ({time.time() - start:.1f} s)", flush=True)
+        except NotInThisTorchvision as e:
+            print(f"{name}: not in torchvision {torchvision.__version__} ({e})", flush=True)
         except Exception as e:  # the exporter's error, on one line
             failed += 1
             print(f"{name}: export failed: {str(e).splitlines()[0] if str(e) else type(e).__name__}", flush=True)
