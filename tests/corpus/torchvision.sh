@@ -4,7 +4,7 @@
 # inputs; Debian's python3-torch and python3-torchvision, offline) and builds
 # them all in one project with -k, so one model's failure (a crash included:
 # stages run in worker processes) leaves the others to finish. Prints one
-# table row per model: stages completed, seconds, nodes source/optimized.
+# table row per model (tests/corpus/torchvision_table.py).
 # usage: tests/corpus/torchvision.sh [BUILD_DIR] [WORK_DIR] [NAME...]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,26 +22,4 @@ for m in "$work"/models/*.onnx; do
 done
 WINML_MAKE_CACHE_DIR="$work/cache" "$build/winml-make" -k -j2 --json > report.json 2> build.txt
 echo "winml-make exit code: $?"
-/usr/bin/python3 - "$work" <<'PY'
-import json, sys, onnx
-work = sys.argv[1]
-report = json.load(open(f"{work}/project/report.json"))
-def nodes(path):
-    try:
-        g = onnx.load(path, load_external_data=False).graph
-    except Exception:
-        return "-"
-    def count(g):
-        return sum(1 + sum(count(a.g) for a in n.attribute if a.HasField("g")) for n in g.node)
-    return count(g)
-print("| model | stages completed | failed stage: reason | seconds | nodes source/optimized |")
-print("|---|---|---|---|---|")
-for m in report["models"]:
-    st = m["stages"]
-    done = sum(s["status"] in ("completed", "cached", "up-to-date") for s in st)
-    failed = [f'{s["name"]}: {s.get("reason", "")[:80]}' for s in st if s["status"] == "failed"]
-    secs = sum(s.get("elapsed_seconds", 0) or 0 for s in st)
-    n = m["name"]
-    print(f'| {n} | {done}/{len(st)} | {"; ".join(failed) or "-"} | {secs:.1f} | '
-          f'{nodes(f"{work}/models/{n}.onnx")}/{nodes(f"{work}/project/build/{n}/optimized.onnx")} |')
-PY
+/usr/bin/python3 "$root/tests/corpus/torchvision_table.py" "$work" "$build"
