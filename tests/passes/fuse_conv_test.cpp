@@ -1,6 +1,7 @@
-// fuse_bn_into_conv and fuse_add_bias_into_conv on small real convolutions.
+// fuse_bn_into_conv, fuse_add_bias_into_conv and fuse_pad_into_conv on small real convolutions.
 #include <gtest/gtest.h>
 
+#include "model/node_util.h"
 #include "pass_harness.h"
 #include "support/model_builder.h"
 #include "support/ort_oracle.h"
@@ -85,4 +86,65 @@ TEST(FuseAddBiasIntoConv, KeepsAddsThatVaryAlongSpatialAxes) {
   b.output("y", {1, 4, 8, 8});
   auto o = test::optimize_with(test::make_model(b.graph()), {"fuse_add_bias_into_conv"});
   EXPECT_EQ(count_op(o.model.proto.graph(), "Add"), 1);
+}
+
+namespace {
+// x[1,3,8,8] -> Pad(pads, value) -> `op` (3x3) -> y, pads as an input (opset 17).
+onnx::ModelProto pad_then(const std::string& op, std::vector<std::int64_t> pads, float value = 0.0f,
+                          std::vector<std::int64_t> own_pads = {}) {
+  test::GraphBuilder b;
+  b.input("x", {1, 3, 8, 8});
+  b.initializer_i64("pads", {8}, pads);
+  b.initializer("value", {}, {value});
+  b.node("Pad", {"x", "pads", "value"}, {"p"}, "pad");
+  std::vector<std::string> inputs = {"p"};
+  if (op == "Conv") {
+    b.initializer("W", {4, 3, 3, 3}, test::random_floats(4 * 3 * 3 * 3, 1));
+    inputs.push_back("W");
+  }
+  auto& n = b.node(op, inputs, {"y"}, "op");
+  test::set_attr(n, "kernel_shape", std::vector<std::int64_t>{3, 3});
+  if (!own_pads.empty()) test::set_attr(n, "pads", own_pads);
+  b.output("y", {1, op == "Conv" ? 4 : 3, "", ""});
+  return test::make_model(b.graph());
+}
+
+const std::vector<std::int64_t> kSpatialPads = {0, 0, 1, 2, 0, 0, 2, 1};  // H: 1 before, 2 after; W: 2, 1
+}  // namespace
+
+TEST(FusePadIntoConv, FoldsAZeroSpatialPadIntoAConvOrAnAveragePool) {
+  for (const std::string op : {"Conv", "AveragePool"}) {
+    // The Conv has padding of its own, added to the Pad's.
+    const bool conv = op == "Conv";
+    const auto model = pad_then(op, kSpatialPads, 0.0f, conv ? std::vector<std::int64_t>{1, 0, 0, 1}
+                                                             : std::vector<std::int64_t>{});
+    auto o = test::optimize_with(model, {"fuse_pad_into_conv"});
+    ASSERT_EQ(count_op(o.model.proto.graph(), "Pad"), 0) << op;
+    const auto& n = o.model.proto.graph().node(0);
+    const std::vector<std::int64_t> want = conv ? std::vector<std::int64_t>{2, 2, 2, 2}
+                                                : std::vector<std::int64_t>{1, 2, 2, 1};
+    EXPECT_EQ(model::attr_ints(n, "pads"), want) << op;
+    if (!conv) {
+      EXPECT_EQ(model::attr_int(n, "count_include_pad", 0), 1);
+    }
+    test::expect_checker_accepts(o.model.proto);
+    test::expect_same_outputs(model, o.model.proto, {{"x", test::random_tensor({1, 3, 8, 8}, 11)}}, 1e-5);
+  }
+}
+
+TEST(FusePadIntoConv, KeepsPadsThatAreNotZerosOfTheSpatialAxesOrFeedAMaxPool) {
+  struct Kept {
+    const char* why;
+    onnx::ModelProto model;
+  };
+  std::vector<Kept> kept = {
+      {"a MaxPool pads with -inf", pad_then("MaxPool", kSpatialPads)},
+      {"a value other than 0", pad_then("Conv", kSpatialPads, 1.0f)},
+      {"the channel axis is padded", pad_then("Conv", {0, 1, 1, 1, 0, 0, 1, 1})},
+      {"a pool that does not count its own padding", pad_then("AveragePool", kSpatialPads, 0.0f, {1, 1, 1, 1})},
+  };
+  for (auto& k : kept) {
+    auto o = test::optimize_with(k.model, {"fuse_pad_into_conv"});
+    EXPECT_EQ(count_op(o.model.proto.graph(), "Pad"), 1) << k.why;
+  }
 }
