@@ -12,6 +12,7 @@
 #include "base/atomic_file.h"
 #include "base/copy_file.h"
 #include "base/error.h"
+#include "base/mapped_file.h"
 #include "base/regular_file.h"
 
 namespace winml::store {
@@ -129,6 +130,11 @@ std::shared_ptr<const void> RealDisk::view(const fs::path& path, std::string_vie
   // that is neither zeroed first nor copied after.
   struct ::stat st {};
   const int fd = open_regular_file(path, &st);
+  if (static_cast<std::uint64_t>(st.st_size) >= kMapFromBytes) {  // files are replaced by rename, never rewritten in place
+    auto mapped = MappedFile::adopt(fd, path);
+    view = mapped->view();
+    return mapped;
+  }
   std::shared_ptr<char[]> buf;
   std::size_t held = 0;
   const std::size_t n = read_whole(fd, static_cast<std::size_t>(st.st_size), path, [&](std::size_t capacity) {

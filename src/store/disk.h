@@ -67,7 +67,10 @@ class DiskInterface {
   // The file's bytes in `view`, valid while the returned handle lives: read,
   // not mapped (the plan and the state are read whole on every build, and a
   // mapping costs a page fault per 64 KiB touched, 20-30 us each where faults
-  // are dear, and more system calls than one read).
+  // are dear, and more system calls than one read). From kMapFromBytes up,
+  // RealDisk maps it: a buffer that large is a mapping of its own outside
+  // the heap (base/huge_heap.h), one fault per 4 KiB, 16 times as many.
+  static constexpr std::uint64_t kMapFromBytes = 4u << 20;
   virtual std::shared_ptr<const void> view(const fs::path& path, std::string_view& view) const;
   // stat() of `relative` inside `base_dir`, resolved from a cached handle on
   // the directory (a shorter path walk: most of a stat's cost on the no-op path).
