@@ -8,6 +8,11 @@ model of the project it built, with the columns of the CI corpus check.
 - nodes: the source, ours, and ONNX Runtime's basic level (its optimized
   model, saved);
 - SQNR of each output from the quantize report;
+- compiled: our model.onnx run by winml-make's runtime against ONNX Runtime on
+  the quantized.onnx it was compiled from, the same input, max |a - b| over
+  the span; beside it, how far ONNX Runtime's own integer kernels (level
+  "all") move it from the same model (a value on a rounding boundary goes to
+  the neighbouring quantum either way, and depth compounds it);
 - seconds: every stage of the model.
 
 usage: torchvision_table.py WORK_DIR BUILD_DIR
@@ -64,6 +69,16 @@ def float_difference(a, b):
     return worst
 
 
+def run_ours(build, model, inputs_dir, out_dir):
+    cmd = [os.path.join(build, "winml-make"), "run", "-m", model, "--threads", "2", "--output-dir", out_dir]
+    for f in sorted(os.listdir(inputs_dir)):
+        cmd += ["--input", f"{f[:-4]}={os.path.join(inputs_dir, f)}"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "winml-make run failed")
+    return {f[:-4]: np.load(os.path.join(out_dir, f)) for f in os.listdir(out_dir) if f.endswith(".npy")}
+
+
 def sqnr_text(stage):
     parts = []
     for a in (stage or {}).get("metrics", {}).get("accuracy", []):
@@ -86,21 +101,29 @@ def compare_in_ort(build, name, source, optimized, spec, scratch):
         lo, hi = s.get("range", [0, 1])
         np.save(os.path.join(inputs, input_name + ".npy"),
                 rng.uniform(lo, hi, size=s["shape"]).astype(np.float32))
-    outs = [os.path.join(scratch, d) for d in ("src", "opt", "basic")]
+    outs = [os.path.join(scratch, d) for d in ("src", "opt", "basic", "quantized", "compiled", "fused")]
     for d in outs:
         os.makedirs(d, exist_ok=True)
     basic_model = os.path.join(scratch, "ort_basic.onnx")
     a = run_ort(build, source, inputs, outs[0])
     b = run_ort(build, optimized, inputs, outs[1])
     run_ort(build, source, inputs, outs[2], "basic", basic_model)
-    return float_difference(a, b), nodes(basic_model)
+    built = os.path.dirname(optimized)
+    q = run_ort(build, os.path.join(built, "quantized.onnx"), inputs, outs[3])
+    c = run_ours(build, os.path.join(built, "model.onnx"), inputs, outs[4])
+    try:
+        fused = float_difference(q, run_ort(build, os.path.join(built, "quantized.onnx"), inputs, outs[5], "all"))
+    except RuntimeError:  # level "all" cannot always run what it made (If bodies of a detector)
+        fused = None
+    return float_difference(a, b), nodes(basic_model), float_difference(q, c), fused
 
 
 def main():
     work, build = sys.argv[1], os.path.abspath(sys.argv[2])
     report = json.load(open(f"{work}/project/report.json"))
-    print("| model | opset | stages | float difference vs ORT | nodes source / ours / ORT basic | SQNR | seconds |")
-    print("|---|---|---|---|---|---|---|")
+    print("| model | opset | stages | float difference vs ORT | nodes source / ours / ORT basic | SQNR | "
+          "compiled vs ORT on quantized (ORT level all vs ORT) | seconds |")
+    print("|---|---|---|---|---|---|---|---|")
     for m in report["models"]:
         n = m["name"]
         st = m["stages"]
@@ -111,15 +134,17 @@ def main():
         source, optimized = f"{work}/models/{n}.onnx", f"{work}/project/build/{n}/optimized.onnx"
         try:
             with tempfile.TemporaryDirectory() as scratch:
-                diff, basic = compare_in_ort(build, n, source, optimized, spec, scratch)
+                diff, basic, compiled, fused = compare_in_ort(build, n, source, optimized, spec, scratch)
             diff_text = "-" if diff is None else f"{diff:.1e}"
-        except Exception as e:  # ORT's own message, on one line
-            diff_text, basic = f"ORT: {str(e)[:60]}", None
+            compiled_text = ("-" if compiled is None else f"{compiled:.1e}") + \
+                (f" (ORT's own: {fused:.1e})" if fused is not None else "")
+        except Exception as e:  # the runtime's own message, on one line
+            diff_text, basic, compiled_text = f"error: {str(e)[:60]}", None, "-"
         quantize = next((s for s in st if s["name"] == "quantize"), None)
         stages = f"{done}/{len(st)}" + (f" ({failed})" if failed else "")
         print(f'| {n} | {spec["opset"]} | {stages} | {diff_text} | '
               f'{nodes(source)} / {nodes(optimized)} / {basic if basic is not None else "-"} | '
-              f'{sqnr_text(quantize)} | {secs:.1f} |', flush=True)
+              f'{sqnr_text(quantize)} | {compiled_text} | {secs:.1f} |', flush=True)
 
 
 if __name__ == "__main__":
