@@ -43,6 +43,15 @@ bool is_abandoned_temp(const fs::path& p) {
 }
 
 AtomicFileWriter::AtomicFileWriter(fs::path destination) : dest_(std::move(destination)) {
+  // A device or a pipe (`-o /dev/null`) is written into, as cp does: renaming
+  // a file over it would replace the device node itself.
+  struct ::stat st {};
+  if (::stat(dest_.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+    fd_ = ::open(dest_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) throw BuildError(file_error(dest_.string(), "cannot open: " + errno_text()));
+    into_device_ = true;
+    return;
+  }
   fs::path dir = dest_.parent_path();
   if (!dir.empty()) fs::create_directories(dir);
   temp_ = make_temp_name(dest_);
@@ -52,7 +61,7 @@ AtomicFileWriter::AtomicFileWriter(fs::path destination) : dest_(std::move(desti
 
 AtomicFileWriter::~AtomicFileWriter() {
   if (fd_ >= 0) ::close(fd_);
-  if (!committed_) {
+  if (!committed_ && !into_device_) {
     std::error_code ec;
     fs::remove(temp_, ec);
   }
@@ -128,6 +137,12 @@ void AtomicFileWriter::copy_range(int src_fd, std::int64_t offset, std::uint64_t
 }
 
 void AtomicFileWriter::commit() {
+  if (into_device_) {
+    ::close(fd_);
+    fd_ = -1;
+    committed_ = true;
+    return;
+  }
   if (::fsync(fd_) != 0) throw BuildError(file_error(dest_.string(), "fsync failed: " + errno_text()));
   ::close(fd_);
   fd_ = -1;

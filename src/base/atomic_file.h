@@ -42,7 +42,8 @@ class AtomicFileWriter {
   const fs::path& temp_path() const { return temp_; }
   const fs::path& destination() const { return dest_; }
 
-  // fsync + rename into place + fsync of the directory.
+  // fsync + rename into place + fsync of the directory (a device or pipe
+  // destination is written in place: nothing to rename).
   void commit();
 
  private:
@@ -53,6 +54,7 @@ class AtomicFileWriter {
   int fd_ = -1;
   std::uint64_t size_ = 0;
   bool committed_ = false;
+  bool into_device_ = false;  // the destination is a device or a pipe: written in place
 };
 
 void write_file_atomic(const fs::path& path, std::string_view contents);

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/atomic_file.h"
@@ -44,4 +45,26 @@ TEST(AtomicFile, PadToAndCopyFromFd) {
   EXPECT_EQ(test::read_text(dir / "dst"), std::string("ab\0\0\0\0\0\0"
                                                       "3456",
                                                       12));
+}
+
+// `-o /dev/null` and pipes: a device or a FIFO is written into, never
+// replaced by a renamed file (which would remove the device node itself).
+// A FIFO stands for /dev/null here, so that a failure harms nothing.
+TEST(AtomicFile, AFifoDestinationIsWrittenIntoAndStaysAFifo) {
+  test::TempDir dir;
+  const fs::path fifo = dir / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  {
+    AtomicFileWriter w(fifo);
+    w.write("through the pipe");
+    w.commit();
+  }
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo))) << "the FIFO was replaced by a file";
+  char buf[64] = {};
+  const ssize_t n = ::read(reader, buf, sizeof buf);
+  ::close(reader);
+  EXPECT_EQ(std::string(buf, n > 0 ? static_cast<std::size_t>(n) : 0), "through the pipe");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1) << "no temporary left";
 }
