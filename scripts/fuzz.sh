@@ -87,10 +87,18 @@ for f in "$work"/project/build/quickstart/*.bin; do
   { printf '\1'; cat "$f"; } > "$seeds/fuzz_ref_blob/$(basename "$f").sealed"
 done
 # The record formats without their checksums (fuzz_records.cpp adds them);
-# the first byte picks the parser.
+# the first byte picks the parser. The snapshot image goes without its
+# header's first 40 bytes (fuzz_records.cpp writes them); an earlier
+# version's text snapshot, and a journal, are written here.
 strip() { cut -c18- "$1"; }
-{ printf '\0'; strip "$work/project/build/.winml-make/state"; } > "$seeds/fuzz_records/state"
-{ printf '\1'; strip "$work/project/build/.winml-make/state"; } > "$seeds/fuzz_records/journal"
+{ printf '\5'; tail -c +41 "$work/project/build/.winml-make/state"; } > "$seeds/fuzz_records/state_image"
+text_records() {  # $1: the header's magic
+  printf 'H\t%s\t1\t0\n' "$1"
+  printf 'N\tm/export\t%032x\twinml-export\t0.5\t7\t{"a":1}\t1\texport.onnx\t%032x\t10\n' 1 2
+  printf 'S\t%032x\t1\texport.onnx.data\n' 3
+}
+{ printf '\0'; text_records winml-make-state; printf 'F\tm/x\t1\t2\t3\t4\t5\t%032x\t6\n' 4; } > "$seeds/fuzz_records/state"
+{ printf '\1'; text_records winml-make-journal; printf 'D\tm/export\n'; } > "$seeds/fuzz_records/journal"
 { printf '\2'; strip "$work/project/build/.winml-make/ingredients"; } > "$seeds/fuzz_records/ingredients"
 i=0
 for f in $(find "$work/cache/ac" -type f | head -8); do

@@ -72,6 +72,9 @@ void BuildState::load() {
   std::lock_guard lock(mu_);
   nodes_.clear();
   model_sidecars_.clear();
+  image_.reset();
+  image_records_.clear();
+  stats_.set_base(nullptr);
   generation_ = 0;
   const fs::path snapshot = dir_ / kSnapshotFile;
   if (disk_.stat(snapshot.native()).exists) {
@@ -82,11 +85,15 @@ void BuildState::load() {
     } catch (const InputError& e) {
       warnings_.push_back(std::string(e.what()) + "; starting without build records");
     }
-    if (!text.empty() && !parse_snapshot(text, keep)) {
+    if (StateImage::looks_like_image(text)) {
+      open_image(text, keep, snapshot);
+    } else if (!text.empty() && !parse_text_snapshot(text, keep)) {
       warnings_.push_back(file_error(snapshot.string(), "is corrupt; starting without build records"));
       nodes_.clear();
       model_sidecars_.clear();
       generation_ = 0;
+    } else if (!nodes_.empty()) {
+      changed_ = true;  // an earlier version's text: saved as an image at the end of this build
     }
   }
   const fs::path journal = dir_ / kJournalFile;
@@ -98,10 +105,31 @@ void BuildState::load() {
       warnings_.push_back(e.what());
     }
   }
-  started_empty_ = nodes_.empty();
+  started_empty_ = true;
+  for (const auto& [id, r] : nodes_) started_empty_ = started_empty_ && !r;
+  for (std::size_t i = 0; started_empty_ && image_ && i < image_->node_count(); ++i)
+    started_empty_ = nodes_.count(std::string(image_->node_id(i))) != 0;
 }
 
-bool BuildState::parse_snapshot(std::string_view text, const std::shared_ptr<const void>& owner) {
+void BuildState::open_image(std::string_view bytes, const std::shared_ptr<const void>& owner, const fs::path& file) {
+  std::shared_ptr<StateImage> image;
+  switch (StateImage::open(bytes, owner, image)) {
+    case StateImage::Open::kOk:
+      image_ = image;
+      generation_ = image->generation();
+      stats_.set_base(image_);
+      break;
+    case StateImage::Open::kOtherVersion:
+      warnings_.push_back("build records of another winml-make version are ignored");
+      break;
+    case StateImage::Open::kNotAnImage:
+    case StateImage::Open::kCorrupt:
+      warnings_.push_back(file_error(file.string(), "is corrupt; starting without build records"));
+      break;
+  }
+}
+
+bool BuildState::parse_text_snapshot(std::string_view text, const std::shared_ptr<const void>& owner) {
   RecordReader reader(text);
   std::vector<std::string_view> f;
   if (!reader.next(f) || f.size() != 4 || f[0] != "H" || f[1] != kSnapshotMagic) return false;
@@ -158,7 +186,7 @@ void BuildState::replay_journal(std::string_view text, const std::shared_ptr<con
       if (!read_node(f, id, r, owner)) break;
       nodes_[id] = std::make_shared<const NodeRecord>(std::move(r));
     } else if (f[0] == "D" && f.size() == 2) {
-      nodes_.erase(field_text(f[1]));
+      nodes_[field_text(f[1])] = nullptr;
     } else if (f[0] == "S") {
       Digest d;
       std::vector<std::string> names;
@@ -178,15 +206,37 @@ void BuildState::replay_journal(std::string_view text, const std::shared_ptr<con
 
 std::shared_ptr<const NodeRecord> BuildState::find(const std::string& node_id) const {
   std::lock_guard lock(mu_);
+  if (!nodes_.empty()) {
+    auto it = nodes_.find(node_id);
+    if (it != nodes_.end()) return it->second;
+  }
+  return image_record(node_id);
+}
+
+std::shared_ptr<const NodeRecord> BuildState::image_record(const std::string& node_id) const {
+  if (!image_) return nullptr;
+  const std::size_t i = image_->find_node(node_id);
+  if (i == StateImage::kNotFound) return nullptr;
+  if (image_records_.empty()) image_records_.resize(image_->node_count());
+  if (!image_records_[i]) image_records_[i] = std::make_shared<const NodeRecord>(image_->node(i));
+  return image_records_[i];
+}
+
+bool BuildState::has_record(const std::string& node_id) const {
   auto it = nodes_.find(node_id);
-  if (it == nodes_.end()) return nullptr;
-  return it->second;
+  if (it != nodes_.end()) return it->second != nullptr;
+  return image_ && image_->find_node(node_id) != StateImage::kNotFound;
 }
 
 std::vector<std::string> BuildState::node_ids() const {
   std::lock_guard lock(mu_);
   std::vector<std::string> out;
-  for (const auto& [id, r] : nodes_) out.push_back(id);
+  for (std::size_t i = 0; image_ && i < image_->node_count(); ++i) {
+    std::string id(image_->node_id(i));
+    if (!nodes_.count(id)) out.push_back(std::move(id));
+  }
+  for (const auto& [id, r] : nodes_)
+    if (r) out.push_back(id);
   return out;
 }
 
@@ -204,7 +254,8 @@ void BuildState::put(const std::string& node_id, const NodeRecord& record) {
 
 void BuildState::erase(const std::string& node_id) {
   std::lock_guard lock(mu_);
-  if (!nodes_.erase(node_id)) return;
+  if (!has_record(node_id)) return;
+  nodes_[node_id] = nullptr;
   RecordWriter w;
   std::string line;
   w.field("D").field(node_id);
@@ -216,8 +267,10 @@ void BuildState::erase(const std::string& node_id) {
 std::optional<std::vector<std::string>> BuildState::model_sidecars(const Digest& model_digest) const {
   std::lock_guard lock(mu_);
   auto it = model_sidecars_.find(model_digest);
-  if (it == model_sidecars_.end()) return std::nullopt;
-  return it->second;
+  if (it != model_sidecars_.end()) return it->second;
+  const std::size_t i = image_ ? image_->find_sidecar_set(model_digest) : StateImage::kNotFound;
+  if (i == StateImage::kNotFound) return std::nullopt;
+  return image_->sidecar_names(i);
 }
 
 void BuildState::put_model_sidecars(const Digest& model_digest, const std::vector<std::string>& names) {
@@ -227,6 +280,7 @@ void BuildState::put_model_sidecars(const Digest& model_digest, const std::vecto
   for (const auto& n : names) w.field(n);
   w.finish(line);
   std::lock_guard lock(mu_);
+  if (image_ && image_->find_sidecar_set(model_digest) != StateImage::kNotFound) return;
   auto [it, inserted] = model_sidecars_.emplace(model_digest, names);
   if (!inserted) return;
   changed_ = true;
@@ -262,27 +316,24 @@ void BuildState::append_journal(const std::string& line) {
 void BuildState::save() {
   std::lock_guard lock(mu_);
   if (in_memory_ || (!changed_ && !stats_.dirty())) return;
-  std::uint64_t next = generation_ + 1;
-  std::string text;
-  RecordWriter w;
-  w.field("H").field(kSnapshotMagic).field(static_cast<std::uint64_t>(kFormatVersion)).field(next);
-  w.finish(text);
-  std::map<std::string, const NodeRecord*> sorted;  // a stable snapshot: same state, same bytes
-  for (const auto& [id, r] : nodes_) sorted[id] = r.get();
-  for (const auto& [id, r] : sorted) {
-    write_node(w, id, *r);
-    w.finish(text);
+  StateContents contents;
+  contents.generation = generation_ + 1;
+  std::vector<NodeRecord> from_image;  // the image's records that stay, made for the writer
+  from_image.reserve(image_ ? image_->node_count() : 0);
+  for (std::size_t i = 0; image_ && i < image_->node_count(); ++i) {
+    std::string id(image_->node_id(i));
+    if (nodes_.count(id)) continue;
+    from_image.push_back(image_->node(i));
+    contents.nodes.emplace(std::move(id), &from_image.back());
   }
-  for (const auto& [d, names] : model_sidecars_) {
-    w.field("S").field(d).field(static_cast<std::uint64_t>(names.size()));
-    for (const auto& n : names) w.field(n);
-    w.finish(text);
-  }
-  for (const auto& [key, e] : stats_.entries()) {
-    w.field("F").field(key).field(e.stat.size).field(e.stat.mtime_ns).field(e.stat.ctime_ns).field(e.stat.inode);
-    w.field(e.stat.device).field(e.digest).field(e.stamp_ns);
-    w.finish(text);
-  }
+  for (const auto& [id, r] : nodes_)
+    if (r) contents.nodes.emplace(id, r.get());
+  for (std::size_t i = 0; image_ && i < image_->sidecar_set_count(); ++i)
+    contents.sidecars.emplace(image_->sidecar_model(i), image_->sidecar_names(i));
+  for (const auto& [d, names] : model_sidecars_) contents.sidecars.emplace(d, names);
+  contents.stats = stats_.entries();
+  const std::string text = encode_state_image(contents);
+  const std::uint64_t next = contents.generation;
   disk_.make_directories(dir_);
   disk_.write_atomic(dir_ / kSnapshotFile, text);
   generation_ = next;

@@ -1,7 +1,8 @@
 // What the last builds recorded, under <output_dir>/.winml-make/:
 //
-//   state    snapshot: node records, stat cache, model sidecar sets (atomic rewrite)
-//   journal  records appended as nodes finish since the snapshot
+//   state    snapshot: node records, stat cache, model sidecar sets (atomic
+//            rewrite), a binary image read in place (state_image.h)
+//   journal  records appended as nodes finish since the snapshot (record_io.h lines)
 //
 // A node is recorded only after its outputs are in place, and each record is
 // one checksummed line (record_io.h), so a crash at any point leaves either
@@ -22,29 +23,17 @@
 
 #include "store/digest.h"
 #include "store/disk.h"
+#include "store/node_record.h"
 #include "store/shared_text.h"
 #include "store/stat_cache.h"
+#include "store/state_image.h"
 
 namespace winml::store {
 
-struct OutputFile {
-  std::string name;  // file name in the target's output folder
-  Digest digest;
-  std::uint64_t size = 0;
-  friend bool operator==(const OutputFile&, const OutputFile&) = default;
-};
-
-struct NodeRecord {
-  Digest key;
-  std::string implementation;
-  double elapsed_seconds = 0;
-  std::int64_t finished_ns = 0;
-  SharedText metrics_json = SharedText::literal("{}");
-  std::vector<OutputFile> outputs;
-};
-
 class BuildState {
  public:
+  // The journal's line format, and the text snapshot of earlier versions,
+  // which is still read (and rewritten as an image at the next save).
   static constexpr int kFormatVersion = 1;
 
   // `project_dir` is the base for stat cache paths.
@@ -89,13 +78,21 @@ class BuildState {
 
  private:
   void append_journal(const std::string& line);
-  bool parse_snapshot(std::string_view text, const std::shared_ptr<const void>& owner);
+  void open_image(std::string_view bytes, const std::shared_ptr<const void>& owner, const fs::path& file);
+  bool parse_text_snapshot(std::string_view text, const std::shared_ptr<const void>& owner);
+  // A record of the snapshot's image, made once on first use. Caller holds mu_.
+  std::shared_ptr<const NodeRecord> image_record(const std::string& node_id) const;
+  bool has_record(const std::string& node_id) const;  // caller holds mu_
   void replay_journal(std::string_view text, const std::shared_ptr<const void>& owner);
 
   DiskInterface& disk_;
   fs::path dir_;
   StatCache stats_;
   mutable std::mutex mu_;
+  // The snapshot, read in place; what this process (or the journal) changed
+  // is in nodes_ (a null record: erased) and model_sidecars_, which win.
+  std::shared_ptr<const StateImage> image_;
+  mutable std::vector<std::shared_ptr<const NodeRecord>> image_records_;
   std::unordered_map<std::string, std::shared_ptr<const NodeRecord>> nodes_;
   std::map<Digest, std::vector<std::string>> model_sidecars_;
   std::uint64_t generation_ = 0;

@@ -1,5 +1,7 @@
 #include "store/stat_cache.h"
 
+#include "store/state_image.h"
+
 #include <algorithm>
 #include <system_error>
 #include <thread>
@@ -45,7 +47,7 @@ std::string_view StatCache::key_view(const std::string& raw, std::string& storag
 }
 
 struct StatCache::Prefetch {
-  std::vector<std::pair<const std::string*, Slot*>> todo;
+  std::vector<std::pair<std::string_view, std::optional<FileStat>*>> todo;  // key, where its stat goes
   std::atomic<std::size_t> next{0};
   std::vector<std::thread> threads;
 };
@@ -63,9 +65,13 @@ void StatCache::start_prefetch(unsigned threads) {
   auto p = std::make_unique<Prefetch>();
   {
     std::lock_guard lock(mu_);
-    if (entries_.size() < kFilesWorthThreads) return;
-    p->todo.reserve(entries_.size());
-    for (auto& [key, slot] : entries_) p->todo.emplace_back(&key, &slot);
+    const std::size_t base_rows = image_base_ ? image_base_->stat_count() : 0;
+    if (entries_.size() + base_rows < kFilesWorthThreads) return;
+    p->todo.reserve(entries_.size() + base_rows);
+    for (auto& [key, slot] : entries_) p->todo.emplace_back(key, &slot.ahead);
+    base_ahead_.assign(base_rows, std::nullopt);
+    for (std::size_t i = 0; i < base_rows; ++i)
+      if (!(base_flags_[i] & kGone)) p->todo.emplace_back(image_base_->stat_key(i), &base_ahead_[i]);
   }
   if (threads == 0) threads = std::thread::hardware_concurrency();  // reads /sys: only for a big state
   threads = std::max<unsigned>(1, std::min<unsigned>(threads, static_cast<unsigned>(p->todo.size() / kFilesPerThread)));
@@ -86,7 +92,7 @@ void StatCache::prefetch_some() {
   auto& p = *prefetch_;
   for (std::size_t i; (i = p.next.fetch_add(kBatch, std::memory_order_relaxed)) < p.todo.size();) {
     for (std::size_t j = i; j < std::min(i + kBatch, p.todo.size()); ++j) {
-      p.todo[j].second->ahead = stat_key(*p.todo[j].first);
+      *p.todo[j].second = stat_key(p.todo[j].first);
     }
   }
 }
@@ -110,8 +116,10 @@ std::optional<Digest> StatCache::digest(const std::string& path, std::uint64_t* 
   auto stat_now = [&] { return stat_key(key); };
   std::unique_lock lock(mu_);
   auto it = entries_.find(key);
+  std::size_t row = it == entries_.end() ? base_row(key) : kNoRow;
   std::optional<FileStat> ahead;
   if (it != entries_.end()) ahead = std::exchange(it->second.ahead, std::nullopt);
+  else if (row != kNoRow && !base_ahead_.empty()) ahead = std::exchange(base_ahead_[row], std::nullopt);
   FileStat st;
   if (ahead && ahead_valid_.load(std::memory_order_relaxed)) {
     st = *ahead;
@@ -121,18 +129,28 @@ std::optional<Digest> StatCache::digest(const std::string& path, std::uint64_t* 
     st = stat_now();
     lock.lock();
     it = entries_.find(key);
+    row = it == entries_.end() ? base_row(key) : kNoRow;
   }
   if (!st.exists || st.is_dir) {
     if (it != entries_.end()) {
       entries_.erase(it);
       dirty_ = true;
     }
+    if (row != kNoRow) {
+      base_flags_[row] |= kGone;
+      dirty_ = true;
+    }
     return std::nullopt;
   }
+  std::optional<StatEntry> known;
   if (it != entries_.end()) {
     it->second.used = true;
-    if (it->second.entry.stat.same_identity(st) && !is_racily_clean(it->second.entry)) return it->second.entry.digest;
+    known = it->second.entry;
+  } else if (row != kNoRow) {
+    base_flags_[row] |= kUsed;
+    known = image_base_->stat(row);
   }
+  if (known && known->stat.same_identity(st) && !is_racily_clean(*known)) return known->digest;
   lock.unlock();
   if (on_hash_start) on_hash_start(fs::path(path), st.size);
   std::uint64_t n = 0;
@@ -143,6 +161,7 @@ std::optional<Digest> StatCache::digest(const std::string& path, std::uint64_t* 
   // A file that changed while it was read gets no entry: the next lookup hashes again.
   FileStat after = stat_now();
   lock.lock();
+  supersede_base(key);
   if (after.same_identity(st)) entries_[std::string(key)] = Slot{StatEntry{st, d, stamp}, true};
   else if (auto it = entries_.find(key); it != entries_.end()) entries_.erase(it);
   dirty_ = true;
@@ -155,6 +174,7 @@ void StatCache::record(const fs::path& path, const Digest& digest, std::int64_t 
   FileStat st = disk_.stat(path.native());
   const std::string key = key_of(path);
   std::lock_guard lock(mu_);
+  supersede_base(key);
   if (st.exists) entries_[key] = Slot{StatEntry{st, digest, stamp_ns}, true};
   else entries_.erase(key);
   dirty_ = true;
@@ -165,13 +185,36 @@ void StatCache::forget(const fs::path& path) {
   ahead_valid_ = false;
   const std::string key = key_of(path);
   std::lock_guard lock(mu_);
-  if (entries_.erase(key)) dirty_ = true;
+  const bool in_base = supersede_base(key);
+  if (entries_.erase(key) || in_base) dirty_ = true;
 }
 
 void StatCache::load(std::string key, const StatEntry& e) {
   wait_prefetch();
   std::lock_guard lock(mu_);
+  supersede_base(key);
   entries_[std::move(key)] = Slot{e, false};
+}
+
+void StatCache::set_base(std::shared_ptr<const StateImage> image) {
+  wait_prefetch();
+  std::lock_guard lock(mu_);
+  image_base_ = std::move(image);
+  base_flags_.assign(image_base_ ? image_base_->stat_count() : 0, 0);
+  base_ahead_.clear();
+}
+
+std::size_t StatCache::base_row(std::string_view key) const {
+  if (!image_base_) return kNoRow;
+  const std::size_t row = image_base_->find_stat(key);
+  return row == StateImage::kNotFound || (base_flags_[row] & kGone) ? kNoRow : row;
+}
+
+bool StatCache::supersede_base(std::string_view key) {
+  const std::size_t row = base_row(key);
+  if (row == kNoRow) return false;
+  base_flags_[row] |= kGone;
+  return true;
 }
 
 std::map<std::string, StatEntry> StatCache::entries() const {
@@ -179,6 +222,8 @@ std::map<std::string, StatEntry> StatCache::entries() const {
   std::lock_guard lock(mu_);
   std::map<std::string, StatEntry> out;
   for (const auto& [k, slot] : entries_) out.emplace(k, slot.entry);
+  for (std::size_t i = 0; i < base_flags_.size(); ++i)
+    if (!(base_flags_[i] & kGone)) out.emplace(image_base_->stat_key(i), image_base_->stat(i));
   return out;
 }
 
@@ -191,6 +236,12 @@ void StatCache::prune_unused() {
       dirty_ = true;
     } else {
       ++it;
+    }
+  }
+  for (auto& flags : base_flags_) {
+    if (!(flags & (kUsed | kGone))) {
+      flags |= kGone;
+      dirty_ = true;
     }
   }
 }

@@ -20,11 +20,14 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "store/digest.h"
 #include "store/disk.h"
 
 namespace winml::store {
+
+class StateImage;
 
 struct StatEntry {
   FileStat stat;
@@ -75,7 +78,10 @@ class StatCache {
   void record(const fs::path& path, const Digest& digest, std::int64_t stamp_ns);
   void forget(const fs::path& path);
 
-  // Persistence (the build state stores the entries).
+  // Persistence (the build state stores the entries). The stored snapshot's
+  // entries are looked up where they lie in its image; an entry this process
+  // changes or drops is superseded there and kept in a map of its own.
+  void set_base(std::shared_ptr<const StateImage> image);
   void load(std::string key, const StatEntry& e);
   std::map<std::string, StatEntry> entries() const;
   bool dirty() const { return dirty_; }
@@ -109,6 +115,14 @@ class StatCache {
     std::optional<FileStat> ahead;  // taken by start_prefetch, not used yet
   };
   FileStat stat_key(std::string_view key) const;
+  // The base row of `key`, unless superseded; kNoRow if none. Caller holds mu_.
+  static constexpr std::size_t kNoRow = static_cast<std::size_t>(-1);
+  std::size_t base_row(std::string_view key) const;
+  bool supersede_base(std::string_view key);
+  std::shared_ptr<const StateImage> image_base_;
+  enum : std::uint8_t { kUsed = 1, kGone = 2 };
+  std::vector<std::uint8_t> base_flags_;               // per base row
+  std::vector<std::optional<FileStat>> base_ahead_;  // per base row, while stats are taken ahead
   void prefetch_some();
   struct Prefetch;
   std::unique_ptr<Prefetch> prefetch_;
