@@ -42,11 +42,15 @@ bool is_abandoned_temp(const fs::path& p) {
   return pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH;
 }
 
+bool is_stream_destination(const fs::path& p) {
+  struct ::stat st {};
+  return ::stat(p.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
+}
+
 AtomicFileWriter::AtomicFileWriter(fs::path destination) : dest_(std::move(destination)) {
   // A device or a pipe (`-o /dev/null`) is written into, as cp does: renaming
   // a file over it would replace the device node itself.
-  struct ::stat st {};
-  if (::stat(dest_.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+  if (is_stream_destination(dest_)) {
     fd_ = ::open(dest_.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd_ < 0) throw BuildError(file_error(dest_.string(), "cannot open: " + errno_text()));
     into_device_ = true;

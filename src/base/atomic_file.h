@@ -22,6 +22,10 @@ bool is_temp_name(const fs::path& p);
 // process, safe to remove. Names without a pid are never abandoned.
 bool is_abandoned_temp(const fs::path& p);
 
+// A device or a pipe (`-o /dev/null`): written into as one stream, never
+// replaced, and nothing can be put beside it.
+bool is_stream_destination(const fs::path& p);
+
 class AtomicFileWriter {
  public:
   explicit AtomicFileWriter(fs::path destination);

@@ -174,6 +174,14 @@ void save_model(Model& m, const fs::path& path, const SaveOptions& options) {
                   total >= static_cast<std::uint64_t>(INT_MAX);  // protobuf's hard limit
   if (options.external == ExternalData::kNever && total >= static_cast<std::uint64_t>(INT_MAX))
     throw BuildError(file_error(path.string(), "model exceeds 2 GiB and must be saved with external data"));
+  // `-o /dev/null` or a pipe takes the model as one stream: a sidecar beside
+  // it would be written outside anything the user named (/dev/null.data).
+  if (external && is_stream_destination(path)) {
+    if (total >= static_cast<std::uint64_t>(INT_MAX))
+      throw BuildError(file_error(path.string(), "is a device or a pipe, and a model over 2 GiB keeps its weights in "
+                                                 "a sidecar file beside it; write it to a file instead"));
+    external = false;
+  }
 
   std::map<std::string, std::shared_ptr<const MappedFile>> new_files;
   if (external) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -206,4 +207,30 @@ TEST(ModelIo, ModelOverTwoGiBLoadsAndSavesWithoutMaterialisingWeights) {
     EXPECT_EQ(head, 1.5f + i);
     EXPECT_EQ(tail, -2.5f - i);
   }
+}
+
+// `-o /dev/null` with a model big enough for a sidecar: the model goes into
+// the stream whole, and no `<device>.data` is written beside it.
+TEST(ModelIo, AModelForADeviceOrAPipeKeepsItsWeightsInsideAndLeavesNoSidecar) {
+  test::TempDir dir;
+  const fs::path fifo = dir / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  auto proto = test::linear_model(16, 8);
+  Model m = in_memory(proto, dir / "m.onnx");
+  SaveOptions opts;
+  opts.external = ExternalData::kAlways;
+  save_model(m, fifo, opts);
+  std::string bytes(65536, '\0');
+  const ssize_t n = ::read(reader, bytes.data(), bytes.size());
+  ::close(reader);
+  ASSERT_GT(n, 0);
+  bytes.resize(static_cast<std::size_t>(n));
+  EXPECT_FALSE(fs::exists(dir / "pipe.data"));
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
+  onnx::ModelProto read_back;
+  ASSERT_TRUE(read_back.ParseFromString(bytes));
+  for (const auto& t : read_back.graph().initializer()) EXPECT_FALSE(is_external(t)) << t.name();
+  EXPECT_EQ(serialize_deterministic(read_back), serialize_deterministic(proto));
 }
