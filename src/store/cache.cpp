@@ -25,15 +25,18 @@ constexpr std::uint64_t kEntryVersion = 1;
 
 fs::path sharded(const fs::path& dir, const std::string& hex) { return dir / hex.substr(0, 2) / hex; }
 
-// Abandoned temporaries directly in `dir` (their writer is gone): removed,
-// each with one line. A temporary may be a folder (a download's).
+// A temporary whose writer is gone (it may be a folder: a download's) is
+// removed, with one line; true if `p` was one.
+bool remove_if_abandoned(DiskInterface& disk, const fs::path& p, std::vector<std::string>& problems) {
+  if (!is_abandoned_temp(p)) return false;
+  disk.remove_tree(p);
+  problems.push_back("removed leftover temporary " + p.string() + " (its writer is gone)");
+  return true;
+}
+
+// Abandoned temporaries directly in `dir`.
 void sweep_abandoned(DiskInterface& disk, const fs::path& dir, std::vector<std::string>& problems) {
-  for (const auto& e : disk.list_dir(dir)) {
-    const fs::path p = dir / e.name;
-    if (!is_abandoned_temp(p)) continue;
-    disk.remove_tree(p);
-    problems.push_back("removed leftover temporary " + p.string() + " (its writer is gone)");
-  }
+  for (const auto& e : disk.list_dir(dir)) remove_if_abandoned(disk, dir / e.name, problems);
 }
 
 // Problems in one of ac/ or cas/ that no entry parser sees: leftovers of
@@ -42,9 +45,7 @@ void sweep_abandoned(DiskInterface& disk, const fs::path& dir, std::vector<std::
 void sweep_store(DiskInterface& disk, const fs::path& dir, std::vector<std::string>& problems) {
   auto check = [&](const fs::path& p, EntryKind kind) {
     if (is_temp_name(p)) {
-      if (!is_abandoned_temp(p)) return;
-      disk.remove_tree(p);
-      problems.push_back("removed leftover temporary " + p.string() + " (its writer is gone)");
+      remove_if_abandoned(disk, p, problems);  // a live writer's is left alone
     } else if (kind != EntryKind::kFile) {
       disk.remove_tree(p);
       problems.push_back("removed " + p.string() + ": not a regular file");
