@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "base/atomic_file.h"
+#include "support/fifo.h"
 #include "support/temp_dir.h"
 
 using namespace winml;
@@ -52,19 +53,13 @@ TEST(AtomicFile, PadToAndCopyFromFd) {
 // A FIFO stands for /dev/null here, so that a failure harms nothing.
 TEST(AtomicFile, AFifoDestinationIsWrittenIntoAndStaysAFifo) {
   test::TempDir dir;
-  const fs::path fifo = dir / "pipe";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  ASSERT_GE(reader, 0);
+  test::Fifo fifo(dir / "pipe");
   {
-    AtomicFileWriter w(fifo);
+    AtomicFileWriter w(fifo.path());
     w.write("through the pipe");
     w.commit();
   }
-  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo))) << "the FIFO was replaced by a file";
-  char buf[64] = {};
-  const ssize_t n = ::read(reader, buf, sizeof buf);
-  ::close(reader);
-  EXPECT_EQ(std::string(buf, n > 0 ? static_cast<std::size_t>(n) : 0), "through the pipe");
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo.path()))) << "the FIFO was replaced by a file";
+  EXPECT_EQ(fifo.drain(), "through the pipe");
   EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1) << "no temporary left";
 }

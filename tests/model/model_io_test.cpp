@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -11,6 +10,7 @@
 #include "model/external_data.h"
 #include "model/model_io.h"
 #include "support/model_builder.h"
+#include "support/fifo.h"
 #include "support/temp_dir.h"
 
 using namespace winml;
@@ -213,22 +213,16 @@ TEST(ModelIo, ModelOverTwoGiBLoadsAndSavesWithoutMaterialisingWeights) {
 // the stream whole, and no `<device>.data` is written beside it.
 TEST(ModelIo, AModelForADeviceOrAPipeKeepsItsWeightsInsideAndLeavesNoSidecar) {
   test::TempDir dir;
-  const fs::path fifo = dir / "pipe";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  ASSERT_GE(reader, 0);
+  test::Fifo fifo(dir / "pipe");
   auto proto = test::linear_model(16, 8);
   Model m = in_memory(proto, dir / "m.onnx");
   SaveOptions opts;
   opts.external = ExternalData::kAlways;
-  save_model(m, fifo, opts);
-  std::string bytes(65536, '\0');
-  const ssize_t n = ::read(reader, bytes.data(), bytes.size());
-  ::close(reader);
-  ASSERT_GT(n, 0);
-  bytes.resize(static_cast<std::size_t>(n));
+  save_model(m, fifo.path(), opts);
+  const std::string bytes = fifo.drain();
+  ASSERT_FALSE(bytes.empty());
   EXPECT_FALSE(fs::exists(dir / "pipe.data"));
-  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo.path())));
   onnx::ModelProto read_back;
   ASSERT_TRUE(read_back.ParseFromString(bytes));
   for (const auto& t : read_back.graph().initializer()) EXPECT_FALSE(is_external(t)) << t.name();
