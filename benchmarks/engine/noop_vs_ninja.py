@@ -8,7 +8,8 @@ optimized -> analyze_result.json, and the model's reports build_manifest.json
 and winml_build_config.json from model.onnx and analyze_result.json; one
 command per edge), builds both once, then times, interleaved:
 
-  no-op:  a build with nothing to do (median of --runs)
+  no-op:  a build with nothing to do (median of at least --runs runs and
+          --min-seconds of winml-make runs, interleaved)
   touch:  every source model touched (content unchanged), then a build:
           winml-make must rerun 0 stages; ninja reruns every edge
 
@@ -20,7 +21,7 @@ With --compile-backend ort the models compile through ONNX Runtime with the
 must still load neither ORT nor the plugin, so it costs what the default
 backend's does.
 
-usage: noop_vs_ninja.py [--winml-make BIN] [--sizes 1,100,1000] [--runs 11] [--no-touch]
+usage: noop_vs_ninja.py [--winml-make BIN] [--sizes 1,100,1000] [--runs 11] [--min-seconds 1] [--no-touch]
                         [--compile-backend ref|ort]
 """
 import argparse
@@ -114,6 +115,9 @@ def main():
     ap.add_argument("--winml-make", default=os.path.join(here, "..", "..", "build", "winml-make"))
     ap.add_argument("--sizes", default="1,100,1000")
     ap.add_argument("--runs", type=int, default=11)
+    ap.add_argument("--min-seconds", type=float, default=1.0,
+                    help="no-op runs go on past --runs until winml-make's add up to this: a median of 11 "
+                         "two-millisecond runs moves by 5-8 %% from one sitting to the next")
     ap.add_argument("--no-touch", action="store_true", help="time the no-op only (ninja's touch case takes minutes)")
     ap.add_argument("--compile-backend", choices=["ref", "ort"], default="ref",
                     help="compile with winml-make's ref backend, or through ONNX Runtime with the ref plugin EP")
@@ -123,7 +127,7 @@ def main():
     if not ninja:
         raise SystemExit("ninja not found (apt install ninja-build)")
     print(f"winml-make: {wmake}\nninja:      {ninja} {subprocess.run([ninja, '--version'], capture_output=True, text=True).stdout.strip()}")
-    print(f"runs: {args.runs} (median); each model = 6 stages (5 in a chain, analyze beside them) and its two reports "
+    print(f"runs: at least {args.runs} and {args.min_seconds:g} s of winml-make no-ops (median); each model = 6 stages (5 in a chain, analyze beside them) and its two reports "
           f"(one ninja edge); winml-make -j1 like ninja -j1, cache off; compile backend: {args.compile_backend}")
     print("wall = elapsed time; cpu = user + system time of the process (steadier on a busy machine)\n")
     header = (f"{'models':>7} {'case':<7} {'winml wall':>11} {'ninja wall':>11} {'ratio':>6} "
@@ -146,10 +150,10 @@ def main():
                 timed(wcmd, wm, env)
                 timed(ncmd, nj, env)
             w_noop, n_noop = [], []
-            for _ in range(args.runs):
+            while len(w_noop) < args.runs or sum(w for w, _ in w_noop) < args.min_seconds:
                 w_noop.append(timed(wcmd, wm, env)[:2])
                 n_noop.append(timed(ncmd, nj, env)[:2])
-            report(rows, n, "no-op", w_noop, n_noop, "")
+            report(rows, n, "no-op", w_noop, n_noop, f"{len(w_noop)} runs each")
 
             if args.no_touch:
                 continue
