@@ -3,10 +3,19 @@
 #include <array>
 #include <cstdio>
 
-// On x86-64, route XXH3 through libxxhash's run-time dispatch so the widest
-// vector unit present (AVX2/AVX-512) is used: about twice the SSE2 baseline.
+// On x86-64, file contents go through libxxhash's run-time dispatch so the
+// widest vector unit present (AVX2/AVX-512) is used: about twice the SSE2
+// baseline. Its first call probes the CPU (CPUID, which traps to the
+// hypervisor in a virtual machine: 1.7 % of a one-model no-op), so the few
+// bytes of a key or a config field take the baseline, as fast at that size,
+// and a no-op build, which hashes no file, never probes. Both fill the same
+// XXH3 state: the digest does not depend on which one ran.
 #if defined(__x86_64__) || defined(_M_X64)
+#define XXH_DISPATCH_DISABLE_REPLACE
 #include <xxh_x86dispatch.h>
+#define WINML_XXH3_WIDE(fn) fn##_dispatch
+#else
+#define WINML_XXH3_WIDE(fn) fn
 #endif
 
 namespace winml::store {
@@ -47,7 +56,14 @@ std::optional<Digest> Digest::from_hex(std::string_view hex) {
 Hasher::Hasher() : state_(XXH3_createState()) { XXH3_128bits_reset(state_); }
 Hasher::~Hasher() { XXH3_freeState(state_); }
 
-void Hasher::update(const void* data, std::size_t size) { XXH3_128bits_update(state_, data, size); }
+namespace {
+constexpr std::size_t kWideFrom = 4096;  // bytes: below, the baseline is as fast
+}  // namespace
+
+void Hasher::update(const void* data, std::size_t size) {
+  if (size >= kWideFrom) WINML_XXH3_WIDE(XXH3_128bits_update)(state_, data, size);
+  else XXH3_128bits_update(state_, data, size);
+}
 
 void Hasher::update_field(std::string_view s) {
   std::uint64_t n = s.size();
@@ -72,7 +88,8 @@ Digest Hasher::finish() const {
 }
 
 Digest digest_of(std::string_view bytes) {
-  XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
+  const XXH128_hash_t h = bytes.size() >= kWideFrom ? WINML_XXH3_WIDE(XXH3_128bits)(bytes.data(), bytes.size())
+                                                    : XXH3_128bits(bytes.data(), bytes.size());
   return Digest{h.high64, h.low64};
 }
 

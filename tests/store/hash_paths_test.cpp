@@ -60,7 +60,8 @@ TEST(HashPaths, XxhThreeGivesTheSameDigestOnEveryInstructionSet) {
       EXPECT_EQ(test::xxh3_128_avx512(bytes.data(), n), reference) << n << " bytes: AVX-512";
     }
   }
-  // And streamed in uneven pieces, as files are.
+  // And streamed in uneven pieces, as files are: pieces below and above the
+  // size from which Hasher takes the dispatched path, in one stream.
   store::Hasher h;
   for (std::size_t off = 0, step = 1; off < bytes.size(); off += step, step = step * 3 + 1)
     h.update(bytes.data() + off, std::min(step, bytes.size() - off));
