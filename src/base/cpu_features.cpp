@@ -36,14 +36,26 @@ CpuFeatures read_cpu_features() {
       f.avx512bw = (b & bit_AVX512BW) != 0;
     }
   }
-  if (avx_usable && __get_cpuid_max(0x80000000u, nullptr) >= 0x80000001u) {
-    __cpuid(0x80000001u, a, b, c, d);
-    f.fma4 = (c & bit_FMA4) != 0;
-  }
   return f;
+}
+
+bool avx_state_saved() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE)) return false;
+  unsigned xcr0 = 0, high = 0;
+  __asm__("xgetbv" : "=a"(xcr0), "=d"(high) : "c"(0));
+  return (xcr0 & 0x6u) == 0x6u;
+}
+
+bool read_fma4() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!avx_state_saved() || __get_cpuid_max(0x80000000u, nullptr) < 0x80000001u) return false;
+  __cpuid(0x80000001u, a, b, c, d);
+  return (c & bit_FMA4) != 0;
 }
 #else
 CpuFeatures read_cpu_features() { return {}; }
+bool read_fma4() { return false; }
 #endif
 
 }  // namespace
@@ -51,6 +63,11 @@ CpuFeatures read_cpu_features() { return {}; }
 const CpuFeatures& cpu_features() {
   static const CpuFeatures features = read_cpu_features();
   return features;
+}
+
+bool cpu_has_fma4() {
+  static const bool fma4 = read_fma4();
+  return fma4;
 }
 
 }  // namespace winml

@@ -12,7 +12,6 @@ struct CpuFeatures {
   // The vector extensions as GCC's __builtin_cpu_supports reports them:
   // set only when the operating system saves the registers they use.
   bool fma = false;
-  bool fma4 = false;
   bool avx2 = false;
   bool avx512f = false;
   bool avx512dq = false;
@@ -20,7 +19,11 @@ struct CpuFeatures {
   bool avx512bw = false;
 };
 
-// Read once per process, on first use.
+// Read once per process, on first use (three CPUID leaves: 0, 1, 7).
 const CpuFeatures& cpu_features();
+
+// AMD's FMA4, as GCC reports it: in the extended leaves, two CPUIDs more,
+// read only when asked (a CPU with AVX2 and FMA never needs to be).
+bool cpu_has_fma4();
 
 }  // namespace winml

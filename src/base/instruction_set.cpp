@@ -50,7 +50,7 @@ InstructionSet runtime_instruction_set() {
 std::string libm_variant() {
   const CpuFeatures& cpu = cpu_features();
   if (cpu.fma && cpu.avx2) return "fma";
-  if (cpu.fma4) return "fma4";
+  if (cpu_has_fma4()) return "fma4";
   return "sse2";
 }
 

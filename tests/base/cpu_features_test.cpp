@@ -13,7 +13,7 @@ TEST(CpuFeatures, AgreeWithGccsProbe) {
   __builtin_cpu_init();
   const CpuFeatures& cpu = cpu_features();
   EXPECT_EQ(cpu.fma, static_cast<bool>(__builtin_cpu_supports("fma")));
-  EXPECT_EQ(cpu.fma4, static_cast<bool>(__builtin_cpu_supports("fma4")));
+  EXPECT_EQ(cpu_has_fma4(), static_cast<bool>(__builtin_cpu_supports("fma4")));
   EXPECT_EQ(cpu.avx2, static_cast<bool>(__builtin_cpu_supports("avx2")));
   EXPECT_EQ(cpu.avx512f, static_cast<bool>(__builtin_cpu_supports("avx512f")));
   EXPECT_EQ(cpu.avx512dq, static_cast<bool>(__builtin_cpu_supports("avx512dq")));
