@@ -40,7 +40,7 @@ std::size_t slot_of(std::string_view key, std::size_t slots) { return XXH3_64bit
 
 // A hash index over `count` rows: power-of-two slots holding row + 1, 0 when empty.
 bool index_fits(const char* index, std::size_t slots, std::size_t rows) {
-  if (rows == 0) return true;
+  if (slots == 0) return rows == 0;
   if (!std::has_single_bit(slots) || slots <= rows) return false;  // at least one empty slot: probes end
   for (std::size_t i = 0; i < slots; ++i)
     if (get<std::uint32_t>(index + 4 * i) > rows) return false;

@@ -165,6 +165,17 @@ TEST(StateImage, ReferencesOutsideTheFileAreRefusedEvenUnderAValidChecksum) {
   EXPECT_EQ(corrupt(8, 3), Open::kOtherVersion);
 }
 
+// An index over no rows whose slots name rows anyway (the stat index's
+// bytes, lent to the node index): a lookup would read past the node rows.
+TEST(StateImage, AnIndexNamingRowsOfAnEmptyTableIsRefused) {
+  auto s = sample(0, 3);
+  std::string bad = store::encode_state_image(s.c);
+  std::memcpy(bad.data() + 64 + 16 * 3, bad.data() + 64 + 16 * 5, 16);  // node index := the stat index
+  reseal(bad);
+  std::shared_ptr<store::StateImage> image;
+  EXPECT_EQ(store::StateImage::open(bad, nullptr, image), store::StateImage::Open::kCorrupt);
+}
+
 TEST(BuildState, AnEarlierVersionsTextSnapshotIsReadAndSavedAsAnImage) {
   test::TempDir dir;
   test::write_text(dir / "f", "content");
