@@ -23,6 +23,7 @@ CpuFeatures read_cpu_features() {
     unsigned xcr0 = 0, high = 0;
     __asm__("xgetbv" : "=a"(xcr0), "=d"(high) : "c"(0));
     avx_usable = (xcr0 & 0x6u) == 0x6u;
+    f.ymm_state_saved = avx_usable;
     avx512_usable = avx_usable && (xcr0 & 0xe0u) == 0xe0u;
   }
   if (avx_usable) f.fma = (c & bit_FMA) != 0;
@@ -39,17 +40,9 @@ CpuFeatures read_cpu_features() {
   return f;
 }
 
-bool avx_state_saved() {
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE)) return false;
-  unsigned xcr0 = 0, high = 0;
-  __asm__("xgetbv" : "=a"(xcr0), "=d"(high) : "c"(0));
-  return (xcr0 & 0x6u) == 0x6u;
-}
-
 bool read_fma4() {
   unsigned a = 0, b = 0, c = 0, d = 0;
-  if (!avx_state_saved() || __get_cpuid_max(0x80000000u, nullptr) < 0x80000001u) return false;
+  if (!cpu_features().ymm_state_saved || __get_cpuid_max(0x80000000u, nullptr) < 0x80000001u) return false;
   __cpuid(0x80000001u, a, b, c, d);
   return (c & bit_FMA4) != 0;
 }

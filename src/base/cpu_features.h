@@ -11,6 +11,7 @@ namespace winml {
 struct CpuFeatures {
   // The vector extensions as GCC's __builtin_cpu_supports reports them:
   // set only when the operating system saves the registers they use.
+  bool ymm_state_saved = false;  // XCR0: the OS saves the YMM registers AVX-class features use
   bool fma = false;
   bool avx2 = false;
   bool avx512f = false;

@@ -1,12 +1,12 @@
-// The line format of the build state files: one record per line,
+// The line format of the build journal, the ingredient log and cache
+// entries (the state snapshot is an image: state_image.h): one record per line,
 //
 //   <16 hex digits: XXH3-64 of the payload> ' ' <payload> '\n'
 //
 // with tab-separated fields in the payload ('\\', '\t', '\n' escaped). A torn
 // or corrupted line fails its checksum and is rejected, so a crash in the
 // middle of an append never yields a half-written record. Plain text keeps
-// the state inspectable with standard tools; a hand-rolled splitter keeps a
-// 1000-model state loading in milliseconds.
+// these files inspectable with standard tools.
 #pragma once
 
 #include <cstdint>
