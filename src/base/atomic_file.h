@@ -38,8 +38,8 @@ class AtomicFileWriter {
   // Pads with zero bytes up to `offset` (must be >= current size).
   void pad_to(std::uint64_t offset);
   // Copies `length` bytes from `src_fd` at `src_offset` without passing them
-  // through user space where the kernel allows (copy_file_range); holes of a
-  // sparse source stay holes.
+  // through user space where the kernel allows; holes of a sparse source
+  // stay holes (native::copy_data).
   void copy_from_fd(int src_fd, std::uint64_t src_offset, std::uint64_t length);
   std::uint64_t size() const { return size_; }
   int fd() const { return fd_; }
@@ -51,8 +51,6 @@ class AtomicFileWriter {
   void commit();
 
  private:
-  void copy_range(int src_fd, std::int64_t in_off, std::uint64_t length);
-
   fs::path dest_;
   fs::path temp_;
   int fd_ = -1;

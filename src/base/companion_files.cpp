@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <system_error>
 
+#include "base/system_names.h"
 #include "base/this_executable.h"
 
 namespace winml {
@@ -19,7 +20,7 @@ std::vector<fs::path> companion_file_places(const std::string& name) {
   add(dir / name);
   add(dir / ".." / "lib" / "winml-make" / name);
   add(fs::path(WINML_INSTALL_PREFIX) / "lib" / "winml-make" / name);
-  add(fs::path("/usr/lib/winml-make") / name);
+  if (*system_names::kPackageLibraryDir) add(fs::path(system_names::kPackageLibraryDir) / name);
   return places;
 }
 

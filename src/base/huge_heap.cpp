@@ -1,17 +1,13 @@
 #include "base/huge_heap.h"
 
-#include <malloc.h>
-#include <pthread.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cstdint>
-#include <cstdlib>
 #include <iterator>
 #include <map>
 #include <mutex>
 #include <new>
 #include <unordered_map>
+
+#include "base/memory_pages.h"
 
 namespace winml {
 
@@ -34,34 +30,7 @@ constexpr bool kAddressSanitizer = false;
 std::size_t kept_huge_bytes_limit() { return kAddressSanitizer ? 0 : std::size_t{1} << 30; }
 
 void use_huge_pages_for_heap(std::size_t reserve, std::size_t largest_block) {
-#if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
-  if (::mallopt(M_TOP_PAD, static_cast<int>(reserve)) != 1) return;
-  ::mallopt(M_MMAP_THRESHOLD, static_cast<int>(largest_block));
-  // Grow the heap now, past what its top holds, so the reserve is in place
-  // before it is used.
-  auto* before = static_cast<char*>(::sbrk(0));
-  const std::size_t top = ::mallinfo2().keepcost;
-  const auto from = reinterpret_cast<std::uintptr_t>(std::malloc(top + (64u << 10)));
-  // (Used, so the compiler cannot drop the pair of calls.)
-  asm volatile("" : : "r"(from) : "memory");
-  std::free(reinterpret_cast<void*>(from));  // (which may give back what is above the reserve)
-  auto* after = static_cast<char*>(::sbrk(0));
-  if (!from || before == reinterpret_cast<char*>(-1) || after <= before) return;
-  const auto end = reinterpret_cast<std::uintptr_t>(after);
-  // The next blocks come from where the probe was. Huge pages only back
-  // whole aligned 2 MiB: skip to the next boundary with a block that is kept
-  // and never touched, so the heap's first bytes are on a huge page too.
-  const std::uintptr_t boundary = (from + kHugePage - 1) & ~(kHugePage - 1);
-  if (boundary + kHugePage > end) return;
-  if (boundary - from > 4096) {
-    void* gap = std::malloc(boundary - from - 32);
-    asm volatile("" : : "r"(gap) : "memory");
-  }
-  ::madvise(reinterpret_cast<void*>(boundary), end - boundary, MADV_HUGEPAGE);
-#else
-  (void)reserve;
-  (void)largest_block;
-#endif
+  reserve_heap_on_huge_pages(reserve, largest_block);
 }
 
 namespace {
@@ -80,21 +49,17 @@ struct HugeBlocks {
       auto last = std::prev(kept.end());
       dropped += last->first;
       kept_bytes -= last->first;
-      std::free(last->second);
+      aligned_free(last->second);
       kept.erase(last);
     }
   }
 };
 
 HugeBlocks& huge_blocks() {
-  static auto* blocks = [] {
-    auto* b = new HugeBlocks;  // (never destroyed: frees may come from static destructors)
-    // A worker process (base/worker_process.h) is forked while other threads
-    // may hold the lock: held across fork, it is released in both processes.
-    ::pthread_atfork([] { huge_blocks().mu.lock(); }, [] { huge_blocks().mu.unlock(); },
-                     [] { huge_blocks().mu.unlock(); });
-    return b;
-  }();
+  // Never destroyed: frees may come from static destructors. (A worker
+  // process is started by fork and exec at once: the child never allocates,
+  // so the lock held by another thread at the fork does not matter there.)
+  static auto* blocks = new HugeBlocks;
   return *blocks;
 }
 
@@ -103,7 +68,7 @@ HugeBlocks& huge_blocks() {
 void* allocate_on_huge_pages(std::size_t bytes) {
   const std::size_t rounded = bytes ? (bytes + 63) / 64 * 64 : 64;
   if (rounded < kHugePage) {
-    void* p = std::aligned_alloc(64, rounded);
+    void* p = aligned_allocate(rounded, 64);
     if (!p) throw std::bad_alloc();
     return p;
   }
@@ -122,11 +87,9 @@ void* allocate_on_huge_pages(std::size_t bytes) {
     }
     b.drop(size);
   }
-  void* p = std::aligned_alloc(kHugePage, size);
+  void* p = aligned_allocate(size, kHugePage);
   if (!p) throw std::bad_alloc();
-#if defined(MADV_HUGEPAGE)
-  ::madvise(p, size, MADV_HUGEPAGE);
-#endif
+  advise_huge_pages(p, size);
   std::lock_guard lock(b.mu);
   b.live.emplace(p, size);
   return p;
@@ -148,7 +111,7 @@ void free_on_huge_pages(void* p) {
       }
     }
   }
-  std::free(p);
+  aligned_free(p);
 }
 
 std::size_t release_kept_huge_blocks() {

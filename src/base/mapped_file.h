@@ -1,10 +1,11 @@
-// Read-only memory map of a whole file. Weights are used in place from the
+// Read-only memory map of a whole file (base/posix/, base/windows/). Weights are used in place from the
 // page cache instead of being copied into protobuf messages.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string_view>
 
@@ -37,5 +38,14 @@ class MappedFile {
 // Drops the whole pages inside [p, p + n) of a read-only file mapping (they
 // are read again from the file if touched).
 void release_mapped_pages(const std::byte* p, std::size_t n);
+
+// Tells the system [p, p + n) of a mapping will be read once, in order.
+void advise_sequential_pages(const std::byte* p, std::size_t n);
+
+// Runs `read`, which reads a mapping; false when the mapped file was cut
+// short under it by another process (POSIX raises SIGBUS there; Windows
+// never lets a mapped file shrink). Nothing `read` does after the fault
+// runs: it must own nothing that needs releasing.
+bool read_mapped_guarded(const std::function<void()>& read);
 
 }  // namespace winml

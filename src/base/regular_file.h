@@ -3,15 +3,15 @@
 // device such as /dev/zero never ends, and a directory is not content.
 #pragma once
 
-#include <sys/stat.h>
-
 #include <filesystem>
+
+#include "base/native_file.h"
 
 namespace winml {
 
-// A read-only descriptor (close it), with the file's stat in `st`. Throws
-// InputError naming the file when it cannot be opened or is not a regular
-// file; never blocks on a FIFO.
-int open_regular_file(const std::filesystem::path& path, struct stat* st = nullptr);
+// A read-only descriptor (close it with native::close), with the file's
+// status in `st`. Throws InputError naming the file when it cannot be opened
+// or is not a regular file; never blocks on a FIFO.
+int open_regular_file(const std::filesystem::path& path, native::FileStatus* st = nullptr);
 
 }  // namespace winml

@@ -1,4 +1,4 @@
-// The running binary's real path (/proc/self/exe resolved once): the plan
+// The running binary's real path (/proc/self/exe resolved once; on Windows GetModuleFileNameW): the plan
 // memo key hashes it, and the model tools' module is found beside it.
 #pragma once
 

@@ -4,34 +4,39 @@
 // worker answered and how it ended. Ninja and Bazel run their actions apart
 // from the build the same way.
 //
-// The worker is a new program (fork, then exec at once), not a forked copy
-// that goes on running: a copy inherits every lock another thread of the
-// build held at the moment of the fork (the allocator's, a static
-// initializer's guard, a library's registry) and can wait on one forever.
+// The worker is a new program (POSIX: fork, then exec at once; Windows:
+// CreateProcessW), not a forked copy that goes on running: a copy inherits
+// every lock another thread of the build held at the moment of the fork (the
+// allocator's, a static initializer's guard, a library's registry) and can
+// wait on one forever. base/posix/worker_process.cpp,
+// base/windows/worker_process.cpp.
 #pragma once
 
 #include <atomic>
 #include <functional>
 #include <string>
 
+#include "base/process_end.h"
+
 namespace winml {
 
 struct WorkerOutcome {
   std::string reply;       // what the worker answered (empty when it died first)
   bool answered = false;   // the worker sent its whole reply
-  bool exited = false;     // exited normally, with exit_code
-  int exit_code = -1;
-  int signal = 0;          // the signal that ended it (exited is false)
-  bool cancelled = false;  // *cancel turned true while it ran: it was sent SIGTERM (SIGKILL after 5 s)
+  ProcessEnd end;          // how it ended
+  // *cancel turned true while it ran: it was stopped with what it started
+  // (POSIX: SIGTERM to its group, SIGKILL after 5 s; Windows: its job terminated).
+  bool cancelled = false;
 };
 
 // The argument that makes this program a worker (argv[1]); never typed by a user.
 inline constexpr const char* kWorkerArgument = "--worker-process";
 
-// Starts this program (/proc/self/exe) as `<program> --worker-process`,
-// hands it `request` and returns its outcome once it has ended. The worker
-// dies with the thread that started it (SIGKILL). BuildError when no worker
-// can be started.
+// Starts this program as `<program> --worker-process`, hands it `request`
+// and returns its outcome once it has ended. The worker dies with the
+// process that started it (POSIX: SIGKILL when its parent dies; Windows: its
+// job is killed when the last handle closes). BuildError when no worker can
+// be started.
 WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>* cancel);
 
 // Whether this process was started by run_in_worker.
@@ -42,8 +47,5 @@ bool is_worker_invocation(int argc, char** argv);
 // running static destructors or atexit handlers. Exit code 2 when this
 // process was not started by run_in_worker.
 [[noreturn]] void serve_as_worker(const std::function<std::string(const std::string&)>& serve);
-
-// "SIGSEGV (Segmentation fault)": a signal's name and description.
-std::string describe_signal(int signal);
 
 }  // namespace winml

@@ -1,6 +1,5 @@
 // winml-make [MODEL...] [-j N] [-k] [-n] [--explain] [--json] [--rebuild]
 //            [--cache-dir DIR | --no-cache] [-o DIR] [--lock-timeout S]
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -9,6 +8,7 @@
 #include <iostream>
 #include <thread>
 
+#include "base/console.h"
 #include "base/error.h"
 #include "base/text.h"
 #include "cli/artifact_summary.h"
@@ -159,7 +159,7 @@ int run_build(const Context& ctx, const BuildFlags& f) {
     return kExitOk;
   }
   for (const auto& w : build.session().state().warnings()) log << "winml-make: warning: " << w << "\n";
-  BuildReporter progress(log, ::isatty(f.json ? 2 : 1) != 0, use_color(parse_color_mode(f.color), f.json ? 2 : 1),
+  BuildReporter progress(log, is_terminal(f.json ? 2 : 1), use_color(parse_color_mode(f.color), f.json ? 2 : 1),
                          f.explain || f.dry_run, f.dry_run, build.plan().graph, build.node_count());
   reporter = &progress;
   ToolRunner runner(build.session());

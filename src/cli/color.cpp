@@ -1,10 +1,9 @@
 #include "cli/color.h"
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <string_view>
 
+#include "base/console.h"
 #include "base/error.h"
 
 namespace winml::cli {
@@ -24,7 +23,7 @@ bool use_color(ColorMode mode, int fd) {
   if (mode == ColorMode::kAlways) return true;
   const char* term = std::getenv("TERM");
   if (term && std::string_view(term) == "dumb") return false;
-  return ::isatty(fd) != 0;
+  return is_terminal(fd) && enable_terminal_colors(fd);
 }
 
 std::string colored_status(const std::string& text, bool color) {

@@ -1,9 +1,8 @@
 #include "cli/interrupt.h"
 
-#include <signal.h>
-#include <unistd.h>
-
+#include "base/child_processes.h"
 #include "base/error.h"
+#include "base/stop_request.h"
 
 namespace winml::cli {
 
@@ -11,26 +10,19 @@ namespace {
 
 std::atomic<bool> g_interrupted{false};
 
-void on_signal(int) {
-  if (g_interrupted.exchange(true)) ::_exit(kExitInterrupted);
-  const char msg[] = "\nwinml-make: interrupted; stopping (press Ctrl-C again to quit at once)\n";
-  (void)!::write(2, msg, sizeof msg - 1);
+void on_stop() {
+  if (g_interrupted.exchange(true)) {
+    // Nothing this process started outlives it.
+    end_all_children_now();
+    exit_now(kExitInterrupted);
+  }
+  write_to_stderr_now("\nwinml-make: interrupted; stopping (press Ctrl-C again to quit at once)\n");
 }
 
 }  // namespace
 
 const std::atomic<bool>& install_interrupt_handler() {
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
-  for (int sig : {SIGINT, SIGTERM}) {
-    // The Unix convention: a signal the parent ignores (a background job of
-    // a non-interactive shell, nohup) stays ignored.
-    struct sigaction old {};
-    ::sigaction(sig, nullptr, &old);
-    if (old.sa_handler != SIG_IGN) ::sigaction(sig, &sa, nullptr);
-  }
+  on_stop_request(on_stop);
   return g_interrupted;
 }
 

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 
+#include "base/system_names.h"
 #include "graph/runner.h"
 #include "pipeline/build_session.h"
 #include "pipeline/registry.h"
@@ -38,7 +39,7 @@ struct ToolsModule {
 };
 
 inline constexpr const char* kToolsEntryPoint = "winml_make_tools";
-inline constexpr const char* kToolsFileName = "winml-make-tools.so";
+inline constexpr const char* kToolsFileName = system_names::kToolsModule;
 
 // Where the module is: the first of base/companion_files.h's places that
 // holds it (beside this binary, then ../lib/winml-make/ from it, ...).

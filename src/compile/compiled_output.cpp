@@ -1,12 +1,11 @@
 #include "compile/compiled_output.h"
 
-#include <unistd.h>
-
 #include <map>
 #include <set>
 
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "base/this_process.h"
 #include "model/blob_alignment.h"
 #include "model/epcontext.h"
 #include "model/model_io.h"
@@ -24,7 +23,7 @@ namespace fs = std::filesystem;
 ScratchDir::ScratchDir(const fs::path& out) {
   const fs::path out_dir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
   fs::create_directories(out_dir);
-  dir_ = out_dir / (".compile" + std::string(kTempMarker) + std::to_string(::getpid()));
+  dir_ = out_dir / (".compile" + std::string(kTempMarker) + std::to_string(current_process_id()));
   fs::remove_all(dir_);
   fs::create_directories(dir_);
 }

@@ -7,6 +7,7 @@
 
 #include "base/companion_files.h"
 #include "base/error.h"
+#include "base/system_names.h"
 #include "base/text.h"
 #include "ort/status.h"
 
@@ -28,7 +29,7 @@ fs::path ort_library_path(const std::string& configured, const fs::path& project
   return (p.is_absolute() ? p : project_dir / p).lexically_normal();
 }
 
-fs::path ref_plugin_path() { return find_companion_file("libwinml_ref_ep.so"); }
+fs::path ref_plugin_path() { return find_companion_file(system_names::kRefPluginEp); }
 
 fs::path ep_library_path(const std::string& configured, const fs::path& project_dir, const std::string& ep) {
   if (configured.empty()) return ep == "ref" ? ref_plugin_path() : fs::path();
@@ -71,7 +72,7 @@ void register_ep_library(const ort::Library& lib, const OrtTargetSpec& spec) {
     throw InputError(file_error(spec.ep_library.string(),
                                 "no such file: " + spec.settings.ep_library + " (in " + spec.origin +
                                     (spec.ep == "ref" ? "; for ep = \"ref\" it defaults to the plugin EP built and "
-                                                        "installed with winml-make, libwinml_ref_ep.so"
+                                                        "installed with winml-make, " + std::string(system_names::kRefPluginEp)
                                                       : "") +
                                     ", relative to " + spec.settings.relative_to + ") names the plugin library of the "
                                     "execution provider " +

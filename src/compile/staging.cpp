@@ -1,8 +1,7 @@
 #include "compile/staging.h"
 
-#include <unistd.h>
-
 #include "base/atomic_file.h"
+#include "base/this_process.h"
 #include "model/sidecars.h"
 
 namespace winml::compile {
@@ -13,7 +12,7 @@ void write_model_staged(const fs::path& out, const std::function<void(const fs::
   const fs::path dir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
   const bool dir_existed = fs::exists(dir);
   fs::create_directories(dir);
-  const fs::path stage = dir / (".stage" + std::string(kTempMarker) + std::to_string(::getpid()));
+  const fs::path stage = dir / (".stage" + std::string(kTempMarker) + std::to_string(current_process_id()));
   fs::remove_all(stage);
   fs::create_directories(stage);
   struct Cleanup {

@@ -1,17 +1,16 @@
 #include "export/export_plan.h"
 
-#include <glob.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <set>
 
-#include <unistd.h>
-
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "base/glob_match.h"
 #include "base/rules.h"
 #include "base/subprocess.h"
+#include "base/system_names.h"
+#include "base/this_process.h"
 #include "model/model_io.h"
 #include "model/path_safety.h"
 #include "model/sidecars.h"
@@ -22,7 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kPython = "/usr/bin/python3";
+constexpr const char* kPython = system_names::kPython;
 
 std::vector<std::string> expand_inputs(const std::vector<std::string>& patterns, const fs::path& project_dir,
                                        const std::string& config_file) {
@@ -31,22 +30,11 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& patterns,
     if (!model::is_safe_relative(pattern))
       throw InputError(file_error(
           config_file, "[export] inputs: '" + pattern + "' must be a relative path inside the project (no '..')"));
-    glob_t g{};
-    std::string full = (project_dir / pattern).string();
-    int rc = ::glob(full.c_str(), GLOB_NOSORT, nullptr, &g);
-    std::size_t before = files.size();
-    if (rc == 0)
-      for (std::size_t i = 0; i < g.gl_pathc; ++i) {
-        fs::path p = g.gl_pathv[i];
-        if (fs::is_regular_file(p)) files.insert(fs::relative(p, project_dir).generic_string());
-        else if (fs::is_directory(p))
-          for (const auto& e : fs::recursive_directory_iterator(p))
-            if (e.is_regular_file()) files.insert(fs::relative(e.path(), project_dir).generic_string());
-      }
-    ::globfree(&g);
-    if (files.size() == before)
+    const std::vector<std::string> matched = expand_glob(project_dir, pattern);
+    if (matched.empty())
       throw InputError(
           file_error(config_file, "[export] inputs: '" + pattern + "' matches no file in " + project_dir.string()));
+    files.insert(matched.begin(), matched.end());
   }
   return {files.begin(), files.end()};
 }
@@ -107,7 +95,7 @@ void run_export(const ExportPlan& plan, const fs::path& project_dir, const fs::p
   fs::create_directories(output.parent_path());
   // A fresh directory per run: nothing a previous (killed) run left can be
   // mistaken for this run's output.
-  fs::path work = output.parent_path() / (".export.winml-tmp." + std::to_string(::getpid()));
+  fs::path work = output.parent_path() / (".export.winml-tmp." + std::to_string(current_process_id()));
   fs::remove_all(work);
   fs::create_directories(work);
   struct Cleanup {
@@ -124,10 +112,9 @@ void run_export(const ExportPlan& plan, const fs::path& project_dir, const fs::p
     fs::path recipe = work / plan.recipe_name;
     write_file_atomic(recipe, plan.recipe_text);
     values["recipe"] = recipe.string();
-    if (!fs::exists(plan.command.front()))
-      throw BuildError("the torchvision export needs " + plan.command.front() +
-                       " with Debian's python3-torch and python3-torchvision: apt install python3 python3-torch "
-                       "python3-torchvision");
+    if (find_program(plan.command.front()).empty())
+      throw BuildError("the torchvision export needs " + plan.command.front() + " " +
+                       system_names::kTorchInstallHint);
   }
   ProcessSpec spec;
   spec.argv = substitute_placeholders(plan.command, values, "[export] command");

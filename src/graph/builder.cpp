@@ -1,7 +1,5 @@
 #include "graph/builder.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -9,6 +7,8 @@
 
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "base/path_text.h"
+#include "base/this_process.h"
 #include "graph/explain.h"
 #include "graph/inputs.h"
 #include "graph/key.h"
@@ -90,7 +90,7 @@ Builder::Builder(const Graph& graph, BuildPaths paths, store::BuildState& state,
       ingredients_(ingredients),
       runner_(runner),
       observer_(observer) {
-  output_prefix_ = paths_.output_dir.native() + "/";
+  output_prefix_ = to_utf8(paths_.output_dir) + "/";
   ids_.reserve(graph.nodes.size());
   for (const auto& n : graph.nodes) ids_.push_back(n.id());
 }
@@ -391,7 +391,7 @@ std::vector<store::OutputFile> Builder::collect_outputs(Attempt& a) {
       outputs.push_back(*known);
       continue;
     }
-    const std::uint64_t size = disk_.stat((a.staging / n).native()).size;
+    const std::uint64_t size = disk_.stat(to_utf8(a.staging / n)).size;
     if (observer_ && size >= kBigFile) observer_->hashing(model_dir(a.node.model) / n, size);
     outputs.push_back({n, disk_.hash(a.staging / n, nullptr, &hashed_), size});
   }
@@ -471,7 +471,7 @@ NodeResult Builder::process(std::size_t index, const BuildOptions& o, const std:
   // the staging area of a later one.
   Attempt a{index,   node,
             o,       d,
-            results, paths_.state_dir / "staging" / (node.model + "." + node.name + "." + std::to_string(::getpid())),
+            results, paths_.state_dir / "staging" / (node.model + "." + node.name + "." + std::to_string(current_process_id())),
             r};
   try {
     owned_.require(a.staging, "write");
@@ -555,7 +555,7 @@ void Builder::prepare(const BuildOptions& o, Run& run) {
   if (o.dry_run) return;
   // Leftovers of a killed build; usually there are none, which one stat tells.
   const fs::path staging = paths_.state_dir / "staging";
-  if (disk_.stat(staging.native()).exists) discard(staging);
+  if (disk_.stat(to_utf8(staging)).exists) discard(staging);
   if (!o.rebuild) return;
   for (std::size_t i = 0; i < graph_.nodes.size(); ++i)
     if (run.selected[i]) try {

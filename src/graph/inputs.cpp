@@ -1,38 +1,16 @@
 #include "graph/inputs.h"
 
 #include "base/error.h"
+#include "base/glob_match.h"
+#include "base/path_text.h"
 
 namespace winml::graph {
-
-bool glob_match(std::string_view p, std::string_view s) {
-  if (p.empty()) return s.empty();
-  if (p.starts_with("**")) {
-    std::string_view rest = p.substr(2);
-    if (rest.starts_with("/")) {
-      // "**/x" also matches "x" at this level.
-      if (glob_match(rest.substr(1), s)) return true;
-    }
-    for (std::size_t i = 0; i <= s.size(); ++i)
-      if (glob_match(rest, s.substr(i))) return true;
-    return false;
-  }
-  if (p[0] == '*') {
-    for (std::size_t i = 0; i <= s.size(); ++i) {
-      if (glob_match(p.substr(1), s.substr(i))) return true;
-      if (i < s.size() && s[i] == '/') break;
-    }
-    return false;
-  }
-  if (s.empty()) return false;
-  if (p[0] == '?') return s[0] != '/' && glob_match(p.substr(1), s.substr(1));
-  return p[0] == s[0] && glob_match(p.substr(1), s.substr(1));
-}
 
 namespace {
 
 std::string display(const fs::path& project_dir, const fs::path& file) {
-  const std::string& f = file.native();
-  const std::string& p = project_dir.native();
+  const std::string& f = to_utf8(file);
+  const std::string& p = to_utf8(project_dir);
   if (f.size() > p.size() + 1 && f.compare(0, p.size(), p) == 0 && f[p.size()] == '/' &&
       f.find("/.") == std::string::npos)
     return f.substr(p.size() + 1);  // the usual case, without path arithmetic
@@ -46,7 +24,7 @@ ResolvedInput file_input(const std::string& prefix, const fs::path& project_dir,
   auto d = state.stat_cache().digest(file);
   if (!d) throw InputError(file_error(file.string(), "no such file (a declared input)"));
   std::string name = display(project_dir, file);
-  return {Ingredient{prefix + name, *d, ""}, file.native()};
+  return {Ingredient{prefix + name, *d, ""}, to_utf8(file)};
 }
 
 // A plain relative path (no '.', '..' or empty components): joined as strings.
@@ -59,7 +37,7 @@ bool plain_relative(const std::string& p) {
 void add_tree(const fs::path& project_dir, const fs::path& path, store::BuildState& state,
               std::vector<ResolvedInput>& out) {
   auto& disk = state.disk();
-  if (!disk.stat(path.native()).is_dir)
+  if (!disk.stat(to_utf8(path)).is_dir)
     throw InputError(file_error(path.string(), "no such directory (a declared input)"));
   for (const auto& rel : disk.list_files(path)) out.push_back(file_input("file:", project_dir, path / rel, state));
 }
@@ -76,7 +54,7 @@ void add_glob(const fs::path& project_dir, const std::string& declared, store::B
   std::string rest = slash == std::string::npos ? pattern : pattern.substr(slash + 1);
   fs::path dir = base.is_absolute() ? base : project_dir / base;
   if (wild == std::string::npos) {
-    if (disk.stat((dir / rest).native()).exists) out.push_back(file_input("file:", project_dir, dir / rest, state));
+    if (disk.stat(to_utf8(dir / rest)).exists) out.push_back(file_input("file:", project_dir, dir / rest, state));
     return;
   }
   for (const auto& rel : disk.list_files(dir))
@@ -89,7 +67,7 @@ void add_model(const fs::path& project_dir, const std::string& declared, const f
   ResolvedInput primary;
   if (plain_relative(declared)) {
     // The no-op path: no std::filesystem arithmetic.
-    const std::string full = project_dir.native() + "/" + declared;
+    const std::string full = to_utf8(project_dir) + "/" + declared;
     auto d = state.stat_cache().digest(full);
     if (!d) throw InputError(file_error(full, "no such file (a declared input)"));
     primary = {Ingredient{"model:" + declared, *d, ""}, full};

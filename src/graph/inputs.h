@@ -22,8 +22,4 @@ struct ResolvedInput {
 std::vector<ResolvedInput> resolve_inputs(const std::vector<InputDecl>& decls, const fs::path& project_dir,
                                           store::BuildState& state, NodeRunner& runner);
 
-// Glob match of a '/'-separated relative path: '*' and '?' stay within one
-// path component, '**' spans any number of them.
-bool glob_match(std::string_view pattern, std::string_view path);
-
 }  // namespace winml::graph

@@ -1,14 +1,10 @@
 #include "model/spill_file.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <atomic>
-#include <cerrno>
-#include <cstring>
 
 #include "base/error.h"
 #include "base/mapped_file.h"
+#include "base/native_file.h"
 #include "model/external_data.h"
 #include "model/tensor_data.h"
 
@@ -30,40 +26,26 @@ std::uint64_t aligned(std::uint64_t offset, std::uint64_t size) {
 SpillFile::SpillFile(const std::filesystem::path& dir) : dir_(dir) {
   const int id = spill_count++;
   location_ = "<spill:" + std::to_string(id) + ">";
-  fd_ = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd_ < 0) {
-    // A file system without O_TMPFILE: a named file, unlinked at once.
-    const std::string name =
-        (dir / (".winml-spill." + std::to_string(::getpid()) + "." + std::to_string(id))).string();
-    fd_ = ::open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
-    if (fd_ >= 0) ::unlink(name.c_str());
-  }
-  if (fd_ < 0)
-    throw BuildError(file_error(dir.string(), std::string("cannot create a scratch file: ") + std::strerror(errno)));
+  fd_ = native::create_unnamed(dir);
+  if (fd_ < 0) throw BuildError(file_error(dir.string(), "cannot create a scratch file: " + native::last_error()));
 }
 
 SpillFile::~SpillFile() {
-  if (fd_ >= 0) ::close(fd_);
+  native::close(fd_);
 }
 
 void SpillFile::put(onnx::TensorProto& t, std::span<const std::byte> bytes) {
   const std::uint64_t offset = aligned(size_, bytes.size());
-  std::uint64_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0)
-      throw BuildError(file_error(dir_.string(), std::string("cannot write a scratch file: ") + std::strerror(errno)));
-    done += static_cast<std::uint64_t>(n);
-  }
+  if (!native::write_all_at(fd_, bytes.data(), bytes.size(), offset))
+    throw BuildError(file_error(dir_.string(), "cannot write a scratch file: " + native::last_error()));
   size_ = offset + bytes.size();
   set_external_ref(t, location_, offset, bytes.size());
 }
 
 void SpillFile::attach(Model& m) const {
   if (size_ == 0) return;
-  const int fd = ::dup(fd_);
-  if (fd < 0) throw BuildError(file_error(dir_.string(), std::string("cannot map a scratch file: ") + std::strerror(errno)));
+  const int fd = native::duplicate(fd_);
+  if (fd < 0) throw BuildError(file_error(dir_.string(), "cannot map a scratch file: " + native::last_error()));
   m.external_files[location_] = MappedFile::adopt(fd, dir_ / location_);
 }
 

@@ -1,12 +1,16 @@
 #include "ort/library.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 
 #include "base/error.h"
+#include "base/path_text.h"
 #include "base/shared_library.h"
+#include "base/system_names.h"
+#include "base/this_process.h"
 #include "ort/status.h"
 
 namespace winml::ort {
@@ -98,7 +102,12 @@ const Library& load(const fs::path& path) {
 }
 
 const std::vector<std::string>& default_library_environment() {
-  static const std::vector<std::string> names = {"HOME", "WINML_ORT_CACHE", "XDG_CACHE_HOME"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n = user_cache_home_variables();
+    n.push_back("WINML_ORT_CACHE");
+    std::sort(n.begin(), n.end());
+    return n;
+  }();
   return names;
 }
 
@@ -107,14 +116,9 @@ fs::path default_library_path() {
     const char* v = std::getenv(name);
     return v ? v : "";
   };
-  fs::path cache;
-  if (std::string c = env("WINML_ORT_CACHE"); !c.empty())
-    cache = c;
-  else if (std::string x = env("XDG_CACHE_HOME"); !x.empty())
-    cache = fs::path(x) / "winml-make" / "ort";
-  else
-    cache = fs::path(env("HOME")) / ".cache" / "winml-make" / "ort";
-  return cache / kDefaultVersion / "lib" / "libonnxruntime.so.1";
+  const std::string given = env("WINML_ORT_CACHE");
+  const fs::path cache = !given.empty() ? from_utf8(given) : from_utf8(user_cache_home()) / "winml-make" / "ort";
+  return cache / kDefaultVersion / system_names::kOrtLibraryInCache;
 }
 
 LogScope::LogScope(std::function<void(const std::string&)> sink) : previous_(std::move(t_log_sink)) {

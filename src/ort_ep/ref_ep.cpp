@@ -7,6 +7,7 @@
 #include "base/atomic_file.h"
 #include "base/error.h"
 #include "base/mapped_file.h"
+#include "base/memory_pages.h"
 #include "compile/ref_backend.h"
 #include "compile/ref_partition.h"
 #include "model/epcontext.h"
@@ -56,9 +57,9 @@ struct ComputeInfo : OrtNodeComputeInfo {
 // weights are used where they lie.
 std::shared_ptr<const std::byte> blob_in_memory(const runtime::ref_blob::BlobContents& contents, std::size_t& size) {
   size = static_cast<std::size_t>(runtime::ref_blob::blob_size(contents));
-  auto* p = static_cast<std::byte*>(std::aligned_alloc(64, (size + 63) / 64 * 64));
+  auto* p = static_cast<std::byte*>(aligned_allocate((size + 63) / 64 * 64, 64));
   if (!p) throw std::bad_alloc();
-  std::shared_ptr<const std::byte> owner(p, [](const std::byte* q) { std::free(const_cast<std::byte*>(q)); });
+  std::shared_ptr<const std::byte> owner(p, [](const std::byte* q) { aligned_free(const_cast<std::byte*>(q)); });
   std::size_t at = 0;
   runtime::ref_blob::write_blob(contents, [&](const void* data, std::size_t n) {
     std::memcpy(p + at, data, n);
@@ -260,9 +261,9 @@ RefEp::Compiled RefEp::load(const OrtGraph* graph, const OrtNode* node, const Or
       log(ORT_LOGGING_LEVEL_INFO, "EPContext node '" + c.node_name + "': its blob of " + std::to_string(size) +
                                       " bytes is copied out of ONNX Runtime's attribute");
       // One copy, out of ORT's attribute into 64-byte aligned memory the plan keeps.
-      auto* p = static_cast<char*>(std::aligned_alloc(64, (size + 63) / 64 * 64));
+      auto* p = static_cast<char*>(aligned_allocate((size + 63) / 64 * 64, 64));
       if (!p) throw std::bad_alloc();
-      std::shared_ptr<const char> owner(p, [](const char* q) { std::free(const_cast<char*>(q)); });
+      std::shared_ptr<const char> owner(p, [](const char* q) { aligned_free(const_cast<char*>(q)); });
       reader_.read_string_attribute(node, "ep_cache_context", p, size);
       c.cache_context = std::string_view(p, size);
       c.cache_keepalive = owner;

@@ -5,6 +5,7 @@
 
 #include "base/error.h"
 #include "base/instruction_set.h"
+#include "base/path_text.h"
 #include "base/runtime_threads.h"
 #include "base/this_executable.h"
 #include "config/model_name.h"
@@ -47,7 +48,7 @@ void check_output_dir(const store::DiskInterface& disk, const fs::path& project_
     throw InputError(file_error(config_file.string(), named + " '" + out.string() +
                                                           "' is the project directory or contains it; choose a "
                                                           "folder of its own, such as \"build\""));
-  const store::FileStat st = disk.stat(out.native());
+  const store::FileStat st = disk.stat(to_utf8(out));
   if (st.exists && !st.is_dir)
     throw InputError(file_error(out.string(), named + " names a file that is not a directory"));
 }

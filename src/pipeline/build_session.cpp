@@ -5,15 +5,16 @@
 #include <fstream>
 
 #include "base/atomic_file.h"
-#include "store/confined_dir.h"
 #include "base/error.h"
 #include "base/huge_heap.h"
+#include "base/path_text.h"
 #include "base/text.h"
 #include "config/project.h"
 #include "config/subset.h"
 #include "pipeline/killed_build_sweep.h"
 #include "pipeline/layout.h"
 #include "pipeline/manifest.h"
+#include "store/confined_dir.h"
 
 namespace winml::pipeline {
 
@@ -107,7 +108,7 @@ void BuildSession::lock_and_load(const fs::path& output_dir) {
 
 bool BuildSession::reuse_stored_plan(const fs::path& probe) {
   const fs::path plan_file = probe / kStateDir / "plan";
-  const store::FileStat plan_stat = options_.disk->stat(plan_file.native());
+  const store::FileStat plan_stat = options_.disk->stat(to_utf8(plan_file));
   if (!plan_stat.exists) return false;
   // A project of more than a few dozen models touches megabytes of heap:
   // on huge pages that is one fault per 2 MiB instead of one per 4 KiB;
@@ -172,7 +173,7 @@ const config::ProjectConfig& BuildSession::project() {
   if (!project_) {
     store::DiskInterface& disk = *options_.disk;
     auto read = [&disk](const fs::path& file) -> std::optional<std::string> {
-      if (!disk.stat(file.native()).exists) return std::nullopt;
+      if (!disk.stat(to_utf8(file)).exists) return std::nullopt;
       return disk.read(file);
     };
     project_ = config::load_project(options_.source.project_dir, options_.source.config_file, options_.source.defines,
@@ -225,7 +226,7 @@ config::ModelSettings BuildSession::model_settings(const std::string& name) {
 bool BuildSession::reports_current(std::size_t model_index, const std::vector<std::size_t>& nodes) {
   const auto& g = plan_->graph;
   const std::string& t = g.models[model_index];
-  return reports_intact(*state_, t + "/" + kReportsRecord, plan_->output_dir.native() + "/" + t + "/",
+  return reports_intact(*state_, t + "/" + kReportsRecord, to_utf8(plan_->output_dir) + "/" + t + "/",
                         described_records(*state_, g, nodes, plan_->model_settings_digests[model_index]));
 }
 
@@ -245,7 +246,7 @@ void BuildSession::finish(const std::vector<graph::NodeResult>& results, const s
         described_records(*state_, g, by_model[ti], plan_->model_settings_digests[ti], &results);
     // Untouched models keep their reports unless those were deleted or
     // changed, or describe other stage records or another configuration.
-    if (!touched && reports_intact(*state_, record_id, plan_->output_dir.native() + "/" + t + "/", described)) continue;
+    if (!touched && reports_intact(*state_, record_id, to_utf8(plan_->output_dir) + "/" + t + "/", described)) continue;
     const fs::path dir = model_dir(t);
     owned.require(dir / kManifestFile, "write");
     store::NodeRecord record;

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <map>
 
-#include "store/confined_dir.h"
+#include "base/path_text.h"
 #include "pipeline/layout.h"
+#include "store/confined_dir.h"
 
 namespace winml::pipeline {
 
@@ -54,7 +55,7 @@ std::vector<CleanedModel> clean_models(BuildSession& session, const std::set<std
       if (auto rec = state.find(id))
         for (const auto& o : rec->outputs) {
           const fs::path file = c.dir / o.name;
-          const std::uint64_t size = disk.stat(file.native()).size;  // 0 when missing
+          const std::uint64_t size = disk.stat(to_utf8(file)).size;  // 0 when missing
           if (owned.remove_file(file)) {
             ++c.files;
             c.bytes += size;

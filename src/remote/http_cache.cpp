@@ -1,13 +1,11 @@
 #include "remote/http_cache.h"
 
-#include <fcntl.h>
-#include <sys/statvfs.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <filesystem>
 
 #include "base/atomic_file.h"
+#include "base/native_file.h"
+#include "base/this_process.h"
 #include "base/text.h"
 #include "remote/action_message.h"
 #include "remote/sha256.h"
@@ -25,13 +23,6 @@ constexpr int kUploadThreads = 2;
 constexpr std::size_t kMaxMessageBytes = 16u << 20;  // an action entry is a few KiB; a bigger answer is garbage
 // Room a download must leave on the local cache's file system.
 constexpr std::uint64_t kFreeSpaceReserve = 64ull << 20;
-
-// Bytes free to an unprivileged writer in `dir`'s file system.
-std::optional<std::uint64_t> free_bytes(const fs::path& dir) {
-  struct statvfs st {};
-  if (::statvfs(dir.c_str(), &st) != 0) return std::nullopt;
-  return static_cast<std::uint64_t>(st.f_bavail) * st.f_frsize;
-}
 
 }  // namespace
 
@@ -111,10 +102,10 @@ HttpCache::Blob HttpCache::download(HttpClient& http, const RemoteBlob& blob, co
   static std::atomic<unsigned> counter{0};
   // A temporary name carrying the pid: a killed build's leftovers are swept.
   const fs::path part =
-      dir / (blob.sha256 + std::string(kTempMarker) + std::to_string(::getpid()) + "." + std::to_string(counter++));
+      dir / (blob.sha256 + std::string(kTempMarker) + std::to_string(current_process_id()) + "." + std::to_string(counter++));
   bool verified = false;
   const HttpResult r = with_retries(http, [&](HttpClient& h) {
-    const int fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int fd = native::create(part, native::Create::kReplace);
     if (fd < 0) return HttpResult{0, "cannot write " + part.string()};
     Sha256 sha;
     store::Hasher xxh;
@@ -125,14 +116,10 @@ HttpCache::Blob HttpCache::download(HttpClient& http, const RemoteBlob& blob, co
       if (size > blob.size) return false;  // longer than promised: not this blob
       sha.update(data, n);
       xxh.update(data, n);
-      for (std::size_t done = 0; done < n;) {
-        const ssize_t w = ::write(fd, data + done, n - done);
-        if (w < 0) return !(write_failed = true);
-        done += static_cast<std::size_t>(w);
-      }
+      if (!native::write_all(fd, data, n)) return !(write_failed = true);
       return true;
     });
-    ::close(fd);
+    native::close(fd);
     verified =
         got.ok() && !write_failed && size == blob.size && sha.hex() == blob.sha256 && xxh.finish() == output.digest;
     if (got.status == 0 && size > blob.size) got = HttpResult{200, ""};  // an answer, just a wrong one
@@ -172,7 +159,7 @@ std::optional<store::Rejection> HttpCache::screen(const RemoteEntry& remote, con
   if (needed == 0) return std::nullopt;
   std::error_code ec;
   fs::create_directories(local.incoming_dir(), ec);
-  const auto free = free_bytes(local.incoming_dir());
+  const auto free = native::free_bytes(local.incoming_dir());
   if (free && needed + kFreeSpaceReserve > *free)
     return store::Rejection{store::rejection::kNoSpace, human_bytes(needed) + " to download, " + human_bytes(*free) +
                                                             " free in " + local.root().string()};

@@ -1,12 +1,10 @@
 #include "remote/sha256.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <new>
 #include <vector>
 
 #include "base/error.h"
+#include "base/native_file.h"
 #include "remote/crypto_api.h"
 
 namespace winml::remote {
@@ -41,20 +39,20 @@ std::string sha256_hex(std::string_view bytes) {
 }
 
 std::string sha256_file(const std::filesystem::path& file) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = native::open_read(file);
   if (fd < 0) throw InputError("cannot read " + file.string());
   Sha256 h;
   std::vector<char> buf(1 << 20);
   for (;;) {
-    const ssize_t n = ::read(fd, buf.data(), buf.size());
+    const long long n = native::read(fd, buf.data(), buf.size());
     if (n < 0) {
-      ::close(fd);
+      native::close(fd);
       throw InputError("cannot read " + file.string());
     }
     if (n == 0) break;
     h.update(buf.data(), static_cast<std::size_t>(n));
   }
-  ::close(fd);
+  native::close(fd);
   return h.hex();
 }
 

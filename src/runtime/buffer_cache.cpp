@@ -6,6 +6,8 @@
 #include <new>
 #include <vector>
 
+#include "base/memory_pages.h"
+
 namespace winml::runtime {
 
 namespace {
@@ -27,7 +29,7 @@ class BufferCache {
         return p;
       }
     }
-    void* p = std::aligned_alloc(kAlignment, bytes);
+    void* p = aligned_allocate(bytes, kAlignment);
     if (!p) throw std::bad_alloc();
     return p;
   }
@@ -41,7 +43,7 @@ class BufferCache {
         return;
       }
     }
-    std::free(p);
+    aligned_free(p);
   }
 
  private:
@@ -64,9 +66,9 @@ std::shared_ptr<void> cached_buffer(std::size_t bytes) {
       bytes < kSmall ? (bytes + kAlignment - 1) / kAlignment * kAlignment : (bytes + 4095) / 4096 * 4096;
   if (rounded == 0) rounded = kAlignment;
   if (rounded < kSmall) {
-    void* p = std::aligned_alloc(kAlignment, rounded);
+    void* p = aligned_allocate(rounded, kAlignment);
     if (!p) throw std::bad_alloc();
-    return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+    return std::shared_ptr<void>(p, [](void* q) { aligned_free(q); });
   }
   void* p = cache().take(rounded);
   return std::shared_ptr<void>(p, [rounded](void* q) { cache().give(q, rounded); });

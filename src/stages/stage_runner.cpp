@@ -44,8 +44,8 @@ graph::RunResult StageRunner::run(const graph::RunRequest& req) {
   const WorkerOutcome w = run_in_worker(pipeline::encode_stage_request(request), req.cancel);
   if (w.cancelled) throw graph::Interrupted();
   if (!w.answered) {
-    const std::string how = w.signal ? "died of " + describe_signal(w.signal)
-                                     : "ended without an answer (exit code " + std::to_string(w.exit_code) + ")";
+    const std::string how = w.end.crashed() ? "died of " + w.end.describe()
+                                            : "ended without an answer (" + w.end.describe() + ")";
     std::string message = "the stage " + how;  // (the report puts the node's name before it)
     std::error_code ec;
     if (!req.log_file.empty() && fs::exists(req.log_file, ec)) message += "; its log: " + req.log_file.string();

@@ -1,12 +1,10 @@
 #include "store/build_state.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 
 #include "base/error.h"
+#include "base/path_text.h"
 #include "store/record_io.h"
 
 namespace winml::store {
@@ -77,7 +75,7 @@ void BuildState::load() {
   stats_.set_base(nullptr);
   generation_ = 0;
   const fs::path snapshot = dir_ / kSnapshotFile;
-  if (disk_.stat(snapshot.native()).exists) {
+  if (disk_.stat(to_utf8(snapshot)).exists) {
     std::string_view text;
     std::shared_ptr<const void> keep;  // the snapshot's bytes (mapped), which records refer to
     try {
@@ -97,7 +95,7 @@ void BuildState::load() {
     }
   }
   const fs::path journal = dir_ / kJournalFile;
-  if (disk_.stat(journal.native()).exists) {
+  if (disk_.stat(to_utf8(journal)).exists) {
     try {
       auto text = std::make_shared<const std::string>(disk_.read(journal));
       replay_journal(*text, text);

@@ -1,9 +1,5 @@
 #include "store/cache.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -12,6 +8,8 @@
 #include "base/atomic_file.h"
 #include "base/copy_file.h"
 #include "base/error.h"
+#include "base/path_text.h"
+#include "base/this_process.h"
 #include "store/record_io.h"
 
 namespace winml::store {
@@ -74,8 +72,7 @@ LocalCache::LocalCache(fs::path root, DiskInterface& disk) : root_(std::move(roo
 
 fs::path LocalCache::default_dir() {
   if (const char* d = std::getenv("WINML_MAKE_CACHE_DIR"); d && *d) return fs::path(d);
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "winml-make";
-  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "winml-make";
+  if (const std::string home = user_cache_home(); !home.empty()) return from_utf8(home) / "winml-make";
   return fs::temp_directory_path() / "winml-make-cache";
 }
 
@@ -139,7 +136,7 @@ std::optional<ActionEntry> LocalCache::read_entry(const fs::path& file) const {
 
 std::optional<ActionEntry> LocalCache::lookup(const Digest& key) {
   const fs::path file = entry_path(key);
-  if (!disk_.stat(file.native()).exists) return std::nullopt;
+  if (!disk_.stat(to_utf8(file)).exists) return std::nullopt;
   auto e = disk_.is_plain_file(file) ? read_entry(file) : std::nullopt;
   if (!e || e->key != key) {
     disk_.remove_tree(file);
@@ -159,7 +156,7 @@ std::optional<Rejection> LocalCache::restore(const ActionEntry& entry, const fs:
     const fs::path blob = blob_path(o.digest);
     if (!disk_.is_plain_file(blob)) {
       // Something else in its place (a folder, a symlink, dangling or not)?
-      const bool other = disk_.stat(blob.native()).exists || disk_.remove_file(blob);
+      const bool other = disk_.stat(to_utf8(blob)).exists || disk_.remove_file(blob);
       if (other) disk_.remove_tree(blob);
       return refuse(rejection::kMissingFile,
                     "blob " + o.digest.hex() + " of " + o.name + (other ? " is not a regular file" : " is missing"));
@@ -210,8 +207,8 @@ fs::path LocalCache::incoming_dir() const { return root_ / "incoming"; }
 
 CacheStats LocalCache::stats() const {
   CacheStats s;
-  for (const auto& f : files_under(disk_, root_ / "ac")) ++s.entries, s.bytes += disk_.stat(f.native()).size;
-  for (const auto& f : files_under(disk_, root_ / "cas")) ++s.blobs, s.bytes += disk_.stat(f.native()).size;
+  for (const auto& f : files_under(disk_, root_ / "ac")) ++s.entries, s.bytes += disk_.stat(to_utf8(f)).size;
+  for (const auto& f : files_under(disk_, root_ / "cas")) ++s.blobs, s.bytes += disk_.stat(to_utf8(f)).size;
   return s;
 }
 
@@ -230,7 +227,7 @@ std::vector<std::string> LocalCache::sweep_incoming() {
 
 std::optional<Rejection> LocalCache::check_artifact(const ActionEntry& entry, const ArtifactFiles& artifact_files) {
   // The artifact is read where it would be restored: its files side by side.
-  const fs::path dir = incoming_dir() / ("verify" + std::string(kTempMarker) + std::to_string(::getpid()));
+  const fs::path dir = incoming_dir() / ("verify" + std::string(kTempMarker) + std::to_string(current_process_id()));
   disk_.remove_tree(dir);
   std::vector<std::string> names;
   std::optional<Rejection> why;
@@ -264,7 +261,7 @@ CacheVerifyReport LocalCache::verify(const ArtifactFiles& artifact_files) {
   }
   for (const auto& f : files_under(disk_, root_ / "ac")) {
     ++r.entries_checked;
-    r.bytes_checked += disk_.stat(f.native()).size;  // as stats() counts: entries and blobs
+    r.bytes_checked += disk_.stat(to_utf8(f)).size;  // as stats() counts: entries and blobs
     auto e = read_entry(f);
     std::string why;
     if (!e || e->key.hex() != f.filename().string()) why = "is unreadable or torn";
@@ -301,12 +298,12 @@ CacheGcReport LocalCache::gc(std::uint64_t max_bytes) {
   std::uint64_t total = 0;
   for (const auto& f : files_under(disk_, root_ / "cas")) {
     auto d = Digest::from_hex(f.filename().string());
-    const std::uint64_t size = disk_.stat(f.native()).size;
+    const std::uint64_t size = disk_.stat(to_utf8(f)).size;
     total += size;
     if (d) blobs[*d] = {f, size};
   }
   for (const auto& f : files_under(disk_, root_ / "ac")) {
-    const FileStat st = disk_.stat(f.native());
+    const FileStat st = disk_.stat(to_utf8(f));
     GcEntry e{f, st.mtime_ns, st.size, {}};
     total += e.size;
     if (auto a = read_entry(f))

@@ -1,75 +1,43 @@
 #include "store/disk.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 
 #include "base/atomic_file.h"
 #include "base/copy_file.h"
 #include "base/error.h"
 #include "base/mapped_file.h"
+#include "base/native_file.h"
 #include "base/regular_file.h"
+#include "base/this_process.h"
 
 namespace winml::store {
 
 namespace {
 
-FileStat from_stat(const struct ::stat& st) {
+FileStat from_native(const native::FileStatus& st) {
   FileStat s;
+  if (!st.exists()) return s;
   s.exists = true;
-  s.is_dir = S_ISDIR(st.st_mode);
-  s.size = static_cast<std::uint64_t>(st.st_size);
-  s.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  s.ctime_ns = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
-  s.inode = static_cast<std::uint64_t>(st.st_ino);
-  s.device = static_cast<std::uint64_t>(st.st_dev);
+  s.is_dir = st.kind == native::FileKind::kDirectory;
+  s.size = st.size;
+  s.mtime_ns = st.mtime_ns;
+  s.ctime_ns = st.ctime_ns;
+  s.inode = st.inode;
+  s.device = st.device;
   return s;
 }
 
 }  // namespace
 
-FileStat RealDisk::stat(const std::string& path) const {
-  struct ::stat st {};
-  if (::stat(path.c_str(), &st) != 0) return {};
-  return from_stat(st);
-}
+FileStat RealDisk::stat(const std::string& path) const { return from_native(native::status_utf8(path)); }
 
-RealDisk::~RealDisk() {
-  if (dir_fd_ >= 0) ::close(dir_fd_);
-}
+RealDisk::~RealDisk() = default;
 
 FileStat RealDisk::stat_in(const std::string& base_dir, std::string_view relative) const {
-  int fd = -1;
-  {
-    std::lock_guard lock(mu_);
-    if (dir_ != base_dir || dir_fd_ < 0) {
-      if (dir_fd_ >= 0) ::close(dir_fd_);
-      dir_fd_ = ::open(base_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-      dir_ = base_dir;
-    }
-    fd = dir_fd_;
-  }
-  if (fd < 0) return stat(base_dir + "/" + std::string(relative));
-  // NUL-terminated without a heap string: StatCache's threads stat here
-  // thousands of times, and an allocation on a new thread costs it an arena.
-  char name[1024];
-  std::string long_name;
-  const char* c_name = name;
-  if (relative.size() < sizeof name) {
-    std::memcpy(name, relative.data(), relative.size());
-    name[relative.size()] = '\0';
-  } else {
-    long_name = relative;
-    c_name = long_name.c_str();
-  }
-  struct ::stat st {};
-  if (::fstatat(fd, c_name, &st, 0) != 0) return {};
-  return from_stat(st);
+  std::lock_guard lock(mu_);
+  if (dir_.path() != base_dir || !dir_open_) dir_open_ = dir_.open(base_dir);
+  return from_native(dir_.status_of(relative));
 }
 
 std::shared_ptr<const void> DiskInterface::view(const fs::path& path, std::string_view& view) const {
@@ -98,27 +66,26 @@ std::size_t read_whole(int fd, std::size_t size, const fs::path& path, Grow grow
   char* buf = grow(capacity);
   for (;;) {
     if (got == capacity) buf = grow(capacity = capacity * 2 + 4096);  // grew meanwhile
-    ssize_t n = ::read(fd, buf + got, capacity - got);
-    if (n < 0 && errno == EINTR) continue;
+    const long long n = native::read(fd, buf + got, capacity - got);
     if (n < 0) {
-      int e = errno;
-      ::close(fd);
-      throw InputError(file_error(path.string(), std::string("read failed: ") + std::strerror(e)));
+      const std::string why = native::last_error();
+      native::close(fd);
+      throw InputError(file_error(path.string(), "read failed: " + why));
     }
     if (n == 0) break;
     got += static_cast<std::size_t>(n);
   }
-  ::close(fd);
+  native::close(fd);
   return got;
 }
 
 }  // namespace
 
 std::string RealDisk::read(const fs::path& path) const {
-  struct ::stat st {};
+  native::FileStatus st;
   const int fd = open_regular_file(path, &st);
   std::string out;
-  out.resize(read_whole(fd, static_cast<std::size_t>(st.st_size), path, [&](std::size_t n) {
+  out.resize(read_whole(fd, static_cast<std::size_t>(st.size), path, [&](std::size_t n) {
     out.resize(n);
     return out.data();
   }));
@@ -128,16 +95,16 @@ std::string RealDisk::read(const fs::path& path) const {
 std::shared_ptr<const void> RealDisk::view(const fs::path& path, std::string_view& view) const {
   // State files are read on every build, a no-op included: into a buffer
   // that is neither zeroed first nor copied after.
-  struct ::stat st {};
+  native::FileStatus st;
   const int fd = open_regular_file(path, &st);
-  if (static_cast<std::uint64_t>(st.st_size) >= kMapFromBytes) {  // files are replaced by rename, never rewritten in place
+  if (st.size >= kMapFromBytes) {  // files are replaced by rename, never rewritten in place
     auto mapped = MappedFile::adopt(fd, path);
     view = mapped->view();
     return mapped;
   }
   std::shared_ptr<char[]> buf;
   std::size_t held = 0;
-  const std::size_t n = read_whole(fd, static_cast<std::size_t>(st.st_size), path, [&](std::size_t capacity) {
+  const std::size_t n = read_whole(fd, static_cast<std::size_t>(st.size), path, [&](std::size_t capacity) {
     auto bigger = std::make_shared_for_overwrite<char[]>(capacity);
     if (held) std::memcpy(bigger.get(), buf.get(), held);
     buf = std::move(bigger);
@@ -151,9 +118,10 @@ std::shared_ptr<const void> RealDisk::view(const fs::path& path, std::string_vie
 void RealDisk::write_atomic(const fs::path& path, std::string_view contents) { write_file_atomic(path, contents); }
 
 void RealDisk::rename(const fs::path& from, const fs::path& to) {
-  if (::rename(from.c_str(), to.c_str()) == 0) return;
-  if (errno != EXDEV)
-    throw BuildError(file_error(to.string(), std::string("cannot move into place: ") + std::strerror(errno)));
+  const native::Rename r = native::rename_replace(from, to);
+  if (r == native::Rename::kDone) return;
+  if (r == native::Rename::kFailed)
+    throw BuildError(file_error(to.string(), "cannot move into place: " + native::last_error()));
   copy_file_atomic(from, to);
   std::error_code ec;
   fs::remove(from, ec);
@@ -168,30 +136,23 @@ void RealDisk::make_directories(const fs::path& dir) {
 }
 
 void RealDisk::remove(const fs::path& path) {
-  std::error_code ec;
-  fs::remove(path, ec);
+  // A read-only file (a cache blob) too; an empty folder as fs::remove does.
+  if (!native::remove_file(path)) {
+    std::error_code ec;
+    fs::remove(path, ec);
+  }
 }
 
-void RealDisk::remove_tree(const fs::path& dir) {
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-}
+void RealDisk::remove_tree(const fs::path& dir) { native::remove_tree(dir); }
 
 namespace {
 class FdAppendFile : public AppendFile {
  public:
   FdAppendFile(fs::path path, int fd) : path_(std::move(path)), fd_(fd) {}
-  ~FdAppendFile() override { ::close(fd_); }
+  ~FdAppendFile() override { native::close(fd_); }
   void append(std::string_view record) override {
-    const char* p = record.data();
-    std::size_t left = record.size();
-    while (left > 0) {
-      ssize_t n = ::write(fd_, p, left);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) throw BuildError(file_error(path_.string(), std::string("write failed: ") + std::strerror(errno)));
-      p += n;
-      left -= static_cast<std::size_t>(n);
-    }
+    if (!native::write_all(fd_, record.data(), record.size()))
+      throw BuildError(file_error(path_.string(), "write failed: " + native::last_error()));
   }
 
  private:
@@ -201,12 +162,12 @@ class FdAppendFile : public AppendFile {
 }  // namespace
 
 std::unique_ptr<AppendFile> RealDisk::open_append(const fs::path& path, std::uint64_t valid_size) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) throw BuildError(file_error(path.string(), std::string("cannot open: ") + std::strerror(errno)));
-  if (::ftruncate(fd, static_cast<off_t>(valid_size)) != 0 || ::lseek(fd, 0, SEEK_END) < 0) {
-    int e = errno;
-    ::close(fd);
-    throw BuildError(file_error(path.string(), std::string("cannot append: ") + std::strerror(e)));
+  const int fd = native::open_write(path);
+  if (fd < 0) throw BuildError(file_error(path.string(), "cannot open: " + native::last_error()));
+  if (!native::truncate(fd, valid_size) || !native::seek_to_end(fd)) {
+    const std::string why = native::last_error();
+    native::close(fd);
+    throw BuildError(file_error(path.string(), "cannot append: " + why));
   }
   return std::make_unique<FdAppendFile>(path, fd);
 }
@@ -239,11 +200,7 @@ std::vector<DirEntry> RealDisk::list_dir(const fs::path& dir) const {
   return out;
 }
 
-std::int64_t RealDisk::now_ns() const {
-  struct timespec ts {};
-  ::clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
+std::int64_t RealDisk::now_ns() const { return native::wall_clock_ns(); }
 
 // Blobs are read-only, and every file reaches its place by rename, so no
 // winml-make write ever goes through a shared inode; an edit by hand is
@@ -251,12 +208,11 @@ std::int64_t RealDisk::now_ns() const {
 void RealDisk::link_or_copy(const fs::path& from, const fs::path& to) {
   fs::create_directories(to.parent_path());
   const fs::path temp = to.parent_path() / ("." + to.filename().string() + std::string(kTempMarker) +
-                                            std::to_string(::getpid()) + ".link");
-  std::error_code ec;
-  fs::remove(temp, ec);
-  if (::link(from.c_str(), temp.c_str()) == 0) {
-    if (::rename(temp.c_str(), to.c_str()) == 0) return;
-    fs::remove(temp, ec);
+                                            std::to_string(current_process_id()) + ".link");
+  native::remove_file(temp);
+  if (native::hard_link(from, temp)) {
+    if (native::rename_replace(temp, to) == native::Rename::kDone) return;
+    native::remove_file(temp);
   }
   copy_file_atomic(from, to);
 }
@@ -266,15 +222,12 @@ bool RealDisk::is_plain_file(const fs::path& path) const {
   return fs::is_regular_file(fs::symlink_status(path, ec));
 }
 
-void RealDisk::touch(const fs::path& path) { ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0); }
+void RealDisk::touch(const fs::path& path) { native::touch(path); }
 
-void RealDisk::make_read_only(const fs::path& path) { ::chmod(path.c_str(), 0444); }
+void RealDisk::make_read_only(const fs::path& path) { native::make_read_only(path); }
 
-bool RealDisk::remove_file(const fs::path& path) {
-  std::error_code ec;
-  if (fs::is_directory(fs::symlink_status(path, ec))) return false;  // a folder is never removed here
-  return fs::remove(path, ec);
-}
+// (A folder is never removed here.)
+bool RealDisk::remove_file(const fs::path& path) { return native::remove_file(path); }
 
 fs::path RealDisk::resolve(const fs::path& path) const {
   std::error_code ec;

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/native_file.h"
 #include "store/digest.h"
 
 namespace winml::store {
@@ -144,8 +145,8 @@ class RealDisk : public DiskInterface {
 
  private:
   mutable std::mutex mu_;
-  mutable std::string dir_;  // the directory dir_fd_ refers to
-  mutable int dir_fd_ = -1;
+  mutable native::Directory dir_;  // the last base_dir of stat_in
+  mutable bool dir_open_ = false;
 };
 
 // The process-wide real disk.

@@ -1,20 +1,12 @@
 #include "store/file_hash.h"
 
-#include <fcntl.h>
-#include <setjmp.h>
-#include <signal.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <memory>
-#include <mutex>
 
 #include "base/error.h"
+#include "base/mapped_file.h"
+#include "base/native_file.h"
 #include "base/regular_file.h"
 
 namespace winml::store {
@@ -29,35 +21,10 @@ constexpr int kSamples = 2;                        // chunks per path while meas
 
 std::atomic<ReadPath> g_measured{ReadPath::kRead};
 
-// A file truncated by another process while it is mapped raises SIGBUS on
-// access. Hashing catches that (per thread) and reports the file as changed
-// instead of crashing; other faults keep the default action.
-thread_local sigjmp_buf* t_hash_jump = nullptr;
-
-void on_sigbus(int sig) {
-  if (t_hash_jump) siglongjmp(*t_hash_jump, 1);
-  ::signal(sig, SIG_DFL);
-  ::raise(sig);
-}
-
-void install_sigbus_handler() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    struct sigaction sa {};
-    sa.sa_handler = on_sigbus;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_NODEFER;
-    ::sigaction(SIGBUS, &sa, nullptr);
-  });
-}
-
 // One open file hashed chunk by chunk, each chunk through either path.
 class ChunkHasher {
  public:
-  ChunkHasher(int fd, std::uint64_t size, Hasher& h) : fd_(fd), size_(size), h_(h) {}
-  ~ChunkHasher() {
-    if (map_) ::munmap(map_, size_);
-  }
+  ChunkHasher(int fd, std::uint64_t size, const std::filesystem::path& path, Hasher& h) : fd_(fd), size_(size), path_(path), h_(h) {}
 
   // Hashes [off, off + n); false when the file cannot be mapped (kMap only).
   bool hash(std::uint64_t off, std::uint64_t n, ReadPath how) {
@@ -68,10 +35,9 @@ class ChunkHasher {
   void hash_read(std::uint64_t off, std::uint64_t n) {
     if (!buf_) buf_.reset(new char[kBuffer]);
     while (n > 0) {
-      const ssize_t got = ::pread(fd_, buf_.get(), static_cast<std::size_t>(std::min<std::uint64_t>(n, kBuffer)),
-                                  static_cast<off_t>(off));
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0) throw InputError(std::string("read failed: ") + std::strerror(errno));
+      const long long got =
+          native::read_at(fd_, buf_.get(), static_cast<std::size_t>(std::min<std::uint64_t>(n, kBuffer)), off);
+      if (got < 0) throw InputError("read failed: " + native::last_error());
       if (got == 0) throw InputError("file was truncated while being hashed");
       h_.update(buf_.get(), static_cast<std::size_t>(got));
       off += static_cast<std::uint64_t>(got);
@@ -81,22 +47,29 @@ class ChunkHasher {
 
   bool hash_mapped(std::uint64_t off, std::uint64_t n) {
     if (!map_) {
-      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
-      if (p == MAP_FAILED) return false;
-      ::madvise(p, size_, MADV_SEQUENTIAL);
-      map_ = static_cast<char*>(p);
+      const int fd = native::duplicate(fd_);
+      if (fd < 0) return false;
+      try {
+        map_ = MappedFile::adopt(fd, path_);
+      } catch (const InputError&) {
+        return false;
+      }
+      advise_sequential_pages(map_->data(), static_cast<std::size_t>(size_));
     }
-    h_.update(map_ + off, static_cast<std::size_t>(n));
+    const std::byte* p = map_->data() + off;
+    if (!read_mapped_guarded([&] { h_.update(p, static_cast<std::size_t>(n)); }))
+      throw InputError("file was truncated while being hashed");
     // Unmap what was hashed (the page cache keeps it): the resident set
     // stays a few MiB however big the model, instead of growing to its size.
-    ::madvise(map_ + off, static_cast<std::size_t>(n), MADV_DONTNEED);
+    release_mapped_pages(p, static_cast<std::size_t>(n));
     return true;
   }
 
   int fd_;
   std::uint64_t size_;
+  const std::filesystem::path& path_;
   Hasher& h_;
-  char* map_ = nullptr;
+  std::shared_ptr<const MappedFile> map_;
   std::unique_ptr<char[]> buf_;
 };
 
@@ -141,29 +114,18 @@ ReadPath measured_read_path() { return g_measured.load(std::memory_order_relaxed
 
 Digest hash_file_via(const std::filesystem::path& path, ReadPath how, std::uint64_t* bytes_hashed,
                      std::atomic<std::uint64_t>* progress) {
-  struct stat st {};
+  native::FileStatus st;
   const int fd = open_regular_file(path, &st);
   struct Closer {
     int fd;
-    ~Closer() { ::close(fd); }
+    ~Closer() { native::close(fd); }
   } closer{fd};
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  native::advise_sequential(fd);
   Hasher h;
-  const auto size = static_cast<std::uint64_t>(st.st_size);
-  install_sigbus_handler();
-  sigjmp_buf jump;
   try {
-    ChunkHasher chunks(fd, size, h);
-    if (sigsetjmp(jump, 1) == 0) {
-      t_hash_jump = &jump;
-      hash_chunks(chunks, size, how, bytes_hashed, progress);
-      t_hash_jump = nullptr;
-    } else {
-      t_hash_jump = nullptr;
-      throw InputError("file was truncated while being hashed");
-    }
+    ChunkHasher chunks(fd, st.size, path, h);
+    hash_chunks(chunks, st.size, how, bytes_hashed, progress);
   } catch (const InputError& e) {
-    t_hash_jump = nullptr;
     throw InputError(file_error(path.string(), e.what()));
   }
   return h.finish();

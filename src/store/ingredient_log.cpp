@@ -1,12 +1,10 @@
 #include "store/ingredient_log.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 
 #include "base/error.h"
+#include "base/path_text.h"
 #include "store/record_io.h"
 
 namespace winml::store {
@@ -57,7 +55,7 @@ void IngredientLog::add(const Digest& key, const Digest& static_digest, const st
 void IngredientLog::append_locked(const std::string& text) {
   try {
     if (!file_handle_) {
-      FileStat st = disk_.stat(file_.native());
+      FileStat st = disk_.stat(to_utf8(file_));
       if (!st.exists) {
         disk_.make_directories(file_.parent_path());
         disk_.write_atomic(file_, "");
@@ -75,7 +73,7 @@ void IngredientLog::append_locked(const std::string& text) {
 void IngredientLog::load_locked() {
   if (loaded_) return;
   loaded_ = true;
-  if (!disk_.stat(file_.native()).exists) return;
+  if (!disk_.stat(to_utf8(file_)).exists) return;
   std::string text;
   try {
     text = disk_.read(file_);
@@ -130,14 +128,14 @@ std::optional<std::vector<Ingredient>> IngredientLog::find(const Digest& key) {
 }
 
 bool IngredientLog::needs_compaction(std::uint64_t max_bytes) const {
-  FileStat st = disk_.stat(file_.native());
+  FileStat st = disk_.stat(to_utf8(file_));
   return st.exists && st.size > max_bytes;
 }
 
 void IngredientLog::compact(const std::set<Digest>& live, const std::set<Digest>& live_statics,
                             std::uint64_t max_bytes) {
   std::lock_guard lock(mu_);
-  FileStat st = disk_.stat(file_.native());
+  FileStat st = disk_.stat(to_utf8(file_));
   if (!st.exists || st.size <= max_bytes) return;
   load_locked();
   std::string text;

@@ -1,16 +1,12 @@
 #include "store/lock.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <string_view>
 #include <thread>
 
 #include "base/error.h"
+#include "base/native_file.h"
+#include "base/this_process.h"
 
 namespace winml::store {
 
@@ -28,7 +24,7 @@ constexpr std::string_view kDone = "done   \n";
 
 std::string holder_of(int fd) {
   char buf[kHolderLength + 1] = {};
-  ssize_t n = ::pread(fd, buf, kHolderLength, 0);
+  const long long n = native::read_at(fd, buf, kHolderLength, 0);
   std::string s = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
   s = s.substr(0, s.find('\n'));
   while (!s.empty() && s.back() == ' ') s.pop_back();
@@ -37,7 +33,7 @@ std::string holder_of(int fd) {
 
 bool says_working(int fd) {
   char buf[kWorking.size()] = {};
-  return ::pread(fd, buf, sizeof buf, kHolderLength) == static_cast<ssize_t>(sizeof buf) &&
+  return native::read_at(fd, buf, sizeof buf, kHolderLength) == static_cast<long long>(sizeof buf) &&
          std::string_view(buf, sizeof buf) == kWorking;
 }
 
@@ -45,8 +41,8 @@ bool says_working(int fd) {
 
 DirectoryLock::~DirectoryLock() {
   if (fd_ < 0) return;
-  if (mode_ == LockMode::kExclusive) (void)::pwrite(fd_, kDone.data(), kDone.size(), kHolderLength);
-  ::close(fd_);  // closing the descriptor releases the flock
+  if (mode_ == LockMode::kExclusive) (void)native::write_all_at(fd_, kDone.data(), kDone.size(), kHolderLength);
+  native::close(fd_);  // closing the descriptor releases the lock
 }
 
 std::unique_ptr<DirectoryLock> DirectoryLock::acquire(const fs::path& lock_file,
@@ -57,29 +53,28 @@ std::unique_ptr<DirectoryLock> DirectoryLock::acquire(const fs::path& lock_file,
   std::error_code ec;
   fs::create_directories(lock_file.parent_path(), ec);
   if (ec) throw InputError(file_error(lock_file.parent_path().string(), "cannot create the directory: " + ec.message()));
-  int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw BuildError(file_error(lock_file.string(), std::string("cannot open lock: ") + std::strerror(errno)));
+  const int fd = native::open_read_write(lock_file);
+  if (fd < 0) throw BuildError(file_error(lock_file.string(), "cannot open lock: " + native::last_error()));
   const auto start = std::chrono::steady_clock::now();
   bool told = false;
   // Polling rather than a blocking flock: the wait stays interruptible and can time out.
-  const int operation = mode == LockMode::kShared ? LOCK_SH : LOCK_EX;
-  while (::flock(fd, operation | LOCK_NB) != 0) {
-    if (errno != EWOULDBLOCK && errno != EINTR) {
-      int e = errno;
-      ::close(fd);
-      throw BuildError(file_error(lock_file.string(), std::string("cannot lock: ") + std::strerror(e)));
+  const native::Lock how = mode == LockMode::kShared ? native::Lock::kShared : native::Lock::kExclusive;
+  for (native::Locked got; (got = native::try_lock(fd, how)) != native::Locked::kYes;) {
+    if (got == native::Locked::kFailed) {
+      const std::string why = native::last_error();
+      native::close(fd);
+      throw BuildError(file_error(lock_file.string(), "cannot lock: " + why));
     }
     if (!told && on_wait) on_wait(holder_of(fd));
     told = true;
     if (cancel && cancel->load()) {
-      ::close(fd);
+      native::close(fd);
       return nullptr;
     }
     double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (timeout_seconds >= 0 && waited >= timeout_seconds) {
       std::string holder = holder_of(fd);
-      ::close(fd);
+      native::close(fd);
       throw BuildError(file_error(lock_file.string(), "still locked by " + holder + " after " +
                                                           std::to_string(static_cast<int>(waited)) +
                                                           " s; another winml-make is building into this directory"));
@@ -89,11 +84,11 @@ std::unique_ptr<DirectoryLock> DirectoryLock::acquire(const fs::path& lock_file,
   bool killed = false;
   if (mode == LockMode::kExclusive) {
     killed = says_working(fd);
-    std::string me = "pid " + std::to_string(::getpid());
+    std::string me = "pid " + std::to_string(current_process_id());
     me.resize(kHolderLength - 1, ' ');
     me += '\n';
     me += kWorking;
-    (void)::pwrite(fd, me.data(), me.size(), 0);
+    (void)native::write_all_at(fd, me.data(), me.size(), 0);
   }
   return std::unique_ptr<DirectoryLock>(new DirectoryLock(fd, mode, killed));
 }

@@ -1,7 +1,8 @@
 // An exclusive lock on an output directory, so that two winml-make processes
 // never build into the same place at once; and the cache's lock, shared by
-// the builds using it and exclusive for `cache gc` and `cache verify`. It is an flock(2) on a file, so
-// the kernel releases it when its holder dies, even by SIGKILL: there are no
+// the builds using it and exclusive for `cache gc` and `cache verify`. It is a lock on a file (flock;
+// LockFileEx on Windows: native::try_lock), so the system releases it when
+// its holder dies, even killed: there are no
 // stale locks to clean up. An exclusive holder also says in the file that it
 // is working, and that it is done when it lets go: a process killed while
 // holding the lock leaves "working" behind for the next holder to see (and to

@@ -1,5 +1,6 @@
 #include "store/stat_cache.h"
 
+#include "base/path_text.h"
 #include "store/state_image.h"
 
 #include <algorithm>
@@ -28,7 +29,7 @@ StatCache::StatCache(DiskInterface& disk, fs::path base) : disk_(disk), base_(st
 }
 
 std::string StatCache::key_of(const fs::path& path) const {
-  const std::string& raw = path.native();
+  const std::string& raw = to_utf8(path);
   // Paths the engine builds are already normal; normalize only when needed.
   bool plain = raw.find("/.") == std::string::npos && raw.find("//") == std::string::npos;
   std::string p = plain ? raw : path.lexically_normal().generic_string();
@@ -171,7 +172,7 @@ std::optional<Digest> StatCache::digest(const std::string& path, std::uint64_t* 
 void StatCache::record(const fs::path& path, const Digest& digest, std::int64_t stamp_ns) {
   wait_prefetch();
   ahead_valid_ = false;
-  FileStat st = disk_.stat(path.native());
+  FileStat st = disk_.stat(to_utf8(path));
   const std::string key = key_of(path);
   std::lock_guard lock(mu_);
   supersede_base(key);

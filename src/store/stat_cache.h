@@ -22,6 +22,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "base/path_text.h"
 #include "store/digest.h"
 #include "store/disk.h"
 
@@ -53,7 +54,7 @@ class StatCache {
   // counts what was read.
   std::optional<Digest> digest(const std::string& path, std::uint64_t* bytes_hashed = nullptr);
   std::optional<Digest> digest(const fs::path& path, std::uint64_t* bytes_hashed = nullptr) {
-    return digest(path.native(), bytes_hashed);
+    return digest(to_utf8(path), bytes_hashed);
   }
   std::optional<Digest> digest(const char* path, std::uint64_t* bytes_hashed = nullptr) {
     return digest(std::string(path), bytes_hashed);

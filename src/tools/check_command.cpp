@@ -4,7 +4,6 @@
 // the project holds: the file in place, the digest its records name, and
 // the cache's copy of that digest. Each stage whose bytes differ is named,
 // with the first differing tensor, node or attribute (model/model_diff.h).
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -14,6 +13,7 @@
 #include "base/error.h"
 #include "base/subprocess.h"
 #include "base/this_executable.h"
+#include "base/this_process.h"
 #include "cli/context.h"
 #include "cli/project_options.h"
 #include "cli/tools_module.h"
@@ -21,7 +21,6 @@
 #include "model/model_io.h"
 #include "tools/commands.h"
 
-extern char** environ;
 
 namespace winml::tools {
 
@@ -106,7 +105,7 @@ cli::Command add_check_command(CLI::App& app) {
               models.insert(session.plan().graph.models.begin(), session.plan().graph.models.end());
             const fs::path cache = cli::cache_dir(ctx.cache_dir);
 
-            Scratch scratch{session.state_dir() / ("check-" + std::to_string(::getpid()))};
+            Scratch scratch{session.state_dir() / ("check-" + std::to_string(current_process_id()))};
             fs::create_directories(scratch.dir);
             std::vector<std::string> argv = {this_executable().string(),
                                              "-C",
@@ -122,11 +121,7 @@ cli::Command add_check_command(CLI::App& app) {
             argv.insert(argv.end(), models.begin(), models.end());
             ProcessSpec spec;
             spec.argv = argv;
-            for (char** e = environ; *e; ++e) {
-              const std::string kv = *e;
-              const auto eq = kv.find('=');
-              if (eq != std::string::npos) spec.env[kv.substr(0, eq)] = kv.substr(eq + 1);
-            }
+            spec.env = environment_variables();
             spec.env.erase("WINML_MAKE_CACHE_DIR");
             spec.log_file = scratch.dir / "build.log";
             const ProcessResult r = run_process(spec);

@@ -1,13 +1,13 @@
 // winml-make compile -m IN -o OUT [--ep EP] [--device D] [--backend B] [--embed] [--no-validate]
 //                    [--ort-library SO] [--ep-library SO] [--provider-option K=V]... [--session-option K=V]...
 //                    [--dim NAME=VALUE]... [--env NAME]... [--json] [-- COMPILER ARGS...]
-#include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include <cstdlib>
 #include <iostream>
 
 #include "base/error.h"
+#include "base/this_process.h"
 #include "cli/context.h"
 #include "compile/compile.h"
 #include "config/config.h"
@@ -103,7 +103,7 @@ cli::Command add_compile_command(CLI::App& app) {
             if (!opts->json) o.log = [](const std::string& line) { std::cout << line << "\n"; };
             // A vendor compiler's output: quoted in the error when it fails.
             o.log_file =
-                std::filesystem::temp_directory_path() / ("winml-make-compile-" + std::to_string(::getpid()) + ".log");
+                std::filesystem::temp_directory_path() / ("winml-make-compile-" + std::to_string(current_process_id()) + ".log");
             struct RemoveLog {
               std::filesystem::path file;
               ~RemoveLog() {

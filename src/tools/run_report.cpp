@@ -1,7 +1,5 @@
 #include "tools/run_report.h"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -9,6 +7,7 @@
 
 #include "base/error.h"
 #include "base/text.h"
+#include "base/this_process.h"
 #include "model/tensor_file.h"
 #include "runtime/tensor_stats.h"
 
@@ -45,9 +44,7 @@ int print_run_report(const RunOptions& o, RunResult r) {
       model::write_npy(std::filesystem::path(o.output_dir) / (file + ".npy"), runtime::to_tensor_file(t));
     }
   }
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  std::int64_t rss = static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
+  const auto rss = static_cast<std::int64_t>(peak_resident_bytes());
 
   nlohmann::json report;
   report["model"] = o.model;

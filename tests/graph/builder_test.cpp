@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "base/error.h"
+#include "base/glob_match.h"
 #include "support/fake_disk.h"
 #include "graph/builder.h"
 #include "graph/inputs.h"
@@ -593,14 +594,14 @@ TEST(Builder, KeysDoNotDependOnTheProjectLocation) {
 }
 
 TEST(Inputs, GlobStarsStayInAComponentAndDoubleStarsSpanThem) {
-  EXPECT_TRUE(graph::glob_match("*.onnx", "a.onnx"));
-  EXPECT_FALSE(graph::glob_match("*.onnx", "dir/a.onnx"));
-  EXPECT_TRUE(graph::glob_match("**/*.onnx", "a.onnx"));
-  EXPECT_TRUE(graph::glob_match("**/*.onnx", "x/y/a.onnx"));
-  EXPECT_TRUE(graph::glob_match("calib/**", "calib/0/input.npy"));
-  EXPECT_TRUE(graph::glob_match("s?.py", "s1.py"));
-  EXPECT_FALSE(graph::glob_match("s?.py", "s/.py"));
-  EXPECT_FALSE(graph::glob_match("*.onnx", "a.onnx.data"));
+  EXPECT_TRUE(winml::glob_match("*.onnx", "a.onnx"));
+  EXPECT_FALSE(winml::glob_match("*.onnx", "dir/a.onnx"));
+  EXPECT_TRUE(winml::glob_match("**/*.onnx", "a.onnx"));
+  EXPECT_TRUE(winml::glob_match("**/*.onnx", "x/y/a.onnx"));
+  EXPECT_TRUE(winml::glob_match("calib/**", "calib/0/input.npy"));
+  EXPECT_TRUE(winml::glob_match("s?.py", "s1.py"));
+  EXPECT_FALSE(winml::glob_match("s?.py", "s/.py"));
+  EXPECT_FALSE(winml::glob_match("*.onnx", "a.onnx.data"));
 }
 
 TEST(Inputs, DeclaredGlobTreeAndFileInputsEnterTheKeyByRelativeName) {

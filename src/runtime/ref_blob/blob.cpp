@@ -9,6 +9,7 @@
 
 #include "base/checked_size.h"
 #include "base/error.h"
+#include "base/memory_pages.h"
 #include "model/model_io.h"
 #include "model/tensor_data.h"
 #include "runtime/errors.h"
@@ -311,10 +312,10 @@ std::shared_ptr<const Plan> load_plan(std::string_view blob, std::shared_ptr<con
       p->data = std::shared_ptr<float>(keepalive, reinterpret_cast<float*>(const_cast<char*>(at)));
     } else {
       // Inside an embedded blob: the kernels expect 64-byte aligned panels.
-      float* copy = static_cast<float*>(std::aligned_alloc(64, (mp.bytes + 63) / 64 * 64 + 64));
+      float* copy = static_cast<float*>(aligned_allocate((mp.bytes + 63) / 64 * 64 + 64, 64));
       if (!copy) throw std::bad_alloc();
       std::memcpy(copy, at, mp.bytes);
-      p->data = std::shared_ptr<float>(copy, [](float* q) { std::free(q); });
+      p->data = std::shared_ptr<float>(copy, [](float* q) { aligned_free(q); });
     }
     replay.packed.push_back(std::move(p));
   }

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "base/error.h"
+#include "base/memory_pages.h"
 #include "model/epcontext.h"
 #include "model/model.h"
 #include "runtime/executor.h"
@@ -61,9 +62,9 @@ class RefEpContext : public Kernel {
         return a;
       }
     }
-    void* p = std::aligned_alloc(64, static_cast<std::size_t>((plan_->arena_bytes + 63) / 64 * 64));
+    void* p = aligned_allocate(static_cast<std::size_t>((plan_->arena_bytes + 63) / 64 * 64), 64);
     if (!p) throw std::bad_alloc();
-    return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+    return std::shared_ptr<void>(p, [](void* q) { aligned_free(q); });
   }
 
   void return_arena(std::shared_ptr<void> arena) const {

@@ -17,7 +17,10 @@
 #include <optional>
 #include <string_view>
 
+#include "base/child_processes.h"
 #include "base/error.h"
+#include "base/posix/child_groups.h"
+#include "base/worker_framing.h"
 
 namespace winml {
 
@@ -38,9 +41,11 @@ struct Fd {
 
 // The child between fork and exec: async-signal-safe calls only (another
 // thread may have held any lock at the fork, the allocator's included).
-[[noreturn]] void exec_worker(char* const argv[], int request, int reply, pid_t parent) {
+[[noreturn]] void exec_worker(char* const argv[], int request, int reply, pid_t parent, bool own_group) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // kept across exec
   if (::getppid() != parent) ::_exit(127);  // the parent died before the call above
+  // The leader of a group of its own: a stop ends it with every command it runs.
+  if (own_group) ::setpgid(0, 0);
   // Both moved above kReplyFd first, so that placing one cannot close the other.
   const int r = ::fcntl(request, F_DUPFD, kReplyFd + 1);
   const int w = ::fcntl(reply, F_DUPFD, kReplyFd + 1);
@@ -92,19 +97,6 @@ int request_file(const std::string& request) {
   return fd;
 }
 
-// Splits "<size>\n<reply>"; nullopt unless it is whole.
-std::optional<std::string> unframe(const std::string& data) {
-  const auto eol = data.find('\n');
-  if (eol == std::string::npos || eol == 0 || eol > 20) return std::nullopt;
-  std::size_t size = 0;
-  for (std::size_t i = 0; i < eol; ++i) {
-    if (data[i] < '0' || data[i] > '9') return std::nullopt;
-    size = size * 10 + static_cast<std::size_t>(data[i] - '0');
-  }
-  if (data.size() - eol - 1 != size) return std::nullopt;
-  return data.substr(eol + 1);
-}
-
 }  // namespace
 
 WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>* cancel) {
@@ -115,9 +107,17 @@ WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>*
   std::string program = program_path(), argument = kWorkerArgument;
   char* const argv[] = {program.data(), argument.data(), nullptr};
   const pid_t parent = ::getpid();
+  const bool own_group = posix::child_leads_group();
   const pid_t pid = ::fork();
   if (pid < 0) throw BuildError(errno_text("cannot start a worker process"));
-  if (pid == 0) exec_worker(argv, request_fd.fd, theirs.fd, parent);
+  if (pid == 0) exec_worker(argv, request_fd.fd, theirs.fd, parent, own_group);
+  // (Also here: the group must exist before a stop can signal it.)
+  if (own_group) ::setpgid(pid, pid);
+  posix::remember_child(pid, own_group);
+  struct Forget {
+    pid_t pid;
+    ~Forget() { posix::forget_child(pid); }
+  } forget{pid};
   ::close(theirs.fd);
   theirs.fd = -1;
   ::fcntl(ours.fd, F_SETFL, O_NONBLOCK);
@@ -134,10 +134,10 @@ WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>*
     if (!cancel || !cancel->load()) return;
     out.cancelled = true;
     if (!terminated_at) {
-      ::kill(pid, SIGTERM);
+      posix::signal_child(pid, own_group, SIGTERM);
       terminated_at = Clock::now();
     } else if (Clock::now() - *terminated_at > kGrace) {
-      ::kill(pid, SIGKILL);
+      posix::signal_child(pid, own_group, SIGKILL);
     }
   };
   std::string data;
@@ -164,18 +164,16 @@ WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>*
     if (done < 0 && errno != EINTR) throw BuildError(errno_text("waiting for a worker process"));
   }
   drain();  // what it wrote before it ended is all in the pipe now
-  if (auto reply = unframe(data)) {
+  // A stopped worker's commands end with it (they are in its group).
+  if (out.cancelled && own_group) ::kill(-pid, SIGKILL);
+  if (auto reply = unframe_reply(data)) {
     out.reply = std::move(*reply);
     out.answered = true;
   }
-  out.exited = WIFEXITED(status);
-  out.exit_code = out.exited ? WEXITSTATUS(status) : -1;
-  out.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  out.end.exited = WIFEXITED(status);
+  out.end.code = out.end.exited ? WEXITSTATUS(status) : -1;
+  out.end.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   return out;
-}
-
-bool is_worker_invocation(int argc, char** argv) {
-  return argc == 2 && std::string_view(argv[1]) == kWorkerArgument;
 }
 
 [[noreturn]] void serve_as_worker(const std::function<std::string(const std::string&)>& serve) {
@@ -194,21 +192,14 @@ bool is_worker_invocation(int argc, char** argv) {
     at += n;
   }
   ::close(kRequestFd);
+  // The commands a stage runs stay in this worker's group, which a stop ends whole.
+  keep_children_in_own_group();
   const std::string reply = serve(request);
-  // A length prefix: a reply cut short (the worker killed while sending) is
-  // never taken for a whole one.
-  const bool whole = write_all(kReplyFd, std::to_string(reply.size()) + "\n" + reply);
+  const bool whole = write_all(kReplyFd, frame_reply(reply));
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
   ::_exit(whole ? 0 : 126);
-}
-
-std::string describe_signal(int signal) {
-  const char* abbrev = ::sigabbrev_np(signal);
-  const char* text = ::sigdescr_np(signal);
-  std::string name = abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(signal);
-  return text ? name + " (" + text + ")" : name;
 }
 
 }  // namespace winml
