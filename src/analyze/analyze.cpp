@@ -1,12 +1,12 @@
 #include "analyze/analyze.h"
 
 #include <chrono>
-#include <ctime>
 #include <functional>
 #include <map>
 #include <set>
 
 #include "analyze/classify.h"
+#include "base/utc_time.h"
 #include "ep/ep_table.h"
 #include "model/node_util.h"
 #include "model/tensor_data.h"
@@ -74,15 +74,6 @@ onnx::ModelProto typed_skeleton(const model::Model& m) {
 
 std::string op_name(const onnx::NodeProto& n) {
   return model::is_default_domain(n.domain()) ? n.op_type() : n.domain() + ":" + n.op_type();
-}
-
-std::string utc_now() {
-  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "base/mapped_file.h"
+#include "base/path_text.h"
 #include "compile/compiled_output.h"
 #include "model/epcontext.h"
 #include "model/model_io.h"
@@ -54,7 +55,7 @@ ort::Handle<OrtSessionOptions> session_options(const OrtTarget& t, const OrtBack
   if (!input_dir.empty())
     ort::check_build(api,
                      api.AddSessionConfigEntry(so.get(), "session.model_external_initializers_file_folder_path",
-                                               input_dir.c_str()),
+                                               to_utf8(input_dir).c_str()),
                      "the input's external data folder");
   std::vector<const char*> keys, values;
   for (const auto& [key, value] : o.provider_options) {
@@ -112,7 +113,7 @@ nlohmann::json compile_ort(const fs::path& input, const fs::path& out, const Ort
   if (external)
     ort::check_build(api,
                      compile.ModelCompilationOptions_SetOutputModelExternalInitializersFile(
-                         co.get(), data_file.c_str(), model::SaveOptions{}.min_external_tensor_bytes),
+                         co.get(), from_utf8(data_file).c_str(), model::SaveOptions{}.min_external_tensor_bytes),
                      "external initializers file");
 
   say(o, "compile: ONNX Runtime " + lib.version() + " (" + lib.path().string() + "), " + t.ep_name + " " +

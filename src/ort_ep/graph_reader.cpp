@@ -1,8 +1,10 @@
 #include "ort_ep/graph_reader.h"
 
 #include <cstring>
+#include <filesystem>
 
 #include "base/error.h"
+#include "base/path_text.h"
 #include "runtime/errors.h"
 
 namespace winml::ort_ep {
@@ -64,7 +66,7 @@ const OrtNode* GraphReader::parent_node(const OrtGraph* graph) const {
 std::string GraphReader::model_path(const OrtGraph* graph) const {
   const ORTCHAR_T* path = nullptr;
   check(api_.ort->Graph_GetModelPath(graph, &path), "Graph_GetModelPath");
-  return path ? std::string(path) : std::string();
+  return path ? to_utf8(std::filesystem::path(path)) : std::string();
 }
 
 std::string GraphReader::name(const OrtNode* node) const {

@@ -88,7 +88,7 @@ RefEp::RefEp(const Api& api, Settings settings, const OrtLogger* logger)
 
 void RefEp::log(OrtLoggingLevel level, const std::string& message) const {
   if (!logger_) return;
-  if (OrtStatus* s = api_.ort->Logger_LogMessage(logger_, level, message.c_str(), __FILE__, __LINE__, "RefEp"))
+  if (OrtStatus* s = api_.ort->Logger_LogMessage(logger_, level, message.c_str(), ORT_TSTR("ref_ep.cpp"), __LINE__, "RefEp"))
     api_.ort->ReleaseStatus(s);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "model/node_util.h"
 #include "model/tensor_data.h"
@@ -138,7 +139,7 @@ std::optional<GeluMatch> gelu_tanh(const GraphView& v, int t) {
   std::vector<int> nodes = {t};
   int s = producer_of(v, tn.input(0), "Mul");  // sqrt(2/pi) * (x + 0.044715 x^3)
   if (s < 0) return std::nullopt;
-  auto inner = other_than_scalar(v, v.node(s), std::sqrt(2.0 / M_PI));
+  auto inner = other_than_scalar(v, v.node(s), std::sqrt(2.0 / std::numbers::pi));
   if (!inner || sole_consumer(v, *inner) != s) return std::nullopt;
   int r = producer_of(v, *inner, "Add");
   if (r < 0 || v.node(r).input_size() != 2) return std::nullopt;

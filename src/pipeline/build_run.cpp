@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "base/error.h"
 #include "pipeline/shard.h"
 
 namespace winml::pipeline {

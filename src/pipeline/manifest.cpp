@@ -1,9 +1,9 @@
 #include "pipeline/manifest.h"
 
 #include <chrono>
-#include <ctime>
 
 #include "base/atomic_file.h"
+#include "base/utc_time.h"
 #include "config/project.h"
 #include "pipeline/auto_optimize.h"
 #include "pipeline/layout.h"
@@ -12,16 +12,6 @@
 namespace winml::pipeline {
 
 namespace {
-
-std::string utc_now() {
-  auto now = std::chrono::system_clock::now();
-  std::time_t t = std::chrono::system_clock::to_time_t(now);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 nlohmann::json parse_metrics(std::string_view text) {
   auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);

@@ -9,6 +9,8 @@
 
 namespace winml::stages {
 
+namespace fs = std::filesystem;
+
 // --- import -----------------------------------------------------------------
 
 pipeline::Declarations ImportStage::declare(const config::ModelSettings& config) const {
