@@ -26,6 +26,13 @@ packages=(
   nginx curl openssl
   # real models for tests and the torchvision export recipe
   python3 python3-numpy python3-onnx python3-torch python3-torchvision
+  # the Windows x64 build (scripts/windows/): mingw-w64's GCC 12 with posix
+  # threads cross-compiles, Wine 8 runs the tests (/usr/lib/wine/wine64, not
+  # on PATH without the `wine` package, which is not needed).
+  # scripts/windows/deps.sh builds protobuf, xxhash and ONNX from Debian's
+  # source tarballs (with curl and the host protoc above), googletest from
+  # /usr/src/googletest, and copies the header-only packages above.
+  g++-mingw-w64-x86-64-posix wine64 googletest
 )
 
 missing=()
