@@ -130,6 +130,10 @@ std::optional<std::uint64_t> free_bytes(const fs::path& path);
 std::int64_t wall_clock_ns();
 // A device or a pipe: written into as a stream, never replaced.
 bool is_stream(const fs::path& path);
+// Whether a file can be replaced (renamed over) while this process has it
+// mapped: yes on POSIX; never on Windows, so files that are replaced (the
+// build state) are read there, not mapped.
+bool can_replace_mapped_files();
 
 std::string last_error();
 

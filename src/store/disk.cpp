@@ -97,7 +97,7 @@ std::shared_ptr<const void> RealDisk::view(const fs::path& path, std::string_vie
   // that is neither zeroed first nor copied after.
   native::FileStatus st;
   const int fd = open_regular_file(path, &st);
-  if (st.size >= kMapFromBytes) {  // files are replaced by rename, never rewritten in place
+  if (st.size >= kMapFromBytes && native::can_replace_mapped_files()) {  // files are replaced by rename, never rewritten in place
     auto mapped = MappedFile::adopt(fd, path);
     view = mapped->view();
     return mapped;

@@ -71,6 +71,7 @@ class DiskInterface {
   // are dear, and more system calls than one read). From kMapFromBytes up,
   // RealDisk maps it: a buffer that large is a mapping of its own outside
   // the heap (base/huge_heap.h), one fault per 4 KiB, 16 times as many.
+  // (Not on Windows, where a mapped file cannot be replaced by the next save.)
   static constexpr std::uint64_t kMapFromBytes = 4u << 20;
   virtual std::shared_ptr<const void> view(const fs::path& path, std::string_view& view) const;
   // stat() of `relative` inside `base_dir`, resolved from a cached handle on

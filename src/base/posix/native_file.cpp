@@ -277,6 +277,8 @@ std::int64_t wall_clock_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
+bool can_replace_mapped_files() { return true; }
+
 std::string last_error() { return std::strerror(errno); }
 
 }  // namespace winml::native

@@ -334,6 +334,8 @@ std::int64_t wall_clock_ns() {
   return windows::unix_ns(filetime_value(now));
 }
 
+bool can_replace_mapped_files() { return false; }
+
 std::string last_error() { return windows::error_text(t_error); }
 
 }  // namespace winml::native

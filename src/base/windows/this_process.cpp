@@ -6,7 +6,10 @@
 #include <psapi.h>
 #include <shellapi.h>
 
+#include <csignal>
 #include <cstdio>
+
+#include "base/process_end.h"
 
 #include "base/windows/wide.h"
 
@@ -57,6 +60,20 @@ void prepare_standard_streams() {
   _setmode(_fileno(stdout), _O_BINARY);
   _setmode(_fileno(stderr), _O_BINARY);
   SetConsoleOutputCP(CP_UTF8);
+}
+
+// Windows ends no process by a signal (a crash is an exception code,
+// ProcessEnd::exception); this names the C runtime's few, for completeness.
+std::string describe_signal(int signal) {
+  switch (signal) {
+    case SIGABRT: return "SIGABRT (Aborted)";
+    case SIGSEGV: return "SIGSEGV (Segmentation fault)";
+    case SIGFPE: return "SIGFPE (Floating point exception)";
+    case SIGILL: return "SIGILL (Illegal instruction)";
+    case SIGINT: return "SIGINT (Interrupt)";
+    case SIGTERM: return "SIGTERM (Terminated)";
+    default: return "signal " + std::to_string(signal);
+  }
 }
 
 std::string user_cache_home() {
