@@ -1,10 +1,7 @@
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "base/atomic_file.h"
+#include "base/native_file.h"
 #include "support/fifo.h"
 #include "support/temp_dir.h"
 
@@ -39,9 +36,9 @@ TEST(AtomicFile, PadToAndCopyFromFd) {
   AtomicFileWriter w(dir / "dst");
   w.write("ab");
   w.pad_to(8);
-  int fd = ::open((dir / "src").c_str(), O_RDONLY);
+  const int fd = native::open_read(dir / "src");
   w.copy_from_fd(fd, 3, 4);
-  ::close(fd);
+  native::close(fd);
   w.commit();
   EXPECT_EQ(test::read_text(dir / "dst"), std::string("ab\0\0\0\0\0\0"
                                                       "3456",
@@ -59,7 +56,8 @@ TEST(AtomicFile, AFifoDestinationIsWrittenIntoAndStaysAFifo) {
     w.write("through the pipe");
     w.commit();
   }
-  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo.path()))) << "the FIFO was replaced by a file";
+  EXPECT_EQ(native::status(fifo.path()).kind, native::FileKind::kFifo) << "the FIFO was replaced by a file";
   EXPECT_EQ(fifo.drain(), "through the pipe");
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1) << "no temporary left";
+  // (On Windows the pipe lives in \\.\pipe\, not in the folder: nothing at all here.)
+  EXPECT_LE(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1) << "no temporary left";
 }

@@ -1,11 +1,12 @@
 // Debian's nginx serving WebDAV PUT on a free 127.0.0.1 port, from a
 // private temp prefix, as a cache server for tests: started by the
-// constructor, stopped (and its folder removed) by the destructor.
+// constructor, stopped (and its folder removed) by the destructor. The
+// Windows build's tests run under Wine, which starts Debian's nginx as a
+// Linux program (tests/support/posix/, tests/support/windows/).
 #pragma once
 
-#include <sys/types.h>
-
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "support/temp_dir.h"
@@ -40,10 +41,13 @@ class NginxServer {
 
  private:
   void start();
+  // nginx.conf in dir_, naming files as `server_path` spells them for nginx.
+  void write_config(const std::function<std::string(const std::filesystem::path&)>& server_path, bool as_root);
   TempDir dir_;
   NginxOptions options_;
   int port_ = 0;
-  pid_t pid_ = -1;
+  long long pid_ = -1;
 };
+
 
 }  // namespace winml::test

@@ -2,8 +2,6 @@
 // run uses the project's own cache directory (never the user's).
 #pragma once
 
-#include <sys/types.h>
-
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -60,21 +58,26 @@ std::map<std::string, std::string> artifacts(const std::filesystem::path& dir);
 // for models too big to hold in memory.
 std::map<std::string, std::string> artifact_digests(const std::filesystem::path& model_dir);
 
-// A winml-make process running in the background, in its own process group.
+// A winml-make process running in the background, in its own process group
+// (tests/support/posix/background.cpp; on Windows, windows/background.cpp:
+// a process group of its own for console events and a job object).
 class Background {
  public:
   Background(const std::vector<std::string>& args, const std::filesystem::path& cwd,
              const std::map<std::string, std::string>& env);
   ~Background();
-  pid_t pid() const { return pid_; }
+  long long pid() const { return pid_; }
+  // SIGINT or SIGTERM (on Windows both are Ctrl-Break, what a console sends).
   void signal(int sig);
-  void signal_group(int sig);
-  void kill_group();  // SIGKILL to winml-make and everything it started
+  void signal_group(int sig);  // to winml-make and everything it started
+  void kill_group();           // SIGKILL to all of them (Windows: the job terminated)
   CliResult wait();
 
  private:
   TempDir capture_;
-  pid_t pid_ = -1;
+  long long pid_ = -1;
+  void* process_ = nullptr;  // Windows: the process and job handles
+  void* job_ = nullptr;
   bool waited_ = false;
 };
 

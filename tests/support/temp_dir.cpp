@@ -1,10 +1,14 @@
 #include "support/temp_dir.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <sstream>
+
+#include "base/native_file.h"
+#include "base/this_process.h"
 
 namespace winml::test {
 
@@ -13,15 +17,22 @@ namespace fs = std::filesystem;
 TempDir::TempDir() : TempDir(fs::temp_directory_path()) {}
 
 TempDir::TempDir(const fs::path& parent) {
-  std::string tmpl = (parent / "winml-test-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-  path_ = tmpl;
+  // A name no other process or thread makes (mkdtemp's guarantee, on every system).
+  static std::atomic<unsigned> counter{0};
+  const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const fs::path p = parent / ("winml-test-" + std::to_string(current_process_id()) + "-" +
+                                 std::to_string(counter++) + "-" + std::to_string(now % 100000));
+    std::error_code ec;
+    if (fs::create_directory(p, ec)) {
+      path_ = p;
+      return;
+    }
+  }
+  throw std::runtime_error("cannot create a temporary directory in " + parent.string());
 }
 
-TempDir::~TempDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
-}
+TempDir::~TempDir() { native::remove_tree(path_); }
 
 void write_text(const fs::path& path, const std::string& text) {
   if (path.has_parent_path()) fs::create_directories(path.parent_path());

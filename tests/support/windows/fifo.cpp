@@ -1,0 +1,67 @@
+#include "support/fifo.h"
+
+#include <windows.h>
+
+#include <atomic>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "base/this_process.h"
+
+namespace winml::test {
+
+// Serves the pipe: each client that connects (one that only looks at it, or
+// one that writes) gets an instance, and what it writes is kept.
+struct Fifo::Reader {
+  std::wstring name;
+  std::mutex mu;
+  std::string data;
+  std::atomic<bool> stop{false};
+  std::thread thread;
+
+  void serve() {
+    while (!stop) {
+      HANDLE pipe = CreateNamedPipeW(name.c_str(), PIPE_ACCESS_INBOUND, PIPE_TYPE_BYTE | PIPE_WAIT,
+                                     PIPE_UNLIMITED_INSTANCES, 1 << 16, 1 << 16, 0, nullptr);
+      if (pipe == INVALID_HANDLE_VALUE) return;
+      const bool connected = ConnectNamedPipe(pipe, nullptr) || GetLastError() == ERROR_PIPE_CONNECTED;
+      char buffer[65536];
+      DWORD n = 0;
+      while (connected && !stop && ReadFile(pipe, buffer, sizeof buffer, &n, nullptr) && n > 0) {
+        std::lock_guard lock(mu);
+        data.append(buffer, n);
+      }
+      DisconnectNamedPipe(pipe);
+      CloseHandle(pipe);
+    }
+  }
+};
+
+Fifo::Fifo(const std::filesystem::path& path) : reader_(std::make_unique<Reader>()) {
+  static std::atomic<unsigned> counter{0};
+  reader_->name = L"\\\\.\\pipe\\winml-test-" + std::to_wstring(current_process_id()) + L"-" +
+                  std::to_wstring(counter++) + L"-" + path.filename().wstring();
+  path_ = reader_->name;
+  reader_->thread = std::thread([r = reader_.get()] { r->serve(); });
+  // The first instance exists once a client can open it.
+  for (int i = 0; i < 500 && !WaitNamedPipeW(reader_->name.c_str(), 10); ++i) std::this_thread::yield();
+}
+
+Fifo::~Fifo() {
+  reader_->stop = true;
+  // Wakes the thread where it waits for a client.
+  HANDLE h = CreateFileW(reader_->name.c_str(), GENERIC_WRITE, 0, nullptr, OPEN_EXISTING, 0, nullptr);
+  if (h != INVALID_HANDLE_VALUE) CloseHandle(h);
+  reader_->thread.join();
+}
+
+std::string Fifo::drain() {
+  // What a writer that has closed its end wrote is read by now: give the
+  // thread a moment for the last bytes.
+  Sleep(50);
+  std::lock_guard lock(reader_->mu);
+  return std::move(reader_->data);
+}
+
+}  // namespace winml::test
