@@ -5,6 +5,7 @@
 
 #include "base/cpu_features.h"
 #include "base/error.h"
+#include "base/this_process.h"
 
 namespace winml {
 
@@ -28,9 +29,8 @@ namespace {
 
 InstructionSet choose() {
   const InstructionSet cpu = cpu_instruction_set();
-  const char* forced = std::getenv("WINML_RUNTIME_ISA");
-  if (!forced || !*forced) return cpu;
-  const std::string_view want = forced;
+  const std::string want = environment_variable("WINML_RUNTIME_ISA").value_or("");
+  if (want.empty()) return cpu;
   InstructionSet asked;
   if (want == "generic") asked = InstructionSet::kGeneric;
   else if (want == "avx2") asked = InstructionSet::kAvx2;

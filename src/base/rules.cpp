@@ -5,13 +5,15 @@
 #include <set>
 
 #include "base/atomic_file.h"
+#include "base/path_text.h"
+#include "base/this_process.h"
 
 namespace winml::rules {
 namespace fs = std::filesystem;
 
 Rules Rules::for_project(const fs::path& project_dir) {
   Rules r;
-  if (const char* env = std::getenv("WINML_MAKE_RULES_DIR"); env && *env) r.add_overlay(env);
+  if (auto env = environment_variable("WINML_MAKE_RULES_DIR"); env && !env->empty()) r.add_overlay(from_utf8(*env));
   if (!project_dir.empty() && fs::is_directory(project_dir / "rules")) r.add_overlay(project_dir / "rules");
   return r;
 }

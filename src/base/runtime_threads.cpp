@@ -6,15 +6,15 @@
 #include <string_view>
 
 #include "base/error.h"
+#include "base/this_process.h"
 
 namespace winml {
 
 namespace {
 
 int parse() {
-  const char* text = std::getenv("WINML_RUNTIME_THREADS");
-  if (!text || !*text) return 0;
-  const std::string_view s = text;
+  const std::string s = environment_variable("WINML_RUNTIME_THREADS").value_or("");
+  if (s.empty()) return 0;
   int n = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
   if (ec != std::errc() || end != s.data() + s.size() || n < 1 || n > 1024)

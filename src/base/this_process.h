@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ bool process_is_gone(int pid);
 
 // Every environment variable, in UTF-8.
 std::map<std::string, std::string> environment_variables();
+// One environment variable in UTF-8; nullopt when it is not set. (On Windows
+// std::getenv gives the ANSI code page's bytes, and loses what it cannot hold.)
+std::optional<std::string> environment_variable(const std::string& name);
 
 // The command line's arguments in UTF-8 (on Windows from the wide command
 // line: the ANSI one loses characters outside its code page).

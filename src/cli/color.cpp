@@ -5,6 +5,7 @@
 
 #include "base/console.h"
 #include "base/error.h"
+#include "base/this_process.h"
 
 namespace winml::cli {
 
@@ -18,11 +19,9 @@ ColorMode parse_color_mode(const std::string& text) {
 bool use_color(ColorMode mode, int fd) {
   if (mode == ColorMode::kNever) return false;
   // NO_COLOR, when present and not empty, wins over everything (no-color.org).
-  const char* no_color = std::getenv("NO_COLOR");
-  if (no_color && *no_color) return false;
+  if (auto no_color = environment_variable("NO_COLOR"); no_color && !no_color->empty()) return false;
   if (mode == ColorMode::kAlways) return true;
-  const char* term = std::getenv("TERM");
-  if (term && std::string_view(term) == "dumb") return false;
+  if (environment_variable("TERM") == "dumb") return false;
   return is_terminal(fd) && enable_terminal_colors(fd);
 }
 

@@ -112,11 +112,7 @@ const std::vector<std::string>& default_library_environment() {
 }
 
 fs::path default_library_path() {
-  auto env = [](const char* name) -> std::string {
-    const char* v = std::getenv(name);
-    return v ? v : "";
-  };
-  const std::string given = env("WINML_ORT_CACHE");
+  const std::string given = environment_variable("WINML_ORT_CACHE").value_or("");
   const fs::path cache = !given.empty() ? from_utf8(given) : from_utf8(user_cache_home()) / "winml-make" / "ort";
   return cache / kDefaultVersion / system_names::kOrtLibraryInCache;
 }

@@ -8,6 +8,7 @@
 #include "base/path_text.h"
 #include "base/runtime_threads.h"
 #include "base/this_executable.h"
+#include "base/this_process.h"
 #include "config/model_name.h"
 #include "config/project.h"
 #include "graph/graph_io.h"
@@ -25,8 +26,8 @@ constexpr const char* kPlanMagic = "winml-make-plan";
 constexpr std::uint64_t kPlanVersion = 4;
 
 std::string env_value(const std::string& name) {
-  const char* v = std::getenv(name.c_str());
-  return v ? nlohmann::json(std::string(v)).dump() : "null";
+  const auto v = environment_variable(name);
+  return v ? nlohmann::json(*v).dump() : "null";
 }
 
 }  // namespace
@@ -206,7 +207,7 @@ store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& regis
   h.update_field(config_digest ? config_digest->hex() : "missing");
   // Rule overlays change validation and resolved defaults.
   std::vector<fs::path> overlays;
-  if (const char* d = std::getenv("WINML_MAKE_RULES_DIR"); d && *d) overlays.emplace_back(d);
+  if (auto d = environment_variable("WINML_MAKE_RULES_DIR"); d && !d->empty()) overlays.push_back(from_utf8(*d));
   overlays.push_back(source.project_dir / "rules");
   for (const auto& dir : overlays) {
     h.update_field(dir.string());

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "base/this_process.h"
 #include "config/subset.h"
 #include "graph/key.h"
 #include "pipeline/code_digest.h"
@@ -68,8 +69,8 @@ std::vector<graph::Ingredient> key_ingredients(const Declarations& d, const std:
     return !config::computed_from_other_keys(i.name.substr(std::string_view("config:").size()));
   });
   for (const auto& name : d.environment) {
-    const char* v = std::getenv(name.c_str());
-    out.push_back(graph::text_ingredient("env:" + name, v ? nlohmann::json(std::string(v)).dump() : "null"));
+    const auto v = environment_variable(name);
+    out.push_back(graph::text_ingredient("env:" + name, v ? nlohmann::json(*v).dump() : "null"));
   }
   for (const auto& path : d.rules) {
     auto text = rules::active().read(path);
@@ -99,7 +100,7 @@ DeclaredView declared_view(const DeclaredContext& c, const std::filesystem::path
   for (const auto& path : c.rules) files[path] = rules::active().file(path);
   v.rules = rules::Rules::only(std::move(files));
   for (const auto& name : c.environment)
-    if (const char* value = std::getenv(name.c_str())) v.environment[name] = value;
+    if (auto value = environment_variable(name)) v.environment[name] = std::move(*value);
   return v;
 }
 

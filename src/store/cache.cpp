@@ -71,7 +71,7 @@ std::vector<fs::path> files_under(const DiskInterface& disk, const fs::path& dir
 LocalCache::LocalCache(fs::path root, DiskInterface& disk) : root_(std::move(root)), disk_(disk) {}
 
 fs::path LocalCache::default_dir() {
-  if (const char* d = std::getenv("WINML_MAKE_CACHE_DIR"); d && *d) return fs::path(d);
+  if (auto d = environment_variable("WINML_MAKE_CACHE_DIR"); d && !d->empty()) return from_utf8(*d);
   if (const std::string home = user_cache_home(); !home.empty()) return from_utf8(home) / "winml-make";
   return fs::temp_directory_path() / "winml-make-cache";
 }

@@ -96,9 +96,9 @@ cli::Command add_compile_command(CLI::App& app) {
                               "the working directory"};
             o.dims = parse_dim_flags(opts->dims);
             for (const auto& name : opts->env) {
-              const char* v = std::getenv(name.c_str());
+              auto v = environment_variable(name);
               if (!v) throw InputError("--env " + name + ": the variable is not set");
-              o.env[name] = v;
+              o.env[name] = std::move(*v);
             }
             if (!opts->json) o.log = [](const std::string& line) { std::cout << line << "\n"; };
             // A vendor compiler's output: quoted in the error when it fails.

@@ -29,6 +29,11 @@ std::map<std::string, std::string> environment_variables() {
   return env;
 }
 
+std::optional<std::string> environment_variable(const std::string& name) {
+  const char* v = std::getenv(name.c_str());
+  return v ? std::optional<std::string>(v) : std::nullopt;
+}
+
 std::vector<std::string> utf8_arguments(int argc, char** argv) { return std::vector<std::string>(argv, argv + argc); }
 
 void prepare_standard_streams() {}

@@ -40,6 +40,17 @@ std::map<std::string, std::string> environment_variables() {
   return env;
 }
 
+std::optional<std::string> environment_variable(const std::string& name) {
+  const std::wstring wide_name = windows::widen(name);
+  SetLastError(ERROR_SUCCESS);
+  DWORD n = GetEnvironmentVariableW(wide_name.c_str(), nullptr, 0);  // the size with its NUL
+  if (n == 0) return GetLastError() == ERROR_ENVVAR_NOT_FOUND ? std::nullopt : std::optional<std::string>("");
+  std::wstring value(n, L'\0');
+  n = GetEnvironmentVariableW(wide_name.c_str(), value.data(), n);
+  value.resize(n);
+  return windows::narrow(value);
+}
+
 std::vector<std::string> utf8_arguments(int argc, char** argv) {
   int n = 0;
   wchar_t** wide = CommandLineToArgvW(GetCommandLineW(), &n);
