@@ -16,7 +16,11 @@ std::vector<std::string> texts(const std::vector<fs::path>& paths) {
   return out;
 }
 
-std::vector<fs::path> paths(const std::vector<std::string>& texts) { return {texts.begin(), texts.end()}; }
+std::vector<fs::path> paths(const std::vector<std::string>& texts) {
+  std::vector<fs::path> out;
+  for (const auto& t : texts) out.push_back(from_utf8(t));
+  return out;
+}
 
 }  // namespace
 
