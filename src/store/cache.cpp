@@ -28,7 +28,7 @@ fs::path sharded(const fs::path& dir, const std::string& hex) { return dir / hex
 bool remove_if_abandoned(DiskInterface& disk, const fs::path& p, std::vector<std::string>& problems) {
   if (!is_abandoned_temp(p)) return false;
   disk.remove_tree(p);
-  problems.push_back("removed leftover temporary " + p.string() + " (its writer is gone)");
+  problems.push_back("removed leftover temporary " + to_utf8(p) + " (its writer is gone)");
   return true;
 }
 
@@ -46,7 +46,7 @@ void sweep_store(DiskInterface& disk, const fs::path& dir, std::vector<std::stri
       remove_if_abandoned(disk, p, problems);  // a live writer's is left alone
     } else if (kind != EntryKind::kFile) {
       disk.remove_tree(p);
-      problems.push_back("removed " + p.string() + ": not a regular file");
+      problems.push_back("removed " + to_utf8(p) + ": not a regular file");
     }
   };
   for (const auto& shard : disk.list_dir(dir)) {
@@ -255,7 +255,7 @@ CacheVerifyReport LocalCache::verify(const ArtifactFiles& artifact_files) {
     Digest got = disk_.hash(f, &n);
     r.bytes_checked += n;
     if (!want || got != *want) {
-      r.problems.push_back("removed corrupt blob " + f.string() + " (content hashes to " + got.hex() + ")");
+      r.problems.push_back("removed corrupt blob " + to_utf8(f) + " (content hashes to " + got.hex() + ")");
       disk_.remove(f);
     }
   }
@@ -273,7 +273,7 @@ CacheVerifyReport LocalCache::verify(const ArtifactFiles& artifact_files) {
     if (why.empty() && artifact_files)
       if (auto wrong = check_artifact(*e, artifact_files)) why = wrong->reason + ": " + wrong->detail;
     if (!why.empty()) {
-      r.problems.push_back("removed entry " + f.string() + ": " + why);
+      r.problems.push_back("removed entry " + to_utf8(f) + ": " + why);
       disk_.remove(f);
     }
   }
