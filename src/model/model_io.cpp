@@ -197,10 +197,14 @@ void save_model(Model& m, const fs::path& path, const SaveOptions& options) {
       write_tensor_payload(m, t, data);
       set_external_ref(t, data_name, offset, size);
     });
+    // Every byte of the old sidecars is copied: let go of them before the new
+    // one replaces the model's own (Windows replaces no file this process has mapped).
+    m.external_files.clear();
     data.commit();
     new_files.emplace(data_name, MappedFile::open(data_path));
   } else {
     for_each_tensor(*m.proto.mutable_graph(), [&](onnx::TensorProto& t, TensorSite) { make_inline(m, t); });
+    m.external_files.clear();  // (so that a stale sidecar it read can be removed below, on Windows too)
   }
 
   if (options.blob_alignment) align_embedded_blobs(m.proto, options.blob_alignment, 64 * 1024);
