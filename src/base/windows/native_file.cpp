@@ -67,6 +67,12 @@ FileStatus status_of_path(const fs::path& path, DWORD flags) {
   // holds open (or a folder) can be looked at.
   HANDLE h = CreateFileW(windows::api_path(path).c_str(), FILE_READ_ATTRIBUTES, kShareAll, nullptr, OPEN_EXISTING,
                          FILE_FLAG_BACKUP_SEMANTICS | flags, nullptr);
+  if (h == INVALID_HANDLE_VALUE && GetLastError() == ERROR_PIPE_BUSY) {
+    // A named pipe whose every instance has a client is still a pipe.
+    FileStatus s;
+    s.kind = FileKind::kFifo;
+    return s;
+  }
   if (h == INVALID_HANDLE_VALUE) return fail(FileStatus{});
   FileStatus s = status_of_handle(h);
   CloseHandle(h);
@@ -86,9 +92,18 @@ int adopt(HANDLE h, int flags) {
 }
 
 int open_with(const fs::path& path, DWORD access, DWORD disposition, DWORD attributes, int flags) {
-  return adopt(CreateFileW(windows::api_path(path).c_str(), access, kShareAll, nullptr, disposition, attributes,
-                           nullptr),
-               flags);
+  const std::wstring p = windows::api_path(path);
+  HANDLE h = CreateFileW(p.c_str(), access, kShareAll, nullptr, disposition, attributes, nullptr);
+  // A named pipe's instances all have a client (one that only looked at it,
+  // as status() does, is served a moment longer): wait for the server's next
+  // one, as a pipe's client must.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (h == INVALID_HANDLE_VALUE && GetLastError() == ERROR_PIPE_BUSY &&
+         std::chrono::steady_clock::now() < deadline) {
+    WaitNamedPipeW(p.c_str(), 1000);
+    h = CreateFileW(p.c_str(), access, kShareAll, nullptr, disposition, attributes, nullptr);
+  }
+  return adopt(h, flags);
 }
 
 OVERLAPPED at_offset(std::uint64_t offset) {
