@@ -1,5 +1,6 @@
-# cmake -DBIN=<winml-make> -DOUT=<dir> -P install_extras.cmake: what the
-# binary generates from its own command-line definition for installation:
+# cmake -DBIN=<winml-make> -DOUT=<dir> [-DEMULATOR=<wine-run.sh>] -P install_extras.cmake:
+# what the binary generates from its own command-line definition for
+# installation (a cross-built binary runs through the emulator):
 # the manual page (gzip -n: no name or time stamp, the same bytes every
 # build) and the bash, zsh and fish completion scripts.
 file(MAKE_DIRECTORY ${OUT})
@@ -9,8 +10,8 @@ function(run)
     message(FATAL_ERROR "failed (${rc}): ${ARGN}")
   endif()
 endfunction()
-run(${BIN} man OUTPUT_FILE ${OUT}/winml-make.1)
+run(${EMULATOR} ${BIN} man OUTPUT_FILE ${OUT}/winml-make.1)
 run(gzip -9nf ${OUT}/winml-make.1)
-run(${BIN} completions bash OUTPUT_FILE ${OUT}/winml-make.bash)
-run(${BIN} completions zsh OUTPUT_FILE ${OUT}/_winml-make)
-run(${BIN} completions fish OUTPUT_FILE ${OUT}/winml-make.fish)
+run(${EMULATOR} ${BIN} completions bash OUTPUT_FILE ${OUT}/winml-make.bash)
+run(${EMULATOR} ${BIN} completions zsh OUTPUT_FILE ${OUT}/_winml-make)
+run(${EMULATOR} ${BIN} completions fish OUTPUT_FILE ${OUT}/winml-make.fish)

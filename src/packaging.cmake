@@ -24,6 +24,7 @@ set(generated ${CMAKE_BINARY_DIR}/share)
 add_custom_command(OUTPUT ${generated}/winml-make.1.gz ${generated}/winml-make.bash ${generated}/_winml-make
                           ${generated}/winml-make.fish
   COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:winml-make> -DOUT=${generated}
+          "-DEMULATOR=${CMAKE_CROSSCOMPILING_EMULATOR}"
           -P ${CMAKE_SOURCE_DIR}/src/install_extras.cmake
   DEPENDS winml-make winml-make-tools ${CMAKE_SOURCE_DIR}/src/install_extras.cmake
   COMMENT "Generating the manual page and shell completions")

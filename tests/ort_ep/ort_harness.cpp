@@ -22,7 +22,6 @@
 //                         wall and process CPU time of each
 // Exit 1 with ORT's message when ORT fails, 2 on a usage error.
 #define ORT_API_MANUAL_INIT
-#include <dlfcn.h>
 #include <time.h>
 #include <onnxruntime_cxx_api.h>
 
@@ -37,6 +36,8 @@
 #include <string>
 #include <vector>
 
+#include "base/path_text.h"
+#include "base/shared_library.h"
 #include "model/tensor_file.h"
 
 namespace fs = std::filesystem;
@@ -143,21 +144,23 @@ GraphOptimizationLevel level_of(const std::string& s) {
   throw UsageError("--opt-level must be disabled, basic, extended or all");
 }
 
-// ORT, opened from the file given (RTLD_LOCAL: two versions could sit side by side).
+// ORT, opened from the file given (its symbols kept to itself: two versions
+// could sit side by side).
 const OrtApiBase* open_ort(const std::string& path) {
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) throw std::runtime_error(std::string("cannot open ") + path + ": " + dlerror());
+  static std::vector<std::unique_ptr<winml::SharedLibrary>> opened;
+  opened.push_back(std::make_unique<winml::SharedLibrary>(std::vector<std::string>{path}));
   using GetApiBase = const OrtApiBase* (*)();
-  auto get = reinterpret_cast<GetApiBase>(dlsym(handle, "OrtGetApiBase"));
-  if (!get) throw std::runtime_error(path + " has no OrtGetApiBase: not ONNX Runtime");
-  return get();
+  return opened.back()->function<GetApiBase>("OrtGetApiBase")();
 }
+
+// A path as ONNX Runtime takes it (ORTCHAR_T: wide on Windows).
+std::basic_string<ORTCHAR_T> ort_path(const std::string& utf8) { return winml::from_utf8(utf8).native(); }
 
 class Harness {
  public:
   explicit Harness(const Options& o) : o_(o), env_(o.log_level, "ort_harness") {
     if (!o_.plugin.empty()) {
-      env_.RegisterExecutionProviderLibrary(kPluginEp, fs::absolute(o_.plugin).string());
+      env_.RegisterExecutionProviderLibrary(kPluginEp, fs::absolute(winml::from_utf8(o_.plugin)).native());
       for (const auto& d : env_.GetEpDevices())
         if (std::string(d.EpName()) == kPluginEp) devices_.push_back(d);
       if (devices_.empty()) throw std::runtime_error(o_.plugin + " offers no " + kPluginEp + " device");
@@ -178,8 +181,8 @@ class Harness {
   json compile(const Action& a) {
     Ort::SessionOptions s = session_options();
     Ort::ModelCompilationOptions c(env_, s);
-    c.SetInputModelPath(a.model.c_str());
-    c.SetOutputModelPath(a.target.c_str());
+    c.SetInputModelPath(ort_path(a.model).c_str());
+    c.SetOutputModelPath(ort_path(a.target).c_str());
     c.SetEpContextEmbedMode(a.embed);
     c.SetFlags(OrtCompileApiFlags_ERROR_IF_NO_NODES_COMPILED);
     const double t0 = now_ms();
@@ -191,7 +194,7 @@ class Harness {
 
   json run(const Action& a) {
     const double t0 = now_ms();
-    Ort::Session session(env_, a.model.c_str(), session_options());
+    Ort::Session session(env_, ort_path(a.model).c_str(), session_options());
     const double session_ms = now_ms() - t0;
     Ort::AllocatorWithDefaultOptions allocator;
     std::vector<std::string> input_names, output_names;
@@ -228,7 +231,7 @@ class Harness {
     std::vector<double> ms, cpu;
     for (int i = 0; i < a.count; ++i) {
       const double t0 = now_ms(), c0 = cpu_ms();
-      { Ort::Session session(env_, a.model.c_str(), session_options()); }
+      { Ort::Session session(env_, ort_path(a.model).c_str(), session_options()); }
       ms.push_back(now_ms() - t0);
       cpu.push_back(cpu_ms() - c0);
     }

@@ -55,6 +55,7 @@ fs::path memory_temp_dir() {
 fs::path source_dir() { return WINML_SOURCE_DIR; }
 fs::path test_models_dir() { return WINML_TEST_MODELS; }
 fs::path winml_make_binary() { return WINML_MAKE_BIN; }
+fs::path test_command() { return WINML_TEST_COMMAND; }
 
 fs::path exported_model(const std::string& name) {
   fs::path p = test_models_dir() / (name + ".onnx");

@@ -31,6 +31,9 @@ std::filesystem::path memory_temp_dir();
 std::filesystem::path source_dir();
 std::filesystem::path test_models_dir();
 std::filesystem::path winml_make_binary();
+// winml_test_command (support/test_command.cpp): steps a test's export
+// command or compiler performs, the same on every system.
+std::filesystem::path test_command();
 // An exported model from the fixture (fails the test if it is missing).
 std::filesystem::path exported_model(const std::string& name);
 

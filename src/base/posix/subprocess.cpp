@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,6 +32,55 @@ struct Pipe {
     fd[end] = -1;
   }
 };
+
+// What the child does between fork and exec: async-signal-safe calls only
+// (another thread may have held any lock at the fork, the allocator's
+// included), everything prepared by the parent.
+struct ChildSetup {
+  const char* program;
+  char* const* argv;
+  char* const* envp;
+  const char* cwd;       // null: inherit
+  const char* log_file;  // null: inherit stdout and stderr
+  int in, out, err;      // pipes for stdin, stdout, stderr; -1: none
+  int report;            // where errno goes when something fails before the exec
+  pid_t parent;
+  bool own_group;
+};
+
+[[noreturn]] void report_and_exit(int report) {
+  const int e = errno;
+  (void)!::write(report, &e, sizeof e);
+  ::_exit(127);
+}
+
+[[noreturn]] void exec_child(const ChildSetup& c) {
+  const auto fail = [&c] { report_and_exit(c.report); };
+  // It ends with the process (the worker) that started it, even when that
+  // one is killed: a killed build leaves no command running.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != c.parent) ::_exit(127);  // the parent died before the call above
+  if (c.own_group) ::setpgid(0, 0);
+  const int in = c.in >= 0 ? c.in : ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (in < 0 || ::dup2(in, 0) < 0) fail();
+  if (c.log_file) {
+    const int log = ::open(c.log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (log < 0 || ::dup2(log, 1) < 0 || ::dup2(log, 2) < 0) fail();
+  }
+  if (c.out >= 0 && ::dup2(c.out, 1) < 0) fail();
+  if (c.err >= 0 && ::dup2(c.err, 2) < 0) fail();
+  if (c.cwd && ::chdir(c.cwd) != 0) fail();
+  // The default action for SIGPIPE and the stop signals, whatever this
+  // process does with them; nothing blocked.
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP}) ::sigaction(s, &dfl, nullptr);
+  sigset_t none;
+  ::sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::execve(c.program, c.argv, c.envp);
+  report_and_exit(c.report);
+}
 
 ProcessEnd end_of(int status) {
   ProcessEnd e;
@@ -107,35 +156,14 @@ ProcessResult run_process(const ProcessSpec& spec) {
     r.error = std::string("cannot create a pipe: ") + std::strerror(errno);
     return r;
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (spec.input) posix_spawn_file_actions_adddup2(&actions, streams.in.fd[0], 0);
-  else posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  if (!spec.log_file.empty()) {
-    posix_spawn_file_actions_addopen(&actions, 1, spec.log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  // A program named without a folder is looked up in this process's PATH
+  // (the child's clean environment need not have one).
+  const std::string program =
+      spec.argv[0].find('/') != std::string::npos ? spec.argv[0] : find_program(spec.argv[0]).string();
+  if (program.empty()) {
+    r.error = "cannot execute '" + spec.argv[0] + "': " + std::strerror(ENOENT);
+    return r;
   }
-  if (spec.output) posix_spawn_file_actions_adddup2(&actions, streams.out.fd[1], 1);
-  if (spec.errors) posix_spawn_file_actions_adddup2(&actions, streams.err.fd[1], 2);
-  if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, spec.cwd.c_str());
-
-  // Its own process group (unless this process is a worker, whose group is
-  // ended whole); the default action for SIGPIPE and the stop signals,
-  // whatever this process does with them.
-  const bool own_group = posix::child_leads_group();
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP}) sigaddset(&defaults, s);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  short flags = POSIX_SPAWN_SETSIGDEF;
-  if (own_group) {
-    posix_spawnattr_setpgroup(&attr, 0);
-    flags |= POSIX_SPAWN_SETPGROUP;
-  }
-  posix_spawnattr_setflags(&attr, flags);
-
   std::vector<std::string> env_strings;
   for (const auto& [k, v] : spec.env) env_strings.push_back(k + "=" + v);
   std::vector<char*> envp, args;
@@ -144,18 +172,31 @@ ProcessResult run_process(const ProcessSpec& spec) {
   std::vector<std::string> argv = spec.argv;
   for (auto& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
+  Pipe report;  // the child's errno when exec fails; closed unread when it succeeds
+  if (!report.open()) {
+    r.error = std::string("cannot create a pipe: ") + std::strerror(errno);
+    return r;
+  }
+  // Its own process group (unless this process is a worker, whose group is
+  // ended whole).
+  const bool own_group = posix::child_leads_group();
+  const ChildSetup setup{.program = program.c_str(),
+                         .argv = args.data(),
+                         .envp = envp.data(),
+                         .cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str(),
+                         .log_file = spec.log_file.empty() ? nullptr : spec.log_file.c_str(),
+                         .in = spec.input ? streams.in.fd[0] : -1,
+                         .out = spec.output ? streams.out.fd[1] : -1,
+                         .err = spec.errors ? streams.err.fd[1] : -1,
+                         .report = report.fd[1],
+                         .parent = ::getpid(),
+                         .own_group = own_group};
 
   // A write to a command that stopped reading fails with EPIPE instead of
   // killing this process.
   struct sigaction ignore {}, before {};
   ignore.sa_handler = SIG_IGN;
   if (spec.input) ::sigaction(SIGPIPE, &ignore, &before);
-  pid_t pid;
-  // posix_spawnp searches the caller's PATH, so the child's clean environment
-  // does not need one.
-  const int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
   struct RestoreSigpipe {
     bool active;
     struct sigaction before;
@@ -163,8 +204,23 @@ ProcessResult run_process(const ProcessSpec& spec) {
       if (active) ::sigaction(SIGPIPE, &before, nullptr);
     }
   } restore{spec.input != nullptr, before};
-  if (rc != 0) {
-    r.error = std::string("cannot execute '") + spec.argv[0] + "': " + std::strerror(rc);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    r.error = std::string("cannot start a process: ") + std::strerror(errno);
+    return r;
+  }
+  if (pid == 0) exec_child(setup);
+  if (own_group) ::setpgid(pid, pid);  // (also here: the group must exist before a stop can signal it)
+  report.close(1);
+  int child_errno = 0;
+  ssize_t got;
+  while ((got = ::read(report.fd[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {
+  }
+  if (got == static_cast<ssize_t>(sizeof child_errno)) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    r.error = "cannot execute '" + spec.argv[0] + "': " + std::strerror(child_errno);
     return r;
   }
   posix::remember_child(pid, own_group);
