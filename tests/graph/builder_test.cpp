@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "base/glob_match.h"
+#include "base/path_text.h"
 #include "support/fake_disk.h"
 #include "graph/builder.h"
 #include "graph/inputs.h"
@@ -69,7 +70,7 @@ class FakeRunner : public graph::NodeRunner {
   std::vector<std::string> artifact_files(const fs::path& primary) override {
     std::lock_guard lock(mu);
     std::vector<std::string> files = {primary.filename().string()};
-    if (disk->stat(primary.native() + ".data").exists) files.push_back(primary.filename().string() + ".data");
+    if (disk->stat(to_utf8(primary) + ".data").exists) files.push_back(primary.filename().string() + ".data");
     return files;
   }
   int total_runs() {
@@ -103,7 +104,7 @@ struct Fixture {
   std::string read(const fs::path& p) const { return disk.read(p); }
   // A cache on this project's disk.
   store::LocalCache cache(const std::string& root = "/virtual/cache") { return store::LocalCache(root, disk); }
-  bool exists(const fs::path& p) const { return disk.stat(p.native()).exists; }
+  bool exists(const fs::path& p) const { return disk.stat(to_utf8(p)).exists; }
 
   // Per target: gen (reads <target>.txt) -> mid -> pkg.
   graph::Graph graph() {
@@ -417,7 +418,7 @@ TEST(Builder, CorruptCacheBlobIsDetectedAndRebuilt) {
   fs::path blob = cache.blob_path(first[1].outputs[0].digest);
   std::string bytes = f.read(blob);
   bytes[0] ^= 1;
-  f.fake->put(blob, bytes);
+  f.fake->put(to_utf8(blob), bytes);
   f.disk.remove_tree(f.out());
   auto r = f.build({}, &cache);
   EXPECT_EQ(r[0].status, graph::Status::kCached);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "base/path_text.h"
 #include "graph/builder.h"
 #include "pipeline/build_session.h"
 #include "pipeline/clean.h"
@@ -47,7 +48,7 @@ TEST(BuildSession, MakesAndStoresThePlanThenReusesItWithoutReadingTheConfig) {
     ASSERT_TRUE(session.open());
     EXPECT_EQ(session.plan().graph.models, (std::vector<std::string>{"a", "b"}));
     EXPECT_EQ(session.plan().output_dir, p.dir / "build");
-    EXPECT_TRUE(p.disk.stat(p.state("plan").native()).exists);
+    EXPECT_TRUE(p.disk.stat(to_utf8(p.state("plan"))).exists);
   }
   EXPECT_EQ(p.config_reads(), 1);
   pipeline::BuildSession again(p.options(), p.registry);
@@ -80,7 +81,7 @@ TEST(BuildSession, WithoutWriteNothingIsWritten) {
   Project p;
   pipeline::BuildSession session(p.options(/*write=*/false), p.registry);
   ASSERT_TRUE(session.open());
-  EXPECT_FALSE(p.disk.stat((p.dir / "build").native()).exists);
+  EXPECT_FALSE(p.disk.stat(to_utf8(p.dir / "build")).exists);
 }
 
 TEST(BuildSession, AnOutputDirectoryHoldingTheProjectIsRefused) {
@@ -227,7 +228,7 @@ TEST(BuildSession, WithoutWriteDamagedContextsAreMadeAgainInMemoryOnly) {
 TEST(BuildSession, IntactContextsAreReadOnceAndANoOpBuildReadsThemNever) {
   Project p;
   p.build();
-  const std::string file = p.state(pipeline::kContextsFile).string();
+  const std::string file = test::FakeDisk::key(p.state(pipeline::kContextsFile));
   EXPECT_EQ(p.disk.reads[file], 0) << "the session that made the plan has its contexts in memory";
   p.build();
   EXPECT_EQ(p.disk.reads[file], 0) << "nothing ran and no report was written";
@@ -272,7 +273,7 @@ TEST(BuildSession, CleanRemovesTheRecordedFilesAndEmptyFoldersOnTheSessionsDisk)
   EXPECT_EQ(cleaned[0].others, (std::vector<std::string>{"notes.txt"}));
   EXPECT_TRUE(cleaned[1].dir_removed);
   EXPECT_EQ(p.disk.list_dir(a).size(), 1u);
-  EXPECT_FALSE(p.disk.stat(b.native()).exists);
+  EXPECT_FALSE(p.disk.stat(to_utf8(b)).exists);
 }
 
 // Models no longer configured, found through the session's disk: one the

@@ -15,12 +15,20 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/path_text.h"
 #include "store/disk.h"
 
 namespace winml::test {
 
 class FakeDisk : public store::DiskInterface {
  public:
+  // A path's key in the maps: its text as the engine writes it (UTF-8, '/'
+  // between names), whichever form the caller had (on Windows, `dir / name`
+  // puts a backslash in between).
+  static std::string key(const std::filesystem::path& p) { return to_utf8(p); }
+  static std::string key(const std::string& p) { return to_utf8(from_utf8(p)); }
+  static std::string key(const char* p) { return key(std::string(p)); }
+
   struct File {
     std::string data;
     store::FileStat stat;
@@ -38,22 +46,24 @@ class FakeDisk : public store::DiskInterface {
   mutable std::recursive_mutex mu;  // builds run nodes on several threads
 
   // Writes `data` with mtime = ctime = now (the file system's clock).
-  void put(const std::string& path, const std::string& data) {
+  void put(const std::string& given_path, const std::string& data) {
     std::lock_guard lock(mu);
+    const std::string path = key(given_path);
     File& f = files[path];
     f.data = data;
     f.stat.exists = true;
     f.stat.size = data.size();
     f.stat.mtime_ns = f.stat.ctime_ns = clock_ns;
     if (!f.stat.inode) f.stat.inode = next_inode++;
-    for (auto p = std::filesystem::path(path).parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
-      dirs.insert(p.string());
+    for (auto p = from_utf8(path).parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
+      dirs.insert(key(p));
   }
   void advance_ms(std::int64_t ms) { clock_ns += ms * 1'000'000; }
 
-  store::FileStat stat(const std::string& p) const override {
+  store::FileStat stat(const std::string& given_path) const override {
     ++stat_calls;
     std::lock_guard lock(mu);
+    const std::string p = key(given_path);
     auto it = files.find(p);
     if (it != files.end()) return it->second.stat;
     store::FileStat s;
@@ -71,18 +81,18 @@ class FakeDisk : public store::DiskInterface {
   }
   std::string read(const std::filesystem::path& p) const override {
     std::lock_guard lock(mu);
-    ++reads[p.string()];
+    ++reads[key(p)];
     return at(p).data;
   }
   mutable std::map<std::string, int> reads;  // per path
-  void write_atomic(const std::filesystem::path& p, std::string_view c) override { put(p.string(), std::string(c)); }
+  void write_atomic(const std::filesystem::path& p, std::string_view c) override { put(key(p), std::string(c)); }
   void rename(const std::filesystem::path& from, const std::filesystem::path& to) override {
     std::lock_guard lock(mu);
     File f = at(from);
-    files.erase(from.string());
+    files.erase(key(from));
     f.stat.ctime_ns = clock_ns;
-    files[to.string()] = f;
-    dirs.insert(to.parent_path().string());
+    files[key(to)] = f;
+    dirs.insert(key(to.parent_path()));
   }
   void sync_directory(const std::filesystem::path&) override {
     std::lock_guard lock(mu);
@@ -90,19 +100,19 @@ class FakeDisk : public store::DiskInterface {
   }
   void make_directories(const std::filesystem::path& dir) override {
     std::lock_guard lock(mu);
-    for (auto p = dir; !p.empty() && p != p.root_path(); p = p.parent_path()) dirs.insert(p.string());
+    for (auto p = dir; !p.empty() && p != p.root_path(); p = p.parent_path()) dirs.insert(key(p));
   }
   // A file, or an empty folder (as remove(3)).
   void remove(const std::filesystem::path& p) override {
     std::lock_guard lock(mu);
-    files.erase(p.string());
-    others.erase(p.string());
-    if (list_dir(p).empty()) dirs.erase(p.string());
+    files.erase(key(p));
+    others.erase(key(p));
+    if (list_dir(p).empty()) dirs.erase(key(p));
   }
   void remove_tree(const std::filesystem::path& dir) override {
     std::lock_guard lock(mu);
-    const std::string prefix = dir.string() + "/";
-    auto inside = [&](const std::string& path) { return path == dir.string() || path.rfind(prefix, 0) == 0; };
+    const std::string prefix = key(dir) + "/";
+    auto inside = [&](const std::string& path) { return path == key(dir) || path.rfind(prefix, 0) == 0; };
     std::erase_if(files, [&](const auto& f) { return inside(f.first); });
     std::erase_if(others, inside);
     std::erase_if(dirs, inside);
@@ -125,12 +135,12 @@ class FakeDisk : public store::DiskInterface {
     };
     auto a = std::make_unique<Appender>();
     a->disk = this;
-    a->path = p.string();
+    a->path = key(p);
     return a;
   }
   std::vector<std::string> list_files(const std::filesystem::path& dir) const override {
     std::lock_guard lock(mu);
-    const std::string prefix = dir.string() + "/";
+    const std::string prefix = key(dir) + "/";
     std::vector<std::string> out;
     for (const auto& [path, f] : files)
       if (path.rfind(prefix, 0) == 0) out.push_back(path.substr(prefix.size()));
@@ -138,7 +148,7 @@ class FakeDisk : public store::DiskInterface {
   }
   std::vector<store::DirEntry> list_dir(const std::filesystem::path& dir) const override {
     std::lock_guard lock(mu);
-    const std::string prefix = dir.string() + "/";
+    const std::string prefix = key(dir) + "/";
     std::map<std::string, store::EntryKind> found;  // sorted by name
     auto add = [&](const std::string& path, store::EntryKind kind) {
       if (path.size() <= prefix.size() || path.rfind(prefix, 0) != 0) return;
@@ -158,35 +168,36 @@ class FakeDisk : public store::DiskInterface {
   void link_or_copy(const std::filesystem::path& from, const std::filesystem::path& to) override {
     std::lock_guard lock(mu);
     File f = at(from);  // a hard link: the same inode and times
-    files[to.string()] = f;
-    for (auto p = to.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path()) dirs.insert(p.string());
+    files[key(to)] = f;
+    for (auto p = to.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path()) dirs.insert(key(p));
   }
   bool is_plain_file(const std::filesystem::path& p) const override {
     std::lock_guard lock(mu);
-    return files.count(p.string()) != 0;
+    return files.count(key(p)) != 0;
   }
   void touch(const std::filesystem::path& p) override {
     std::lock_guard lock(mu);
-    File& f = files[p.string()];
+    File& f = files[key(p)];
     f.stat.mtime_ns = f.stat.ctime_ns = clock_ns;
   }
   void make_read_only(const std::filesystem::path& p) override {
     std::lock_guard lock(mu);
-    read_only.insert(p.string());
+    read_only.insert(key(p));
   }
   bool remove_file(const std::filesystem::path& p) override {
     std::lock_guard lock(mu);
-    return files.erase(p.string()) + others.erase(p.string()) != 0;
+    return files.erase(key(p)) + others.erase(key(p)) != 0;
   }
   std::filesystem::path resolve(const std::filesystem::path& p) const override {
-    return (p.is_absolute() ? p : std::filesystem::path("/") / p).lexically_normal();
+    // Absolute as the system makes a path absolute (on Windows, "/x" is on the current drive).
+    return std::filesystem::absolute(p.has_root_directory() ? p : std::filesystem::path("/") / p).lexically_normal();
   }
   std::set<std::string> read_only;
 
  private:
   const File& at(const std::filesystem::path& p) const {
-    auto it = files.find(p.string());
-    if (it == files.end()) throw InputError(file_error(p.string(), "no such file (in the fake disk)"));
+    auto it = files.find(key(p));
+    if (it == files.end()) throw InputError(file_error(key(p), "no such file (in the fake disk)"));
     return it->second;
   }
 };

@@ -83,7 +83,7 @@ struct FakeProject {
             .disk = &disk,
             .take_lock = false};
   }
-  int config_reads() { return disk.reads[(dir / "winml.toml").string()]; }
+  int config_reads() { return disk.reads[FakeDisk::key(dir / "winml.toml")]; }
   std::filesystem::path state(const std::string& file) { return dir / "build" / pipeline::kStateDir / file; }
 };
 
