@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Runs a Windows x64 program under Wine 8: the CMAKE_CROSSCOMPILING_EMULATOR
+# of scripts/windows/toolchain.cmake, so ctest, gtest_discover_tests and
+# custom commands run the cross-built executables through it.
+#
+#   wine-run.sh PROGRAM.exe [ARGS...]
+#
+# - Wine's binary is /usr/lib/wine/wine64 (Debian's wine64 package; not on
+#   PATH without the `wine` package). WINML_WINE overrides it.
+# - The programs run in a Wine prefix of their own, never ~/.wine:
+#   $WINML_WINEPREFIX, else
+#   ${WINML_WINDOWS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/winml-make/windows}/wineprefix.
+#   It is made on first use (wineboot, about 3.5 s and 0.7 GB) under a lock, so
+#   that parallel ctest jobs starting at once make it once; later runs start
+#   in about 0.4 s.
+# - WINEDEBUG=-all (Wine's own diagnostics would mix with the program's
+#   stderr) and winedbg disabled: a crashing program exits with its exception
+#   code at once instead of starting Wine's debugger.
+# - stdin, stdout and stderr are the program's; wine64 exits with the
+#   program's exit code (its low 8 bits, as any Unix exit status: an access
+#   violation, 0xC0000005, is 5).
+# The executables of the Windows build link libgcc, libstdc++ and winpthread
+# statically (toolchain.cmake), so no WINEPATH is needed to find MinGW DLLs.
+set -euo pipefail
+
+if [ $# -lt 1 ]; then
+  echo "usage: wine-run.sh PROGRAM.exe [ARGS...]" >&2
+  exit 2
+fi
+
+wine=${WINML_WINE:-/usr/lib/wine/wine64}
+if [ ! -x "$wine" ]; then
+  echo "wine-run: $wine not found: install Debian's wine64 package (scripts/install-deps.sh)" >&2
+  exit 127
+fi
+cache=${WINML_WINDOWS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/winml-make/windows}
+export WINEPREFIX=${WINML_WINEPREFIX:-$cache/wineprefix}
+export WINEARCH=win64
+export WINEDEBUG=-all
+unset WINELOADERNOEXEC WINESERVER
+
+# The prefix is ready once its marker exists (written after wineboot and
+# wineserver have finished). A killed first run leaves no marker and the next
+# run makes the prefix again.
+if [ ! -f "$WINEPREFIX/.winml-ready" ]; then
+  mkdir -p "$(dirname "$WINEPREFIX")"
+  exec 9>"$WINEPREFIX.lock"
+  flock 9
+  if [ ! -f "$WINEPREFIX/.winml-ready" ]; then
+    rm -rf "$WINEPREFIX"
+    # mscoree/mshtml disabled: no offer to install Wine Mono or Gecko (the
+    # programs here need neither); wineboot's chatter goes to a log.
+    if ! WINEDLLOVERRIDES="mscoree,mshtml=d;winedbg.exe=d" "$wine" wineboot --init \
+      >"$WINEPREFIX.log" 2>&1; then
+      echo "wine-run: making the Wine prefix $WINEPREFIX failed (see $WINEPREFIX.log)" >&2
+      exit 125
+    fi
+    # wineboot returns before the prefix is written out; the server's exit is
+    # the end of it.
+    "$(dirname "$wine")/wineserver" -w
+    touch "$WINEPREFIX/.winml-ready"
+  fi
+  flock -u 9
+  exec 9>&-
+fi
+
+export WINEDLLOVERRIDES="winedbg.exe=d${WINEDLLOVERRIDES:+;$WINEDLLOVERRIDES}"
+
+# The wineserver and the session's system processes (services.exe,
+# winedevice.exe, ...) live about 3 s past the last program and keep the
+# stderr of the program that started them: ctest, which reads a test's
+# output until every writer has closed it, would wait those 3 s after each
+# test (and a warm-looking run would start a new session each time). So when
+# no server runs (exit 0: this call started one), the session is started
+# with stdio on /dev/null by a trivial program first; the program then runs
+# in it, and the next test within 3 s finds it warm.
+if "$(dirname "$wine")/wineserver" </dev/null >/dev/null 2>&1; then
+  "$wine" cmd.exe /c exit </dev/null >/dev/null 2>&1 || true
+fi
+exec "$wine" "$@"
