@@ -59,9 +59,9 @@ bool make_symlink(const std::filesystem::path& target, const std::filesystem::pa
 }  // namespace winml::test
 
 // Skips the rest of a test where no symbolic link can be made.
-#define WINML_MAKE_SYMLINK_OR_SKIP(target, link)                                           \
-  do {                                                                                     \
-    std::string why_no_symlink;                                                            \
-    if (!::winml::test::make_symlink((target), (link), why_no_symlink))                    \
-      GTEST_SKIP() << "no symbolic link can be made here: " << why_no_symlink;             \
+#define WINML_MAKE_SYMLINK_OR_SKIP(target, link)                               \
+  do {                                                                         \
+    std::string why_no_symlink;                                                \
+    if (!::winml::test::make_symlink((target), (link), why_no_symlink))        \
+      GTEST_SKIP() << "no symbolic link can be made here: " << why_no_symlink; \
   } while (0)

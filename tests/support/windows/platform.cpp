@@ -46,9 +46,9 @@ bool mapped_in_this_process(const std::filesystem::path& file) {
     wchar_t name[MAX_PATH * 2];
     const DWORD n = GetMappedFileNameW(GetCurrentProcess(), info.BaseAddress, name, MAX_PATH * 2);
     const std::wstring mapped(name, n);
-    if (mapped.size() >= tail.size() && CompareStringOrdinal(mapped.data() + mapped.size() - tail.size(),
-                                                             static_cast<int>(tail.size()), tail.data(),
-                                                             static_cast<int>(tail.size()), TRUE) == CSTR_EQUAL)
+    if (mapped.size() >= tail.size() &&
+        CompareStringOrdinal(mapped.data() + mapped.size() - tail.size(), static_cast<int>(tail.size()), tail.data(),
+                             static_cast<int>(tail.size()), TRUE) == CSTR_EQUAL)
       return true;
   }
   return false;
