@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "base/memory_pages.h"
 #include "support/compile_util.h"
 #include "model/model_io.h"
 #include "runtime/errors.h"
@@ -99,7 +100,7 @@ TEST(RefBlob, PackedWeightsAreStoredAndLoadingPacksNothing) {
   ASSERT_FALSE(p.plan->packed.empty()) << "the MatMul's constant weights are packed at plan time";
   std::string blob = blob_of(p);
   // A 64-byte aligned copy, as a mapped sidecar is: the panels are used in place.
-  std::shared_ptr<char> aligned(static_cast<char*>(std::aligned_alloc(64, (blob.size() + 63) / 64 * 64)), std::free);
+  std::shared_ptr<char> aligned(static_cast<char*>(aligned_allocate((blob.size() + 63) / 64 * 64, 64)), aligned_free);
   std::memcpy(aligned.get(), blob.data(), blob.size());
   auto loaded = rb::load_plan(std::string_view(aligned.get(), blob.size()), aligned, "blob");
   ASSERT_EQ(loaded->packed.size(), p.plan->packed.size()) << "every stored panel was handed to a kernel";
@@ -130,7 +131,7 @@ TEST(RefBlob, PanelsOfAnOddExtentOverSeveralSlabsRoundTrip) {
   EXPECT_LT(w.kc, w.k) << "several slabs";
   const std::string blob = blob_of(p);
   EXPECT_EQ(blob, blob_of(planned()));
-  std::shared_ptr<char> aligned(static_cast<char*>(std::aligned_alloc(64, (blob.size() + 63) / 64 * 64)), std::free);
+  std::shared_ptr<char> aligned(static_cast<char*>(aligned_allocate((blob.size() + 63) / 64 * 64, 64)), aligned_free);
   std::memcpy(aligned.get(), blob.data(), blob.size());
   auto loaded = rb::load_plan(std::string_view(aligned.get(), blob.size()), aligned, "blob");
   ASSERT_EQ(loaded->packed.size(), 1u);

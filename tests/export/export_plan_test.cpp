@@ -1,15 +1,15 @@
 // The export command rule, run for real.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <cstdlib>
 #include <map>
 
 #include "base/error.h"
+#include "base/path_text.h"
+#include "base/this_process.h"
 #include "export/export_plan.h"
 #include "model/model_io.h"
 #include "support/model_builder.h"
+#include "support/platform.h"
 #include "support/temp_dir.h"
 
 using namespace winml;
@@ -23,14 +23,13 @@ config::ExportConfig command_config(std::vector<std::string> command) {
 }
 
 // The variables a stage would be given: here, the whole process environment.
-std::map<std::string, std::string> process_env() {
-  std::map<std::string, std::string> out;
-  for (char** e = environ; *e; ++e) {
-    std::string kv(*e);
-    auto eq = kv.find('=');
-    if (eq != std::string::npos) out[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  return out;
+std::map<std::string, std::string> process_env() { return environment_variables(); }
+
+// The export command: winml_test_command's steps (support/test_command.cpp),
+// the same program on every system.
+std::vector<std::string> test_command(std::vector<std::string> steps) {
+  steps.insert(steps.begin(), to_utf8(test::test_command()));
+  return steps;
 }
 
 void write_model(const fs::path& p) {
@@ -49,7 +48,8 @@ TEST(ExportPlan, InputsExpandSortedAndEnvIsRead) {
   auto cfg = command_config({"python3", "export.py", "{output}"});
   cfg.inputs = {"weights/*.pt", "export.py"};
   cfg.env = {"WINML_TEST_EXPORT_VAR"};
-  ::setenv("WINML_TEST_EXPORT_VAR", "value-1", 1);
+  test::ScopedEnvironment env;
+  env.set("WINML_TEST_EXPORT_VAR", "value-1");
   auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml", process_env());
   EXPECT_EQ(plan.input_files, (std::vector<std::string>{"export.py", "weights/a.pt", "weights/b.pt"}));
   EXPECT_EQ(plan.env.at("WINML_TEST_EXPORT_VAR"), "value-1");
@@ -70,10 +70,9 @@ TEST(ExportPlan, BadDeclarationsAreInputErrors) {
 TEST(ExportPlan, CommandRunsWithOnlyDeclaredEnvironment) {
   test::TempDir dir;
   write_model(dir / "src.onnx");
-  ::setenv("WINML_TEST_PASSED", "yes", 1);
-  ::setenv("WINML_TEST_HIDDEN", "no", 1);
-  auto cfg =
-      command_config({"/bin/sh", "-c", "cp src.onnx \"$1\" && env > env.txt && echo exported", "sh", "{output}"});
+  test::ScopedEnvironment variables;
+  variables.set("WINML_TEST_PASSED", "yes").set("WINML_TEST_HIDDEN", "no");
+  auto cfg = command_config(test_command({"copy", "src.onnx", "{output}", "env", "env.txt", "print", "exported"}));
   cfg.env = {"WINML_TEST_PASSED"};
   auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml", process_env());
   exporting::run_export(plan, dir.path(), dir / "build" / "export.onnx", dir / "build" / "export.log");
@@ -89,7 +88,7 @@ TEST(ExportPlan, CommandRunsWithOnlyDeclaredEnvironment) {
 
 TEST(ExportPlan, FailureShowsCommandExitCodeAndLogTail) {
   test::TempDir dir;
-  auto cfg = command_config({"/bin/sh", "-c", "echo line-one; echo the-real-problem >&2; exit 7"});
+  auto cfg = command_config(test_command({"print", "line-one", "eprint", "the-real-problem", "exit", "7"}));
   auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml", process_env());
   try {
     exporting::run_export(plan, dir.path(), dir / "build" / "export.onnx", dir / "build" / "export.log");
@@ -97,7 +96,7 @@ TEST(ExportPlan, FailureShowsCommandExitCodeAndLogTail) {
   } catch (const BuildError& e) {
     std::string msg = e.what();
     EXPECT_NE(msg.find("exit code 7"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("/bin/sh -c"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("print line-one eprint the-real-problem exit 7"), std::string::npos) << msg;
     EXPECT_NE(msg.find("the-real-problem"), std::string::npos) << msg;
   }
   EXPECT_FALSE(fs::exists(dir / "build" / "export.onnx"));
@@ -105,10 +104,10 @@ TEST(ExportPlan, FailureShowsCommandExitCodeAndLogTail) {
 
 TEST(ExportPlan, MissingOrUnusableOutputIsAFailure) {
   test::TempDir dir;
-  auto silent = exporting::plan_export(command_config({"true"}), dir.path(), "winml.toml", process_env());
+  auto silent = exporting::plan_export(command_config(test_command({})), dir.path(), "winml.toml", process_env());
   EXPECT_THROW(exporting::run_export(silent, dir.path(), dir / "b" / "export.onnx", dir / "b" / "log"), BuildError);
-  auto garbage = exporting::plan_export(command_config({"/bin/sh", "-c", "echo junk > \"$1\"", "sh", "{output}"}),
-                                        dir.path(), "winml.toml", process_env());
+  auto garbage = exporting::plan_export(command_config(test_command({"write", "{output}", "junk"})), dir.path(),
+                                        "winml.toml", process_env());
   EXPECT_THROW(exporting::run_export(garbage, dir.path(), dir / "b" / "export.onnx", dir / "b" / "log"), BuildError);
   EXPECT_FALSE(fs::exists(dir / "b" / "export.onnx"));
 }

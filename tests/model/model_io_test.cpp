@@ -118,17 +118,25 @@ TEST(ModelIo, ResavingInPlaceAndShrinkingRemovesStaleSidecar) {
   test::TempDir dir;
   SaveOptions ext;
   ext.external = ExternalData::kAlways;
-  Model m = in_memory(test::linear_model(128, 64), dir / "m.onnx");
-  auto expected = initializer_bytes(m);
-  save_model(m, dir / "m.onnx", ext);
+  // (Each model below reads the sidecar it saved, and lets go of it before
+  // the next replaces or removes the file: Windows does neither to a file
+  // this process has mapped.)
+  std::vector<std::string> expected;
+  {
+    Model m = in_memory(test::linear_model(128, 64), dir / "m.onnx");
+    expected = initializer_bytes(m);
+    save_model(m, dir / "m.onnx", ext);
+  }
   ASSERT_TRUE(fs::exists(dir / "m.onnx.data"));
-
-  Model loaded = load_model(dir / "m.onnx");
-  save_model(loaded, dir / "m.onnx", ext);  // overwrite itself while reading from its own sidecar
+  {
+    Model loaded = load_model(dir / "m.onnx");
+    save_model(loaded, dir / "m.onnx", ext);  // overwrite itself while reading from its own sidecar
+  }
   EXPECT_EQ(initializer_bytes(load_model(dir / "m.onnx")), expected);
-
-  Model again = load_model(dir / "m.onnx");
-  save_model(again, dir / "m.onnx");  // small: inline
+  {
+    Model again = load_model(dir / "m.onnx");
+    save_model(again, dir / "m.onnx");  // small: inline
+  }
   EXPECT_FALSE(fs::exists(dir / "m.onnx.data"));
   EXPECT_EQ(initializer_bytes(load_model(dir / "m.onnx")), expected);
 }

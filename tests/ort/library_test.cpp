@@ -3,13 +3,15 @@
 // errors for paths that are not ORT; OrtStatus to InputError/BuildError.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <optional>
 
 #include "base/error.h"
+#include "base/path_text.h"
+#include "base/system_names.h"
 #include "ort/handle.h"
 #include "ort/library.h"
 #include "ort/status.h"
+#include "support/platform.h"
 #include "support/temp_dir.h"
 
 namespace winml {
@@ -57,8 +59,10 @@ TEST(OrtLibrary, LoadsBothFetchedVersionsSideBySide) {
 TEST(OrtLibrary, OpensEachFileOnce) {
   const ort::Library& a = ort::load(kOrt129);
   EXPECT_EQ(&a, &ort::load(kOrt129));
-  // The soname link and the file it names are one library.
-  EXPECT_EQ(&a, &ort::load(kOrt129.parent_path() / "libonnxruntime.so"));
+  // Another path to the same file is the same library.
+  EXPECT_EQ(&a, &ort::load(kOrt129.parent_path() / ".." / kOrt129.parent_path().filename() / kOrt129.filename()));
+  // So is the soname link beside it (Linux's layout).
+  if (test::on_posix()) EXPECT_EQ(&a, &ort::load(kOrt129.parent_path() / "libonnxruntime.so"));
   EXPECT_EQ(a.env(), ort::load(kOrt129).env());
 }
 
@@ -66,7 +70,11 @@ TEST(OrtLibrary, MissingFileIsAnInputErrorNamingIt) {
   test::TempDir dir;
   const std::string m = input_error_of([&] { ort::load(dir / "libonnxruntime.so.1"); });
   EXPECT_EQ(m.rfind((dir / "libonnxruntime.so.1").string() + ": no such file", 0), 0u) << m;
-  fs::create_symlink(dir / "gone.so", dir / "dangling.so");
+}
+
+TEST(OrtLibrary, ADanglingSymbolicLinkIsAnInputErrorSayingSo) {
+  test::TempDir dir;
+  WINML_MAKE_SYMLINK_OR_SKIP(dir / "gone.so", dir / "dangling.so");
   EXPECT_NE(input_error_of([&] { ort::load(dir / "dangling.so"); }).find("symbolic link"), std::string::npos);
 }
 
@@ -79,10 +87,10 @@ TEST(OrtLibrary, AFileThatIsNotALibraryIsAnInputError) {
 }
 
 TEST(OrtLibrary, ALibraryThatIsNotOrtIsAnInputError) {
-  // A real shared library without OrtGetApiBase: the runtime's own libm.
-  const fs::path libm = "/lib/x86_64-linux-gnu/libm.so.6";
-  ASSERT_TRUE(fs::exists(libm));
-  const std::string m = input_error_of([&] { ort::load(libm); });
+  // A real shared library without OrtGetApiBase: the C runtime's libm, or Windows' kernel32.dll.
+  const fs::path library = test::a_system_library();
+  ASSERT_TRUE(fs::exists(library)) << library;
+  const std::string m = input_error_of([&] { ort::load(library); });
   EXPECT_NE(m.find("is not ONNX Runtime"), std::string::npos) << m;
 }
 
@@ -94,7 +102,8 @@ TEST(OrtStatus, BadInputIsAnInputErrorAndFailuresBuildErrors) {
   test::TempDir dir;
   ort::Handle<OrtSession> session(api.ReleaseSession);
   // A model file that is not there: ORT_NO_SUCHFILE.
-  const std::string missing = (dir / "missing.onnx").string();
+  // (The path as ORT takes it: ORTCHAR_T, UTF-16 on Windows.)
+  const fs::path missing = dir / "missing.onnx";
   std::string m = input_error_of([&] {
     ort::check(api, api.CreateSession(lib.env(), missing.c_str(), options.get(), session.out()), "missing.onnx");
   });
@@ -102,7 +111,7 @@ TEST(OrtStatus, BadInputIsAnInputErrorAndFailuresBuildErrors) {
   EXPECT_GT(m.size(), std::string("missing.onnx: ").size());
   // Bytes that are not a model: ORT_INVALID_PROTOBUF.
   test::write_text(dir / "bad.onnx", "\xff\xff\xff garbage");
-  const std::string bad = (dir / "bad.onnx").string();
+  const fs::path bad = dir / "bad.onnx";
   m = input_error_of(
       [&] { ort::check(api, api.CreateSession(lib.env(), bad.c_str(), options.get(), session.out()), "bad.onnx"); });
   EXPECT_EQ(m.rfind("bad.onnx: ", 0), 0u) << m;
@@ -117,24 +126,23 @@ TEST(OrtStatus, BadInputIsAnInputErrorAndFailuresBuildErrors) {
 }
 
 TEST(OrtLibrary, DefaultPathFollowsTheCacheVariables) {
-  struct Restore {
-    std::string name;
-    std::optional<std::string> value;
-    ~Restore() { value ? ::setenv(name.c_str(), value->c_str(), 1) : ::unsetenv(name.c_str()); }
-  };
-  std::vector<Restore> restore;
-  for (const auto& name : ort::default_library_environment()) {
-    const char* v = std::getenv(name.c_str());
-    restore.push_back({name, v ? std::optional<std::string>(v) : std::nullopt});
+  test::ScopedEnvironment env;
+  for (const auto& name : ort::default_library_environment()) env.unset(name);
+  const fs::path in_cache = from_utf8(system_names::kOrtLibraryInCache);
+  if (test::on_posix()) {
+    env.set("HOME", "/h");
+    EXPECT_EQ(ort::default_library_path(), "/h/.cache/winml-make/ort/1.29.0/lib/libonnxruntime.so.1");
+    env.set("XDG_CACHE_HOME", "/x");
+    EXPECT_EQ(ort::default_library_path(), "/x/winml-make/ort/1.29.0/lib/libonnxruntime.so.1");
+  } else {
+    env.set("LOCALAPPDATA", "C:\\l");
+    EXPECT_EQ(ort::default_library_path(), "C:\\l\\winml-make\\ort\\1.29.0\\win-x64\\onnxruntime.dll");
   }
-  ::setenv("HOME", "/h", 1);
-  ::unsetenv("XDG_CACHE_HOME");
-  ::unsetenv("WINML_ORT_CACHE");
-  EXPECT_EQ(ort::default_library_path(), "/h/.cache/winml-make/ort/1.29.0/lib/libonnxruntime.so.1");
-  ::setenv("XDG_CACHE_HOME", "/x", 1);
-  EXPECT_EQ(ort::default_library_path(), "/x/winml-make/ort/1.29.0/lib/libonnxruntime.so.1");
-  ::setenv("WINML_ORT_CACHE", "/o", 1);
-  EXPECT_EQ(ort::default_library_path(), "/o/1.29.0/lib/libonnxruntime.so.1");
+  env.set("WINML_ORT_CACHE", "/o");
+  EXPECT_EQ(ort::default_library_path(), fs::path("/o") / "1.29.0" / in_cache);
+  // Read as UTF-8 whatever the system's code page.
+  env.set("WINML_ORT_CACHE", "/\u00f6\u4e2d");
+  EXPECT_EQ(ort::default_library_path(), from_utf8("/\u00f6\u4e2d") / "1.29.0" / in_cache);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // and the auto loop driven by fake optimize and analyze stages.
 #include <gtest/gtest.h>
 
+#include "base/path_text.h"
 #include "stages/builtin.h"
 #include "stages/save_options.h"
 #include "config/project.h"
@@ -15,6 +16,7 @@
 #include "pipeline/registry.h"
 #include "store/digest.h"
 #include "support/fake_pipeline.h"
+#include "support/platform.h"
 #include "support/temp_dir.h"
 
 using namespace winml;
@@ -163,9 +165,11 @@ TEST(Plan, AStageSeesOnlyWhatItDeclared) {
   test::TempDir dir;
   auto project = load(dir, "[model]\nsource = \"a.onnx\"\n[quantize]\nsamples = 3\n[compile]\nembed = true\n");
   pipeline::Declarations d{.config = {"quantize", "compile.ep"}, .rules = {"ep/cpu.toml"}};
-  ::setenv("WINML_TEST_UNDECLARED", "x", 1);
-  auto view = pipeline::declared_view(d, project.models[0]);
-  ::unsetenv("WINML_TEST_UNDECLARED");
+  auto view = [&] {
+    test::ScopedEnvironment env;
+    env.set("WINML_TEST_UNDECLARED", "x");
+    return pipeline::declared_view(d, project.models[0]);
+  }();
   EXPECT_EQ(view.config.quantize.samples, 3);
   EXPECT_EQ(view.config.compile.ep, "cpu");
   EXPECT_FALSE(view.config.compile.embed);                      // not declared: empty, not the project's value
@@ -244,9 +248,11 @@ TEST(Plan, MemoKeyFollowsTheConfigFileAndTheEnvironment) {
   pipeline::PlanSource src{dir.path(), dir / "winml.toml", {}};
   auto k1 = pipeline::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"});
   EXPECT_EQ(k1, pipeline::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"}));
-  ::setenv("WINML_TEST_FLAVOR", "x", 1);
-  auto k2 = pipeline::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"});
-  ::unsetenv("WINML_TEST_FLAVOR");
+  auto k2 = [&] {
+    test::ScopedEnvironment env;
+    env.set("WINML_TEST_FLAVOR", "x");
+    return pipeline::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"});
+  }();
   EXPECT_NE(k1, k2);
   test::write_text(dir / "winml.toml", "[model]\nsource = \"b.onnx\"\n");
   EXPECT_NE(k1, pipeline::plan_memo_key(src, stages::builtin_stages(), stats, {"WINML_TEST_FLAVOR"}));
@@ -272,6 +278,10 @@ TEST(Plan, MemoKeyFollowsTheFilesStagesProbed) {
 }
 
 TEST(Plan, AnOrtBackendDeclaresWhatOnnxRuntimeReports) {
+  // The default library is the one this build fetched (<cache>/1.29.0/<library in the cache>),
+  // wherever this system's default cache is.
+  test::ScopedEnvironment env;
+  env.set("WINML_ORT_CACHE", to_utf8(fs::path(WINML_ORT_LIBRARY_1_29).parent_path().parent_path().parent_path()));
   test::TempDir dir;
   auto project = load(dir, "[model]\nsource = \"a.onnx\"\n[compile]\nep = \"cpu\"\nbackend = \"ort\"\n");
   auto plan = pipeline::make_plan(project, stages::builtin_stages(), dir / "out");

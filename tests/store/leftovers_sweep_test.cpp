@@ -2,11 +2,11 @@
 // DiskInterface: on the fake disk, whose paths exist nowhere on the real
 // file system, a sweep that walked the real one would find nothing.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 
 #include "base/atomic_file.h"
+#include "base/this_process.h"
 #include "store/cache.h"
 #include "support/fake_disk.h"
 
@@ -16,7 +16,7 @@ namespace {
 
 // No process has this pid (above any pid_max), so its temporaries are abandoned.
 const std::string kDeadWriter = std::string(kTempMarker) + "99999999";
-const std::string kLiveWriter = std::string(kTempMarker) + std::to_string(::getpid());
+const std::string kLiveWriter = std::string(kTempMarker) + std::to_string(current_process_id());
 
 const std::string kRoot = "/fake/cache";
 const std::string kBlob = kRoot + "/cas/ab/ab" + std::string(62, '0');

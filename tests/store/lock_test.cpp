@@ -2,14 +2,15 @@
 // working and, when it lets go, that it is done; one killed while holding it
 // leaves "working" for the next holder to find.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 
+#include "base/path_text.h"
+#include "base/this_process.h"
 #include "store/lock.h"
+#include "support/platform.h"
 #include "support/temp_dir.h"
 
 using namespace winml;
@@ -32,7 +33,7 @@ TEST(DirectoryLock, AHolderThatLetsGoSaysItIsDone) {
     auto first = store::DirectoryLock::acquire(file, nullptr);
     ASSERT_TRUE(first);
     EXPECT_FALSE(first->last_holder_was_killed());  // a new file
-    EXPECT_EQ(text_of(file).find("pid " + std::to_string(::getpid())), 0u);
+    EXPECT_EQ(text_of(file).find("pid " + std::to_string(current_process_id())), 0u);
     EXPECT_NE(text_of(file).find("working"), std::string::npos);
   }
   EXPECT_NE(text_of(file).find("done"), std::string::npos);
@@ -41,18 +42,22 @@ TEST(DirectoryLock, AHolderThatLetsGoSaysItIsDone) {
 }
 
 TEST(DirectoryLock, AHolderKilledWhileWorkingIsNoticedByTheNext) {
-  test::TempDir dir;
-  const auto file = dir / "lock";
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    auto held = store::DirectoryLock::acquire(file, nullptr);
-    ::kill(::getpid(), SIGKILL);  // no destructor runs, as when a build is killed
-    ::_exit(1);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFSIGNALED(status));
+  // The holder is a death test's child. On Windows that child is this test
+  // run again in a new process: it finds the lock file in the environment
+  // rather than making a folder of its own.
+  constexpr const char* kLockFile = "WINML_TEST_KILLED_HOLDERS_LOCK";
+  const std::optional<std::string> given = environment_variable(kLockFile);
+  std::optional<test::TempDir> dir;
+  if (!given) dir.emplace();
+  const auto file = given ? from_utf8(*given) : *dir / "lock";
+  test::ScopedEnvironment env;
+  env.set(kLockFile, to_utf8(file));
+  EXPECT_EXIT(
+      {
+        auto held = store::DirectoryLock::acquire(file, nullptr);
+        test::kill_this_process();  // no destructor runs, as when a build is killed
+      },
+      test::killed, "");
   auto next = store::DirectoryLock::acquire(file, nullptr);
   EXPECT_TRUE(next->last_holder_was_killed());
   next.reset();
