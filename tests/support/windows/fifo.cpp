@@ -6,13 +6,17 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "base/this_process.h"
 
 namespace winml::test {
 
 // Serves the pipe: each client that connects (one that only looks at it, or
-// one that writes) gets an instance, and what it writes is kept.
+// one that writes) gets an instance, and what it writes is kept. The next
+// instance waits while one is read, as a FIFO takes any number of opens: a
+// client opening the pipe right after another (a look, then the write)
+// never finds it busy.
 struct Fifo::Reader {
   std::wstring name;
   std::mutex mu;
@@ -20,21 +24,31 @@ struct Fifo::Reader {
   std::atomic<bool> stop{false};
   std::thread thread;
 
+  void read(HANDLE pipe) {
+    char buffer[65536];
+    DWORD n = 0;
+    while (ReadFile(pipe, buffer, sizeof buffer, &n, nullptr) && n > 0) {
+      std::lock_guard lock(mu);
+      data.append(buffer, n);
+    }
+    DisconnectNamedPipe(pipe);
+    CloseHandle(pipe);
+  }
+
   void serve() {
+    std::vector<std::thread> clients;
     while (!stop) {
       HANDLE pipe = CreateNamedPipeW(name.c_str(), PIPE_ACCESS_INBOUND, PIPE_TYPE_BYTE | PIPE_WAIT,
                                      PIPE_UNLIMITED_INSTANCES, 1 << 16, 1 << 16, 0, nullptr);
-      if (pipe == INVALID_HANDLE_VALUE) return;
+      if (pipe == INVALID_HANDLE_VALUE) break;
       const bool connected = ConnectNamedPipe(pipe, nullptr) || GetLastError() == ERROR_PIPE_CONNECTED;
-      char buffer[65536];
-      DWORD n = 0;
-      while (connected && !stop && ReadFile(pipe, buffer, sizeof buffer, &n, nullptr) && n > 0) {
-        std::lock_guard lock(mu);
-        data.append(buffer, n);
+      if (!connected || stop) {
+        CloseHandle(pipe);
+        continue;
       }
-      DisconnectNamedPipe(pipe);
-      CloseHandle(pipe);
+      clients.emplace_back([this, pipe] { read(pipe); });
     }
+    for (auto& c : clients) c.join();
   }
 };
 
