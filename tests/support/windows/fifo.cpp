@@ -21,6 +21,7 @@ struct Fifo::Reader {
   std::wstring name;
   std::mutex mu;
   std::string data;
+  int reading = 0;  // connections whose client has not closed its end yet
   std::atomic<bool> stop{false};
   std::thread thread;
 
@@ -33,6 +34,8 @@ struct Fifo::Reader {
     }
     DisconnectNamedPipe(pipe);
     CloseHandle(pipe);
+    std::lock_guard lock(mu);
+    --reading;
   }
 
   void serve() {
@@ -41,10 +44,17 @@ struct Fifo::Reader {
       HANDLE pipe = CreateNamedPipeW(name.c_str(), PIPE_ACCESS_INBOUND, PIPE_TYPE_BYTE | PIPE_WAIT,
                                      PIPE_UNLIMITED_INSTANCES, 1 << 16, 1 << 16, 0, nullptr);
       if (pipe == INVALID_HANDLE_VALUE) break;
-      const bool connected = ConnectNamedPipe(pipe, nullptr) || GetLastError() == ERROR_PIPE_CONNECTED;
+      // (A client may connect before ConnectNamedPipe, and even write and
+      // close: ERROR_NO_DATA, its bytes still there to read.)
+      const bool connected = ConnectNamedPipe(pipe, nullptr) || GetLastError() == ERROR_PIPE_CONNECTED ||
+                             GetLastError() == ERROR_NO_DATA;
       if (!connected || stop) {
         CloseHandle(pipe);
         continue;
+      }
+      {
+        std::lock_guard lock(mu);
+        ++reading;
       }
       clients.emplace_back([this, pipe] { read(pipe); });
     }
@@ -71,11 +81,17 @@ Fifo::~Fifo() {
 }
 
 std::string Fifo::drain() {
-  // What a writer that has closed its end wrote is read by now: give the
-  // thread a moment for the last bytes.
-  Sleep(50);
-  std::lock_guard lock(reader_->mu);
-  return std::move(reader_->data);
+  // What writers that have closed their end wrote is in the pipe: wait until
+  // it is read, up to a few seconds for the first bytes to be taken in.
+  const ULONGLONG deadline = GetTickCount64() + 5000;
+  for (;;) {
+    {
+      std::lock_guard lock(reader_->mu);
+      if ((reader_->reading == 0 && !reader_->data.empty()) || GetTickCount64() > deadline)
+        return std::move(reader_->data);
+    }
+    Sleep(10);
+  }
 }
 
 }  // namespace winml::test
