@@ -2,8 +2,9 @@
 
 #include "base/atomic_file.h"
 #include "base/error.h"
-#include "remote/crypto_api.h"
+#include "base/path_text.h"
 #include "remote/sha256.h"
+#include "remote/signing_primitives.h"
 #include "store/record_io.h"
 
 namespace winml::remote {
@@ -11,10 +12,6 @@ namespace winml::remote {
 namespace {
 
 constexpr std::size_t kMinSecretBytes = 32;
-constexpr std::size_t kEd25519SignatureBytes = 64;
-constexpr int kEd25519Id = 1087;  // NID_ED25519 / EVP_PKEY_ED25519
-
-EVP_PKEY* as_pkey(void* p) { return static_cast<EVP_PKEY*>(p); }
 
 std::string to_hex(std::string_view bytes) {
   static const char* digits = "0123456789abcdef";
@@ -35,108 +32,66 @@ std::optional<std::string> from_hex(std::string_view hex) {
   return out;
 }
 
-// PEM reading never asks for a pass phrase (OpenSSL's default would prompt
-// on the terminal): an encrypted key fails to load instead.
-int no_passphrase(char*, int, int, void*) { return -1; }
-
-// Runs `op` on a fresh digest context (Ed25519 signs in one shot).
-template <class Op>
-bool with_md_ctx(Op op) {
-  EVP_MD_CTX* ctx = crypto_api().md_ctx_new();
-  if (!ctx) return false;
-  const bool ok = op(ctx);
-  crypto_api().md_ctx_free(ctx);
-  signing_api().clear_errors();
-  return ok;
-}
+// A key file's text, wiped when it goes out of scope whatever happens.
+struct WipedText {
+  std::string text;
+  ~WipedText() {
+    if (!text.empty()) signing::wipe(text.data(), text.size());
+  }
+};
 
 }  // namespace
 
 std::shared_ptr<const EntryKey> EntryKey::load(const std::filesystem::path& file) {
-  const std::string name = file.string();
-  std::string text;
+  const std::string name = to_utf8(file);
+  WipedText key_text;
+  std::string& text = key_text.text;
   try {
     text = read_file(file);
   } catch (const InputError&) {
     throw InputError(file_error(name, "cannot read this cache signing key file"));
   }
   std::shared_ptr<EntryKey> key(new EntryKey());
-  const SigningApi& api = signing_api();
   if (text.find("-----BEGIN ") != std::string::npos) {
     if (text.find("-----BEGIN ENCRYPTED PRIVATE KEY-----") != std::string::npos)
       throw InputError(file_error(name, "an encrypted private key: store the Ed25519 key without a pass phrase"));
     key->private_ = text.find("-----BEGIN PRIVATE KEY-----") != std::string::npos;
-    BIO* bio = api.bio_new_mem_buf(text.data(), static_cast<int>(text.size()));
-    EVP_PKEY* pkey = bio ? (key->private_ ? api.read_private_key(bio, nullptr, no_passphrase, nullptr)
-                                          : api.read_public_key(bio, nullptr, no_passphrase, nullptr))
-                         : nullptr;
-    if (bio) api.bio_free(bio);
-    api.cleanse(text.data(), text.size());
-    api.clear_errors();
-    if (!pkey) throw InputError(file_error(name, "not a PEM private or public key that OpenSSL reads"));
-    if (api.pkey_id(pkey) != kEd25519Id) {
-      api.pkey_free(pkey);
+    auto problem = signing::Ed25519Key::Problem::kNone;
+    key->ed25519_key_ = signing::Ed25519Key::from_pem(text, key->private_, name, &problem);
+    if (problem == signing::Ed25519Key::Problem::kNotEd25519)
       throw InputError(file_error(name, "not an Ed25519 key (make one with: openssl genpkey -algorithm ed25519)"));
-    }
-    key->ed25519_ = true;
-    key->pkey_ = pkey;
+    if (!key->ed25519_key_) throw InputError(file_error(name, "not a PEM private or public key that OpenSSL reads"));
     return key;
   }
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ' || text.back() == '\t'))
     text.pop_back();
-  if (text.size() < kMinSecretBytes) {
-    api.cleanse(text.data(), text.size());
+  if (text.size() < kMinSecretBytes)
     throw InputError(file_error(name, "an HMAC secret needs at least " + std::to_string(kMinSecretBytes) +
                                           " bytes (e.g. openssl rand -hex 32), or give a PEM Ed25519 key"));
-  }
-  key->secret_ = std::move(text);
+  key->secret_ = text;
   key->private_ = true;
   return key;
 }
 
+EntryKey::EntryKey() = default;
+
 EntryKey::~EntryKey() {
-  if (pkey_) signing_api().pkey_free(as_pkey(pkey_));
-  if (!secret_.empty()) signing_api().cleanse(secret_.data(), secret_.size());
+  if (!secret_.empty()) signing::wipe(secret_.data(), secret_.size());
 }
 
-const char* EntryKey::scheme() const { return ed25519_ ? "ed25519" : "hmac-sha256"; }
+const char* EntryKey::scheme() const { return ed25519_key_ ? "ed25519" : "hmac-sha256"; }
 
 bool EntryKey::can_sign() const { return private_; }
 
 std::string EntryKey::sign(std::string_view digest) const {
-  const SigningApi& api = signing_api();
-  if (!ed25519_) {
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    if (!api.hmac(crypto_api().sha256(), secret_.data(), static_cast<int>(secret_.size()),
-                  reinterpret_cast<const unsigned char*>(digest.data()), digest.size(), md, &n))
-      throw BuildError("HMAC-SHA-256 failed");
-    return std::string(reinterpret_cast<const char*>(md), n);
-  }
-  std::string signature(kEd25519SignatureBytes, '\0');
-  std::size_t n = signature.size();
-  const bool ok = private_ && with_md_ctx([&](EVP_MD_CTX* ctx) {
-                    return api.digest_sign_init(ctx, nullptr, nullptr, nullptr, as_pkey(pkey_)) == 1 &&
-                           api.digest_sign(ctx, reinterpret_cast<unsigned char*>(signature.data()), &n,
-                                           reinterpret_cast<const unsigned char*>(digest.data()), digest.size()) == 1;
-                  });
-  if (!ok) throw BuildError("Ed25519 signing failed");
-  signature.resize(n);
-  return signature;
+  if (!ed25519_key_) return signing::hmac_sha256(secret_, digest);
+  if (!private_) throw BuildError("Ed25519 signing failed");
+  return ed25519_key_->sign(digest);
 }
 
 bool EntryKey::verify(std::string_view digest, std::string_view signature) const {
-  if (!ed25519_) {
-    const std::string expected = sign(digest);
-    return signature.size() == expected.size() &&
-           signing_api().memcmp(expected.data(), signature.data(), expected.size()) == 0;
-  }
-  const SigningApi& api = signing_api();
-  return signature.size() == kEd25519SignatureBytes && with_md_ctx([&](EVP_MD_CTX* ctx) {
-           return api.digest_verify_init(ctx, nullptr, nullptr, nullptr, as_pkey(pkey_)) == 1 &&
-                  api.digest_verify(ctx, reinterpret_cast<const unsigned char*>(signature.data()), signature.size(),
-                                    reinterpret_cast<const unsigned char*>(digest.data()), digest.size()) == 1;
-         });
+  if (!ed25519_key_) return signing::equal_in_constant_time(sign(digest), signature);
+  return signature.size() == signing::kEd25519SignatureBytes && ed25519_key_->verify(digest, signature);
 }
 
 std::string signing_digest(std::string_view record, const std::vector<std::string>& sha256s) {

@@ -8,7 +8,8 @@
 //
 // The signature travels inside the entry, as a last record line of the text
 // that stdout_raw carries (action_message.h): servers store it as they store
-// the rest. Two schemes, both through OpenSSL's libcrypto:
+// the rest. Two schemes (signing_primitives.h: OpenSSL's libcrypto; on
+// Windows BCrypt, and OpenSSL's DLL for Ed25519):
 //
 //   hmac-sha256  a shared secret of at least 32 bytes: the key file's
 //                content, without trailing white space
@@ -28,11 +29,16 @@
 
 namespace winml::remote {
 
+namespace signing {
+class Ed25519Key;
+}
+
 class EntryKey {
  public:
   // Reads a key file. InputError naming the file (never quoting it) when it
   // cannot be read, is an encrypted or unsupported PEM key, or a secret
-  // shorter than 32 bytes.
+  // shorter than 32 bytes; on Windows also for an Ed25519 key when OpenSSL's
+  // DLL cannot be found.
   static std::shared_ptr<const EntryKey> load(const std::filesystem::path& file);
   ~EntryKey();
   EntryKey(const EntryKey&) = delete;
@@ -45,11 +51,10 @@ class EntryKey {
   bool verify(std::string_view digest, std::string_view signature) const;
 
  private:
-  EntryKey() = default;
-  bool ed25519_ = false;
+  EntryKey();
   bool private_ = false;
-  std::string secret_;    // HMAC; wiped when destroyed
-  void* pkey_ = nullptr;  // EVP_PKEY, for Ed25519
+  std::string secret_;                                // HMAC; wiped when destroyed
+  std::unique_ptr<signing::Ed25519Key> ed25519_key_;  // Ed25519
 };
 
 // What is signed: 32 raw bytes.

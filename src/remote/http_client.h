@@ -1,15 +1,16 @@
 // Blocking HTTP transfers over one reused connection (a libcurl easy
-// handle): HEAD, streamed GET and PUT, bounded by a connect timeout and a
-// stall timeout, so multi-GiB transfers on a slow link are not cut off
-// while they make progress; a total limit per transfer is optional (a
-// server that trickles just above the stall rate). Never follows redirects
-// (credentials stay with the host they were given for).
+// handle, posix/http_client.cpp): HEAD, streamed GET and PUT, bounded by a
+// connect timeout and a stall timeout, so multi-GiB transfers on a slow link
+// are not cut off while they make progress; a total limit per transfer is
+// optional (a server that trickles just above the stall rate). Never follows
+// redirects (credentials stay with the host they were given for).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace winml::remote {
@@ -53,17 +54,16 @@ class HttpClient {
   HttpResult put_bytes(const std::string& url, const std::string& body);
 
  private:
-  void reset(const std::string& url);
-  HttpResult perform();
-  void* curl_;  // CURL*
+  struct Connection;  // this system's: a libcurl easy handle
+  std::unique_ptr<Connection> connection_;
   HttpOptions options_;
 };
 
-// The URL without user information, for messages and reports.
 // Whether the libraries a client needs (libcurl, OpenSSL's libcrypto) load;
 // otherwise `why` says which one did not and what the loader said.
 bool http_libraries_available(std::string* why);
 
+// The URL without user information, for messages and reports.
 std::string redact_url(const std::string& url);
 // Whether the URL names a loopback host (localhost, 127.x.x.x, [::1]).
 bool is_loopback_url(const std::string& url);

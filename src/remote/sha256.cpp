@@ -1,36 +1,14 @@
+// SHA-256 of bytes and files, on every system; the Sha256 class itself is
+// posix/sha256.cpp's (libcrypto).
 #include "remote/sha256.h"
 
-#include <new>
 #include <vector>
 
 #include "base/error.h"
 #include "base/native_file.h"
-#include "remote/crypto_api.h"
+#include "base/path_text.h"
 
 namespace winml::remote {
-
-namespace {
-EVP_MD_CTX* as_ctx(void* p) { return static_cast<EVP_MD_CTX*>(p); }
-}  // namespace
-
-Sha256::Sha256() : ctx_(crypto_api().md_ctx_new()) {
-  const CryptoApi& c = crypto_api();
-  if (!ctx_ || c.digest_init_ex(as_ctx(ctx_), c.sha256(), nullptr) != 1) throw std::bad_alloc();
-}
-
-Sha256::~Sha256() { crypto_api().md_ctx_free(as_ctx(ctx_)); }
-
-void Sha256::update(const void* data, std::size_t size) { crypto_api().digest_update(as_ctx(ctx_), data, size); }
-
-std::string Sha256::hex() {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  crypto_api().digest_final_ex(as_ctx(ctx_), md, &n);
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < n; ++i) out += digits[md[i] >> 4], out += digits[md[i] & 15];
-  return out;
-}
 
 std::string sha256_hex(std::string_view bytes) {
   Sha256 h;
@@ -40,14 +18,14 @@ std::string sha256_hex(std::string_view bytes) {
 
 std::string sha256_file(const std::filesystem::path& file) {
   const int fd = native::open_read(file);
-  if (fd < 0) throw InputError("cannot read " + file.string());
+  if (fd < 0) throw InputError("cannot read " + to_utf8(file));
   Sha256 h;
   std::vector<char> buf(1 << 20);
   for (;;) {
     const long long n = native::read(fd, buf.data(), buf.size());
     if (n < 0) {
       native::close(fd);
-      throw InputError("cannot read " + file.string());
+      throw InputError("cannot read " + to_utf8(file));
     }
     if (n == 0) break;
     h.update(buf.data(), static_cast<std::size_t>(n));

@@ -1,5 +1,6 @@
 // SHA-256, the digest the HTTP cache protocol names blobs by (OpenSSL's
-// libcrypto, which uses the CPU's SHA extensions where present).
+// libcrypto, posix/sha256.cpp, which uses the CPU's SHA extensions where
+// present).
 #pragma once
 
 #include <cstddef>

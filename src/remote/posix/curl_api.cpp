@@ -1,4 +1,4 @@
-#include "remote/curl_api.h"
+#include "remote/posix/curl_api.h"
 
 #include <memory>
 #include <mutex>

@@ -1,4 +1,4 @@
-#include "remote/crypto_api.h"
+#include "remote/posix/crypto_api.h"
 
 #include "base/error.h"
 #include "base/shared_library.h"
