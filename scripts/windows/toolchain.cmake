@@ -3,16 +3,14 @@
 # under Wine 8 (package wine64) through scripts/windows/wine-run.sh.
 #
 #   scripts/windows/deps.sh      # once: the Windows libraries, into a cache
-#   cmake -S . -B build-windows -G Ninja \
-#     -DCMAKE_TOOLCHAIN_FILE=scripts/windows/toolchain.cmake \
-#     -DWINML_WINDOWS_DEPS="$(scripts/windows/deps.sh --print-prefix)"
+#   cmake -S . -B build-windows -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/scripts/windows/toolchain.cmake"
 #
 # WINML_WINDOWS_DEPS is the prefix scripts/windows/deps.sh builds (protobuf,
-# ONNX, xxhash, googletest and the header-only libraries); left empty, it is
-# asked from deps.sh. Libraries, headers and CMake packages are found there
-# and in mingw-w64's own sysroot only: nothing of the host's /usr (its x86-64
-# Linux libraries, /usr/include) is ever found. Programs (protoc, python3,
-# ccache) are the host's.
+# ONNX, xxhash, googletest and the header-only libraries); left empty (the
+# default), it is asked from deps.sh at every configure. Libraries, headers
+# and CMake packages are found there and in mingw-w64's own sysroot only:
+# nothing of the host's /usr (its x86-64 Linux libraries, /usr/include) is
+# ever found. Programs (protoc, python3, ccache) are the host's.
 #
 # Everything built with it:
 # - links libgcc, libstdc++ and winpthread statically (-static), executables
@@ -59,25 +57,48 @@ set(CMAKE_MODULE_LINKER_FLAGS_INIT "-static")
 # ctest, gtest_discover_tests and custom commands run what was built through Wine.
 set(CMAKE_CROSSCOMPILING_EMULATOR ${CMAKE_CURRENT_LIST_DIR}/wine-run.sh)
 
-# The dependency prefix (scripts/windows/deps.sh). try_compile projects
-# include this file again; they get the value through
-# CMAKE_TRY_COMPILE_PLATFORM_VARIABLES.
-set(WINML_WINDOWS_DEPS "" CACHE PATH "The Windows dependency prefix built by scripts/windows/deps.sh")
+# The dependency prefix (scripts/windows/deps.sh). Left empty, it is asked
+# from deps.sh at every configure (a normal variable; the cache entry stays
+# empty), so that a build tree follows a changed recipe or pin to its new
+# prefix. try_compile projects include this file again; they get the value
+# through CMAKE_TRY_COMPILE_PLATFORM_VARIABLES.
+set(WINML_WINDOWS_DEPS "" CACHE PATH
+    "The Windows dependency prefix built by scripts/windows/deps.sh (empty: ask deps.sh --print-prefix)")
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES WINML_WINDOWS_DEPS)
 if(NOT WINML_WINDOWS_DEPS)
-  execute_process(COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/deps.sh --print-prefix
-                  OUTPUT_VARIABLE winml_deps_prefix OUTPUT_STRIP_TRAILING_WHITESPACE
-                  RESULT_VARIABLE winml_deps_result)
-  if(NOT winml_deps_result EQUAL 0 OR NOT winml_deps_prefix)
-    message(FATAL_ERROR "scripts/windows/deps.sh --print-prefix failed; pass -DWINML_WINDOWS_DEPS=<prefix>")
+  if(NOT _winml_deps_prefix)
+    execute_process(COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/deps.sh --print-prefix
+                    OUTPUT_VARIABLE _winml_deps_prefix OUTPUT_STRIP_TRAILING_WHITESPACE
+                    RESULT_VARIABLE _winml_deps_result)
+    if(NOT _winml_deps_result EQUAL 0 OR NOT _winml_deps_prefix)
+      message(FATAL_ERROR "scripts/windows/deps.sh --print-prefix failed; pass -DWINML_WINDOWS_DEPS=<prefix>")
+    endif()
   endif()
-  set(WINML_WINDOWS_DEPS ${winml_deps_prefix} CACHE PATH
-      "The Windows dependency prefix built by scripts/windows/deps.sh" FORCE)
+  set(WINML_WINDOWS_DEPS ${_winml_deps_prefix})
 endif()
 if(NOT EXISTS ${WINML_WINDOWS_DEPS})
   message(FATAL_ERROR "The Windows dependencies are not built: no ${WINML_WINDOWS_DEPS}. "
                       "Run scripts/windows/deps.sh (it prints its prefix with --print-prefix).")
 endif()
+# A build tree configured against another prefix (an older stamp) forgets
+# what it found there (<Package>_DIR, find_path and find_library results), so
+# that nothing of the old prefix is used beside the new one.
+if(DEFINED CACHE{_WINML_WINDOWS_DEPS_CONFIGURED}
+   AND NOT "$CACHE{_WINML_WINDOWS_DEPS_CONFIGURED}" STREQUAL "${WINML_WINDOWS_DEPS}")
+  set(_winml_old "$CACHE{_WINML_WINDOWS_DEPS_CONFIGURED}")
+  get_cmake_property(_winml_entries CACHE_VARIABLES)
+  set(_winml_forgotten 0)
+  foreach(_winml_entry IN LISTS _winml_entries)
+    get_property(_winml_value CACHE ${_winml_entry} PROPERTY VALUE)
+    string(FIND "${_winml_value}" "${_winml_old}/" _winml_at)
+    if(_winml_at EQUAL 0 OR _winml_value STREQUAL _winml_old)
+      unset(${_winml_entry} CACHE)
+      math(EXPR _winml_forgotten "${_winml_forgotten} + 1")
+    endif()
+  endforeach()
+  message(STATUS "Windows dependencies: ${WINML_WINDOWS_DEPS} (was ${_winml_old}: ${_winml_forgotten} cache entries found there forgotten)")
+endif()
+set(_WINML_WINDOWS_DEPS_CONFIGURED ${WINML_WINDOWS_DEPS} CACHE INTERNAL "The prefix this build tree was last configured against")
 
 # Search the prefix and mingw-w64's sysroot only, for libraries, headers and
 # packages; programs on the host.
