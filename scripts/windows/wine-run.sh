@@ -10,9 +10,12 @@
 # - The programs run in a Wine prefix of their own, never ~/.wine:
 #   $WINML_WINEPREFIX, else
 #   ${WINML_WINDOWS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/winml-make/windows}/wineprefix.
-#   It is made on first use (wineboot, about 3.5 s and 0.7 GB) under a lock, so
-#   that parallel ctest jobs starting at once make it once; later runs start
-#   in about 0.4 s.
+#   It is made on first use under a lock, so that parallel ctest jobs
+#   starting at once make it once: 0.7 GB, about 12.5 s on an idle 2-core
+#   machine (wineboot 7 s, then 5 s until the wineserver has written the
+#   prefix and exited). Later, a run that starts a Wine session (no program
+#   ran in the last 3 s) takes about 1.2 s, and one in a running session
+#   about 0.1 s.
 # - WINEDEBUG=-all (Wine's own diagnostics would mix with the program's
 #   stderr) and winedbg disabled: a crashing program exits with its exception
 #   code at once instead of starting Wine's debugger.
