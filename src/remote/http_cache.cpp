@@ -29,6 +29,9 @@ constexpr std::uint64_t kFreeSpaceReserve = 64ull << 20;
 HttpCache::HttpCache(RemoteSettings settings, Warn warn) : settings_(std::move(settings)), warn_(std::move(warn)) {
   if (!settings_.signing_key.empty()) key_ = EntryKey::load(settings_.signing_key);
   else if (!settings_.verify_key.empty()) key_ = EntryKey::load(settings_.verify_key);
+  // The first client now: options this system's client cannot honour stop
+  // the build here (InputError), not in the middle of it.
+  idle_.push_back(std::make_unique<HttpClient>(settings_.http));
 }
 
 HttpCache::~HttpCache() { finish(); }

@@ -1,5 +1,5 @@
 // What HTTP clients share on every system: results in words and URLs. The
-// transfers themselves are posix/http_client.cpp's.
+// transfers themselves are posix/http_client.cpp's and windows/http_client.cpp's.
 #include "remote/http_client.h"
 
 namespace winml::remote {

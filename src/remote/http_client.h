@@ -1,8 +1,9 @@
 // Blocking HTTP transfers over one reused connection (a libcurl easy
-// handle, posix/http_client.cpp): HEAD, streamed GET and PUT, bounded by a
-// connect timeout and a stall timeout, so multi-GiB transfers on a slow link
-// are not cut off while they make progress; a total limit per transfer is
-// optional (a server that trickles just above the stall rate). Never follows
+// handle, posix/http_client.cpp; a WinHTTP session on Windows,
+// windows/http_client.cpp): HEAD, streamed GET and PUT, bounded by a connect
+// timeout and a stall timeout, so multi-GiB transfers on a slow link are not
+// cut off while they make progress; a total limit per transfer is optional
+// (a server that trickles just above the stall rate). Never follows
 // redirects (credentials stay with the host they were given for).
 #pragma once
 
@@ -40,6 +41,8 @@ struct HttpResult {
 
 class HttpClient {
  public:
+  // InputError when `options` ask for what this system's client cannot do
+  // (on Windows: a CA file or a client certificate from files).
   explicit HttpClient(const HttpOptions& options);
   ~HttpClient();
   HttpClient(const HttpClient&) = delete;
@@ -54,13 +57,14 @@ class HttpClient {
   HttpResult put_bytes(const std::string& url, const std::string& body);
 
  private:
-  struct Connection;  // this system's: a libcurl easy handle
+  struct Connection;  // this system's: a libcurl easy handle, or a WinHTTP session
   std::unique_ptr<Connection> connection_;
   HttpOptions options_;
 };
 
-// Whether the libraries a client needs (libcurl, OpenSSL's libcrypto) load;
-// otherwise `why` says which one did not and what the loader said.
+// Whether the libraries a client needs (libcurl and OpenSSL's libcrypto;
+// on Windows WinHTTP and BCrypt) load; otherwise `why` says which one did
+// not and what the loader said.
 bool http_libraries_available(std::string* why);
 
 // The URL without user information, for messages and reports.

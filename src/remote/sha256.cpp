@@ -1,5 +1,5 @@
 // SHA-256 of bytes and files, on every system; the Sha256 class itself is
-// posix/sha256.cpp's (libcrypto).
+// posix/sha256.cpp's (libcrypto) or windows/sha256.cpp's (BCrypt).
 #include "remote/sha256.h"
 
 #include <vector>

@@ -1,6 +1,6 @@
 // SHA-256, the digest the HTTP cache protocol names blobs by (OpenSSL's
-// libcrypto, posix/sha256.cpp, which uses the CPU's SHA extensions where
-// present).
+// libcrypto, posix/sha256.cpp; BCrypt on Windows, windows/sha256.cpp: both
+// use the CPU's SHA extensions where present).
 #pragma once
 
 #include <cstddef>
@@ -22,7 +22,7 @@ class Sha256 {
   std::string hex();  // 64 lowercase hex digits; ends the computation
 
  private:
-  void* ctx_;  // EVP_MD_CTX
+  void* ctx_;  // EVP_MD_CTX, or the BCrypt hash's state
 };
 
 std::string sha256_hex(std::string_view bytes);
