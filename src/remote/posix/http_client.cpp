@@ -117,8 +117,10 @@ HttpResult HttpClient::get(const std::string& url, const Sink& sink) {
   HttpResult r = perform(c, options_);
   r.bytes = state.bytes;
   if (state.refused) {
+    // Whatever libcurl calls it ("Failed writing received data"; "Failure
+    // writing output to destination" in Debian 12's 7.88): the sink said no.
     r.status = 0;
-    if (r.error.empty() || r.error.find("Failed writing") != std::string::npos) r.error = "download refused";
+    r.error = "download refused";
   }
   return r;
 }
