@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "base/error.h"
+#include "base/path_text.h"
 #include "remote/action_message.h"
 #include "remote/entry_signature.h"
 #include "remote/sha256.h"
@@ -78,6 +79,23 @@ TEST(EntrySignature, HmacVerifiesWithTheSecretOnlyAndOnlyTheEntrySigned) {
   EXPECT_EQ(remote::signature_problem(*unsigned_entry, *a)->reason, store::rejection::kUnsigned);
 }
 
+TEST(EntrySignature, HmacSha256IsTheStandardOne) {
+  // RFC 4231, test case 6 (a key longer than SHA-256's block; shorter
+  // secrets are refused here): `openssl dgst -sha256 -mac HMAC` agrees.
+  test::TempDir dir;
+  test::write_text(dir / "rfc4231.secret", std::string(131, '\xaa'));
+  auto key = remote::EntryKey::load(dir / "rfc4231.secret");
+  const std::string data = "Test Using Larger Than Block-Size Key - Hash Key First";
+  const std::string mac = key->sign(data);
+  ASSERT_EQ(mac.size(), 32u);
+  std::string hex;
+  for (unsigned char c : mac) hex += "0123456789abcdef"[c >> 4], hex += "0123456789abcdef"[c & 15];
+  EXPECT_EQ(hex, "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+  EXPECT_TRUE(key->verify(data, mac));
+  EXPECT_FALSE(key->verify(data, mac.substr(0, 31)));
+  EXPECT_FALSE(key->verify(data + ".", mac));
+}
+
 TEST(EntrySignature, Ed25519SignsWithThePrivateKeyAndVerifiesWithThePublicOne) {
   test::TempDir dir;
   const fs::path key = openssl_key(dir, "key.pem", {"genpkey", "-algorithm", "ed25519"});
@@ -105,17 +123,17 @@ TEST(EntrySignature, Ed25519SignsWithThePrivateKeyAndVerifiesWithThePublicOne) {
 TEST(EntrySignature, KeyFilesThatCannotBeUsedAreRefusedNamingTheFileWithoutQuotingIt) {
   test::TempDir dir;
   test::write_text(dir / "short", "only-twenty-bytes!!!");
-  EXPECT_NE(load_error(dir / "short").find((dir / "short").string() + ": an HMAC secret needs at least 32 bytes"),
+  EXPECT_NE(load_error(dir / "short").find(to_utf8(dir / "short") + ": an HMAC secret needs at least 32 bytes"),
             std::string::npos);
   EXPECT_EQ(load_error(dir / "short").find("only-twenty"), std::string::npos);
-  EXPECT_NE(load_error(dir / "absent").find((dir / "absent").string() + ": cannot read"), std::string::npos);
+  EXPECT_NE(load_error(dir / "absent").find(to_utf8(dir / "absent") + ": cannot read"), std::string::npos);
   const fs::path encrypted =
       openssl_key(dir, "enc.pem", {"genpkey", "-algorithm", "ed25519", "-aes256", "-pass", "pass:winml"});
   EXPECT_NE(load_error(encrypted).find("an encrypted private key"), std::string::npos) << load_error(encrypted);
   const fs::path ec =
       openssl_key(dir, "ec.pem", {"genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"});
   const std::string ec_error = load_error(ec);
-  EXPECT_NE(ec_error.find(ec.string() + ": not an Ed25519 key"), std::string::npos) << ec_error;
+  EXPECT_NE(ec_error.find(to_utf8(ec) + ": not an Ed25519 key"), std::string::npos) << ec_error;
   EXPECT_EQ(ec_error.find("BEGIN"), std::string::npos);
   test::write_text(dir / "broken.pem", "-----BEGIN PRIVATE KEY-----\nnot base64 at all\n-----END PRIVATE KEY-----\n");
   EXPECT_NE(load_error(dir / "broken.pem").find("not a PEM private or public key"), std::string::npos);

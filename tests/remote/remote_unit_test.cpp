@@ -1,15 +1,21 @@
-// The shared cache's pieces that need no server: action entries on the wire,
-// settings from the environment, SHA-256, and the libraries loaded on demand.
+// The shared cache's pieces: action entries on the wire, settings from the
+// environment, SHA-256, the libraries loaded on demand, ~/.netrc, and the
+// HTTP client itself against nginx (libcurl on POSIX, WinHTTP on Windows:
+// the same results from both).
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
+#include <atomic>
 
 #include "base/error.h"
 #include "base/shared_library.h"
 #include "remote/action_message.h"
 #include "remote/http_client.h"
+#include "remote/netrc.h"
 #include "remote/settings.h"
 #include "remote/sha256.h"
+#include "support/nginx_server.h"
+#include "support/platform.h"
+#include "support/temp_dir.h"
 
 using namespace winml;
 
@@ -40,13 +46,10 @@ std::string with_server_metadata(std::string bytes) {
 }
 
 struct ScopedEnv {
-  explicit ScopedEnv(std::map<std::string, std::string> vars) : vars_(std::move(vars)) {
-    for (const auto& [k, v] : vars_) ::setenv(k.c_str(), v.c_str(), 1);
+  explicit ScopedEnv(const std::map<std::string, std::string>& vars) {
+    for (const auto& [k, v] : vars) env.set(k, v);
   }
-  ~ScopedEnv() {
-    for (const auto& [k, v] : vars_) ::unsetenv(k.c_str());
-  }
-  std::map<std::string, std::string> vars_;
+  test::ScopedEnvironment env;
 };
 
 }  // namespace
@@ -177,9 +180,170 @@ TEST(SharedLibrary, NamesEverySonameTriedWhenNoneLoads) {
 }
 
 TEST(SharedLibrary, LoadsLibcurlAndLibcryptoOnDemand) {
+  // (On Windows: WinHTTP and BCrypt.)
   std::string why;
   ASSERT_TRUE(remote::http_libraries_available(&why)) << why;
   // Known answer: SHA-256 of "abc" (FIPS 180-2), through the loaded libcrypto.
   EXPECT_EQ(remote::sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(Sha256, LongInputsInPiecesAndFiles) {
+  // FIPS 180-2's third vector: a million 'a's, fed in uneven pieces.
+  remote::Sha256 h;
+  const std::string piece(997, 'a');
+  for (std::size_t left = 1000000; left > 0; left -= std::min(left, piece.size()))
+    h.update(piece.data(), std::min(left, piece.size()));
+  EXPECT_EQ(h.hex(), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  test::TempDir dir;
+  test::write_text(dir / "abc", "abc");
+  EXPECT_EQ(remote::sha256_file(dir / "abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_THROW(remote::sha256_file(dir / "absent"), InputError);
+}
+
+TEST(Netrc, TheMachineEntryElseTheDefaultAsCurlReadsThem) {
+  const std::string netrc =
+      "machine other.example login o password op\n"
+      "macdef init\ncd /pub\nmachine cache.example\n\n"
+      "machine cache.example\n  login ci\n  password \"s3 cret\"\n"
+      "default login anonymous password guest\n";
+  auto ci = remote::netrc_login(netrc, "cache.example");
+  ASSERT_TRUE(ci);
+  EXPECT_EQ(ci->login, "ci");
+  EXPECT_EQ(ci->password, "s3 cret");
+  EXPECT_EQ(remote::netrc_login(netrc, "other.example")->password, "op");
+  EXPECT_EQ(remote::netrc_login(netrc, "elsewhere.example")->login, "anonymous");
+  EXPECT_FALSE(remote::netrc_login("machine a login b password c\n", "z"));
+  EXPECT_FALSE(remote::netrc_login("", "z"));
+}
+
+// The client against a real server: every result field as the shared cache
+// reads it.
+class HttpClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!test::NginxServer::available()) GTEST_SKIP() << "no nginx (scripts/install-deps.sh installs it)";
+  }
+};
+
+TEST_F(HttpClientTest, PutHeadGetAndMissesGiveTheStatusAndTheBytes) {
+  test::NginxServer server;
+  test::TempDir dir;
+  std::string body;
+  for (int i = 0; body.size() < (3u << 20) + 17; ++i) body += "line " + std::to_string(i) + "\n";
+  test::write_text(dir / "blob", body);
+  remote::HttpClient http(remote::HttpOptions{});
+
+  auto put = http.put_file(server.url() + "/cas/blob", dir / "blob");
+  EXPECT_TRUE(put.ok()) << put.describe();
+  EXPECT_EQ(put.status, 201);
+  EXPECT_EQ(put.bytes, body.size());
+  EXPECT_EQ(test::read_text(server.root() / "cas" / "blob"), body);
+
+  auto head = http.head(server.url() + "/cas/blob");
+  EXPECT_EQ(head.status, 200) << head.describe();
+  EXPECT_EQ(head.bytes, 0u);
+
+  std::string got;
+  std::size_t chunks = 0;
+  auto get = http.get(server.url() + "/cas/blob", [&](const char* data, std::size_t n) {
+    got.append(data, n);
+    ++chunks;
+    return true;
+  });
+  EXPECT_EQ(get.status, 200) << get.describe();
+  EXPECT_EQ(get.bytes, body.size());
+  EXPECT_EQ(got, body);
+  EXPECT_GT(chunks, 1u) << "the body was not streamed";
+
+  // Bytes, replacing what was there (204: nginx's answer to a PUT over a file).
+  auto again = http.put_bytes(server.url() + "/cas/blob", "small");
+  EXPECT_TRUE(again.ok()) << again.describe();
+  EXPECT_EQ(again.bytes, 5u);
+  EXPECT_EQ(test::read_text(server.root() / "cas" / "blob"), "small");
+  test::write_text(dir / "empty", "");
+  auto empty = http.put_file(server.url() + "/cas/empty", dir / "empty");
+  EXPECT_TRUE(empty.ok()) << empty.describe();
+  EXPECT_EQ(empty.bytes, 0u);
+
+  // A miss: its error page never reaches the sink.
+  bool called = false;
+  auto miss = http.get(server.url() + "/ac/absent", [&](const char*, std::size_t) { return called = true; });
+  EXPECT_EQ(miss.status, 404);
+  EXPECT_TRUE(miss.miss());
+  EXPECT_FALSE(miss.ok());
+  EXPECT_FALSE(called);
+  EXPECT_EQ(miss.bytes, 0u);
+  EXPECT_EQ(http.head(server.url() + "/ac/absent").status, 404);
+  EXPECT_EQ(http.put_file(server.url() + "/cas/x", dir / "absent").status, 0);
+}
+
+TEST_F(HttpClientTest, AClosedPortIsNoAnswerAndARefusingSinkStopsTheDownload) {
+  test::TempDir dir;
+  test::write_text(dir / "blob", std::string(4u << 20, 'x'));
+  std::string closed_url;
+  {
+    test::NginxServer server;
+    remote::HttpClient http(remote::HttpOptions{});
+    ASSERT_TRUE(http.put_file(server.url() + "/cas/blob", dir / "blob").ok());
+    std::size_t seen = 0;
+    auto refused = http.get(server.url() + "/cas/blob", [&](const char*, std::size_t n) {
+      seen += n;
+      return false;
+    });
+    EXPECT_EQ(refused.status, 0);
+    EXPECT_EQ(refused.error, "download refused");
+    EXPECT_TRUE(refused.transient());
+    EXPECT_LT(refused.bytes, 4u << 20);
+    // The client is still usable after a transfer it cut off.
+    EXPECT_EQ(http.head(server.url() + "/cas/blob").status, 200);
+    closed_url = server.url();
+  }
+  remote::HttpClient http(remote::HttpOptions{});
+  const auto r = http.head(closed_url + "/cas/blob");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(r.transient());
+  EXPECT_FALSE(r.error.empty());
+  EXPECT_EQ(r.describe(), r.error);
+}
+
+TEST_F(HttpClientTest, TheAbortFlagStopsATransferMidway) {
+  test::NginxServer server;
+  test::TempDir dir;
+  constexpr std::size_t kSize = 64u << 20;
+  {
+    std::string big(kSize, 'y');
+    test::write_text(dir / "big", big);
+  }
+  std::atomic<bool> abort{false};
+  remote::HttpOptions options;
+  options.abort = &abort;
+  remote::HttpClient http(options);
+  ASSERT_TRUE(http.put_file(server.url() + "/cas/big", dir / "big").ok());
+  auto r = http.get(server.url() + "/cas/big", [&](const char*, std::size_t) {
+    abort = true;  // Ctrl-C, as the first bytes arrive
+    return true;
+  });
+  EXPECT_EQ(r.status, 0);
+  EXPECT_FALSE(r.error.empty());
+  EXPECT_GT(r.bytes, 0u);
+  EXPECT_LT(r.bytes, kSize);
+  // Nothing starts while the flag is set.
+  EXPECT_EQ(http.head(server.url() + "/cas/big").status, 0);
+}
+
+TEST_F(HttpClientTest, BasicAuthFromTheUrlAndABearerToken) {
+  test::NginxServer server({.basic_auth_for_writes = true});
+  const std::string authority = server.url().substr(std::string("http://").size());
+  remote::HttpClient http(remote::HttpOptions{});
+  EXPECT_EQ(http.put_bytes(server.url() + "/ac/a", "entry").status, 401);
+  EXPECT_EQ(http.put_bytes("http://ci:wrong@" + authority + "/ac/a", "entry").status, 401);
+  // Escaped in the URL as curl takes it: "s3cret" with its 'c' as %63.
+  auto ok = http.put_bytes("http://ci:s3%63ret@" + authority + "/ac/a", "entry");
+  EXPECT_TRUE(ok.ok()) << ok.describe();
+  EXPECT_EQ(http.head(server.url() + "/ac/a").status, 200) << "anonymous reads";
+  remote::HttpOptions with_token;
+  with_token.bearer_token = "t0ken";  // sent instead of the URL's user: nginx refuses it
+  remote::HttpClient bearer(with_token);
+  EXPECT_EQ(bearer.put_bytes("http://ci:s3cret@" + authority + "/ac/a", "entry").status, 401);
 }
 
