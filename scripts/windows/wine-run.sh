@@ -42,14 +42,18 @@ export WINEARCH=win64
 export WINEDEBUG=-all
 unset WINELOADERNOEXEC WINESERVER
 
+# What a ready prefix's marker holds: a prefix made by an older recipe is made again.
+recipe="win10"
 # The prefix is ready once its marker exists (written after wineboot and
 # wineserver have finished). A killed first run leaves no marker and the next
 # run makes the prefix again.
-if [ ! -f "$WINEPREFIX/.winml-ready" ]; then
+if [ "$(cat "$WINEPREFIX/.winml-ready" 2>/dev/null)" != "$recipe" ]; then
   mkdir -p "$(dirname "$WINEPREFIX")"
   exec 9>"$WINEPREFIX.lock"
   flock 9
-  if [ ! -f "$WINEPREFIX/.winml-ready" ]; then
+  if [ "$(cat "$WINEPREFIX/.winml-ready" 2>/dev/null)" != "$recipe" ]; then
+    # (A server still running for an older prefix ends first.)
+    [ ! -d "$WINEPREFIX" ] || "$(dirname "$wine")/wineserver" -k 2>/dev/null || true
     rm -rf "$WINEPREFIX"
     # mscoree/mshtml disabled: no offer to install Wine Mono or Gecko (the
     # programs here need neither); wineboot's chatter goes to a log.
@@ -61,7 +65,10 @@ if [ ! -f "$WINEPREFIX/.winml-ready" ]; then
     # wineboot returns before the prefix is written out; the server's exit is
     # the end of it.
     "$(dirname "$wine")/wineserver" -w
-    touch "$WINEPREFIX/.winml-ready"
+    # A new prefix says it is Windows 7; the programs are for Windows 10 and 11.
+    "$wine" reg add 'HKEY_CURRENT_USER\Software\Wine' /v Version /d win10 /f >>"$WINEPREFIX.log" 2>&1
+    "$(dirname "$wine")/wineserver" -w
+    echo "$recipe" >"$WINEPREFIX/.winml-ready"
   fi
   flock -u 9
   exec 9>&-

@@ -78,6 +78,19 @@ fuse_gelu = true
   EXPECT_EQ(canonical_json_text(replayed.models[0]), text);
 }
 
+// A winml.toml saved by a Windows editor (CRLF) is the same configuration,
+// and its errors name the same line and column.
+TEST(Config, ACrlfFileIsTheSameConfigAsItsLfTwin) {
+  const std::string lf =
+      "[model]\nsource = \"m.onnx\"\n# a comment\n[quantize]\nsamples = 3\nper_channel = true\n[compile]\nep = \"ref\"\n";
+  std::string crlf;
+  for (char c : lf) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  test::TempDir a, b;
+  EXPECT_EQ(canonical_json_text(load(a, crlf).models[0]), canonical_json_text(load(b, lf).models[0]));
+  const std::string bad = "[model]\r\nsource = \"m.onnx\"\r\n[quantize]\r\nsampels = 3\r\n";
+  EXPECT_NE(error_of(a, bad).find("winml.toml:4:1"), std::string::npos) << error_of(a, bad);
+}
+
 TEST(Config, UnknownKeyNamesLineColumnAndSuggests) {
   test::TempDir dir;
   std::string e = error_of(dir, "[model]\nsource = \"m.onnx\"\n\n[quantize]\nweigth_type = \"int8\"\n");

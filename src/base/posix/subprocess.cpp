@@ -130,6 +130,8 @@ struct Streams {
 }  // namespace
 
 std::filesystem::path find_program(const std::string& name) {
+  // A name with a folder is used as it is.
+  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? name : std::string();
   const char* path = std::getenv("PATH");
   const std::string dirs = path ? path : "";
   for (std::size_t start = 0; start <= dirs.size();) {
