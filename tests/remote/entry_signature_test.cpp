@@ -1,7 +1,8 @@
 // Signed entries at unit level: HMAC-SHA-256 and Ed25519 keys (made by the
-// openssl command, as docs/ci-cache.md tells users), signatures carried in
-// the entry's record through the wire format, and key files that cannot be
-// used, refused without quoting them.
+// openssl command, as docs/ci-cache.md tells users, and kept here as text so
+// that no test needs the command), signatures carried in the entry's record
+// through the wire format, and key files that cannot be used, refused without
+// quoting them.
 #include <gtest/gtest.h>
 
 #include "base/error.h"
@@ -9,7 +10,7 @@
 #include "remote/action_message.h"
 #include "remote/entry_signature.h"
 #include "remote/sha256.h"
-#include "support/cli_runner.h"
+#include "support/platform.h"
 #include "support/temp_dir.h"
 
 using namespace winml;
@@ -30,14 +31,35 @@ store::ActionEntry signed_sample() {
 
 std::vector<std::string> signed_sample_shas() { return {remote::sha256_hex("model"), remote::sha256_hex("blob")}; }
 
-fs::path openssl_key(const test::TempDir& dir, const std::string& name, std::vector<std::string> args) {
-  const fs::path out = dir / name;
-  args.insert(args.begin(), "openssl");
-  args.push_back("-out");
-  args.push_back(out.string());
-  auto r = test::run_program(args);
-  EXPECT_EQ(r.exit_code, 0) << "openssl (scripts/install-deps.sh installs it): " << r.err;
-  return out;
+// `openssl genpkey -algorithm ed25519`, and its public half (`openssl pkey -pubout`).
+const char* kEd25519Key =
+    "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIJeqsuL6fVFu6CJmOpvddE/Lu7O0500b3lkZj9cgCWAX\n"
+    "-----END PRIVATE KEY-----\n";
+const char* kEd25519Public =
+    "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA3gHO+0AQN0MPtJceHUnBT20oZSloKTl3x7TSNsE4CP4=\n"
+    "-----END PUBLIC KEY-----\n";
+const char* kOtherEd25519Key =
+    "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIOGrnYccagsKbvzNGj73gUE2wOAQcrZB1pEhJGK4NCc6\n"
+    "-----END PRIVATE KEY-----\n";
+// `-aes256 -pass pass:winml`.
+const char* kEncryptedEd25519Key =
+    "-----BEGIN ENCRYPTED PRIVATE KEY-----\n"
+    "MIGbMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAhIbGS2l9xUjwICCAAw\n"
+    "DAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEEGuaYkN2APasWB8D+kdpapkEQHrJ\n"
+    "XMKlBjfu3P68yZCUc5u4fTh25pau2GC2iVy35FkJ1LIzVk6lxlgC0kpOcBJY018k\n"
+    "TeXhakX1+j1pxZRWEyQ=\n"
+    "-----END ENCRYPTED PRIVATE KEY-----\n";
+// `-algorithm EC -pkeyopt ec_paramgen_curve:P-256`.
+const char* kP256Key =
+    "-----BEGIN PRIVATE KEY-----\n"
+    "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg5gQyvotvDXG66qg8\n"
+    "y/TdAzxQK+CoPOiIzSHRDG5OsIyhRANCAAS1FEbPXx/F2EQlzc6B9hnEYVpbI1d4\n"
+    "sBQFtxxal6b1X54uVC689UHIQBWSE4OdG3SFYOGYzpZgZx9eMGYEfNWO\n"
+    "-----END PRIVATE KEY-----\n";
+
+fs::path key_file(const test::TempDir& dir, const std::string& name, const char* text) {
+  test::write_text(dir / name, text);
+  return dir / name;
 }
 
 // The message of the InputError loading `file` raises ("" when it loads).
@@ -49,6 +71,21 @@ std::string load_error(const fs::path& file) {
     return e.what();
   }
 }
+
+// Windows reads PEM keys with OpenSSL's DLL, which may be absent: then the key
+// file's error says how to get it (checked here), and the test skips.
+#define SKIP_WHERE_NO_LIBRARY_READS_PEM_KEYS(dir)                                                      \
+  do {                                                                                                 \
+    const fs::path probe = key_file((dir), "probe.pub", kEd25519Public);                               \
+    const std::string error = load_error(probe);                                                       \
+    if (!test::on_posix() && error.find("needs OpenSSL's libcrypto-3-x64.dll") != std::string::npos) { \
+      EXPECT_NE(error.find(to_utf8(probe) + ": "), std::string::npos) << error;                        \
+      EXPECT_NE(error.find("Git for Windows"), std::string::npos) << error;                            \
+      EXPECT_NE(error.find("HMAC secret"), std::string::npos) << error;                                \
+      GTEST_SKIP() << "no libcrypto-3-x64.dll: " << error;                                             \
+    }                                                                                                  \
+    ASSERT_EQ(error, "");                                                                              \
+  } while (0)
 
 }  // namespace
 
@@ -98,15 +135,24 @@ TEST(EntrySignature, HmacSha256IsTheStandardOne) {
 
 TEST(EntrySignature, Ed25519SignsWithThePrivateKeyAndVerifiesWithThePublicOne) {
   test::TempDir dir;
-  const fs::path key = openssl_key(dir, "key.pem", {"genpkey", "-algorithm", "ed25519"});
-  const fs::path pub = openssl_key(dir, "key.pub", {"pkey", "-in", key.string(), "-pubout"});
-  const fs::path other = openssl_key(dir, "other.pem", {"genpkey", "-algorithm", "ed25519"});
+  SKIP_WHERE_NO_LIBRARY_READS_PEM_KEYS(dir);
+  const fs::path key = key_file(dir, "key.pem", kEd25519Key);
+  const fs::path pub = key_file(dir, "key.pub", kEd25519Public);
+  const fs::path other = key_file(dir, "other.pem", kOtherEd25519Key);
   auto signer = remote::EntryKey::load(key);
   auto verifier = remote::EntryKey::load(pub);
   auto stranger = remote::EntryKey::load(other);
   EXPECT_STREQ(signer->scheme(), "ed25519");
   EXPECT_TRUE(signer->can_sign());
   EXPECT_FALSE(verifier->can_sign());
+  // Ed25519 signs deterministically: the bytes of `openssl pkeyutl -sign -rawin` with this key.
+  std::string hex;
+  for (unsigned char c : signer->sign("a message"))
+    hex += "0123456789abcdef"[c >> 4], hex += "0123456789abcdef"[c & 15];
+  EXPECT_EQ(
+      hex,
+      "476e75fe8450b59aaa67fd170a7e4b2d75b10632125024c183f3864e92deadcdceb6b1c3914fd41a4a51c0e809502fbb60542e3ea42614"
+      "a2a208e0fe6377dd0a");
   const auto entry = signed_sample();
   auto decoded = remote::decode_action(remote::encode_action(entry, signed_sample_shas(), signer.get()), entry.key);
   ASSERT_TRUE(decoded && decoded->signature);
@@ -127,11 +173,10 @@ TEST(EntrySignature, KeyFilesThatCannotBeUsedAreRefusedNamingTheFileWithoutQuoti
             std::string::npos);
   EXPECT_EQ(load_error(dir / "short").find("only-twenty"), std::string::npos);
   EXPECT_NE(load_error(dir / "absent").find(to_utf8(dir / "absent") + ": cannot read"), std::string::npos);
-  const fs::path encrypted =
-      openssl_key(dir, "enc.pem", {"genpkey", "-algorithm", "ed25519", "-aes256", "-pass", "pass:winml"});
+  const fs::path encrypted = key_file(dir, "enc.pem", kEncryptedEd25519Key);
   EXPECT_NE(load_error(encrypted).find("an encrypted private key"), std::string::npos) << load_error(encrypted);
-  const fs::path ec =
-      openssl_key(dir, "ec.pem", {"genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"});
+  SKIP_WHERE_NO_LIBRARY_READS_PEM_KEYS(dir);
+  const fs::path ec = key_file(dir, "ec.pem", kP256Key);
   const std::string ec_error = load_error(ec);
   EXPECT_NE(ec_error.find(to_utf8(ec) + ": not an Ed25519 key"), std::string::npos) << ec_error;
   EXPECT_EQ(ec_error.find("BEGIN"), std::string::npos);
