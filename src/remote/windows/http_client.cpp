@@ -16,6 +16,7 @@
 #include <windows.h>
 #include <winhttp.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -381,7 +382,6 @@ class Request {
       progress(n);
       if (wanted) {
         if (!(*sink_)(buffer.data(), n)) {
-          refused_ = true;
           r.error = "download refused";
           return false;
         }
@@ -514,7 +514,6 @@ class Request {
   std::string host_;
   INTERNET_PORT port_ = 0;
   long status_ = 0;
-  bool refused_ = false;
   bool sending_ = false;
   const Clock::time_point start_;
   bool window_started_ = false;
