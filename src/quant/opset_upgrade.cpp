@@ -2,6 +2,7 @@
 
 #include <onnx/version_converter/convert.h>
 
+#include <map>
 #include <set>
 
 #include "base/error.h"
@@ -11,6 +12,50 @@
 #include "quant/graph_edit.h"
 
 namespace winml::quant {
+
+namespace {
+
+// Every value name a graph (and its subgraphs) holds.
+std::set<std::string> value_names(const onnx::GraphProto& graph) {
+  std::set<std::string> names;
+  model::for_each_graph(graph, [&](const onnx::GraphProto& g, int) {
+    for (const auto& v : g.input()) names.insert(v.name());
+    for (const auto& v : g.output()) names.insert(v.name());
+    for (const auto& t : g.initializer()) names.insert(t.name());
+    for (const auto& n : g.node()) names.insert(n.output().begin(), n.output().end());
+  });
+  return names;
+}
+
+// ONNX 1.16 and later name the values their converter creates "_v_<n>"
+// where ONNX 1.12 (Debian's, the Linux build's) names them "<n>"; the
+// Windows build has ONNX 1.17. Converted models keep 1.12's names on every
+// build, so that both write the same bytes.
+void keep_converter_names_of_onnx_1_12(onnx::ModelProto& converted, const std::set<std::string>& before) {
+  const std::set<std::string> after = value_names(converted.graph());
+  std::map<std::string, std::string> renamed;
+  for (const auto& name : after) {
+    if (name.size() <= 3 || name.compare(0, 3, "_v_") != 0 || before.count(name)) continue;
+    const std::string plain = name.substr(3);
+    if (plain.find_first_not_of("0123456789") == std::string::npos && !after.count(plain)) renamed[name] = plain;
+  }
+  if (renamed.empty()) return;
+  const auto rename = [&](std::string* s) {
+    if (auto it = renamed.find(*s); it != renamed.end()) *s = it->second;
+  };
+  model::for_each_graph(*converted.mutable_graph(), [&](onnx::GraphProto& g, int) {
+    for (auto& v : *g.mutable_input()) rename(v.mutable_name());
+    for (auto& v : *g.mutable_output()) rename(v.mutable_name());
+    for (auto& v : *g.mutable_value_info()) rename(v.mutable_name());
+    for (auto& t : *g.mutable_initializer()) rename(t.mutable_name());
+    for (auto& n : *g.mutable_node()) {
+      for (auto& i : *n.mutable_input()) rename(&i);
+      for (auto& o : *n.mutable_output()) rename(&o);
+    }
+  });
+}
+
+}  // namespace
 
 void upgrade_opset(model::Model& m, std::int64_t to, const std::string& path) {
   const std::string what = "cannot upgrade opset " + std::to_string(m.opset()) + " to " + std::to_string(to) +
@@ -25,7 +70,9 @@ void upgrade_opset(model::Model& m, std::int64_t to, const std::string& path) {
   });
   if (external) throw InputError(file_error(path, what + ": the model keeps tensors in external data"));
   try {
+    const std::set<std::string> before = value_names(m.proto.graph());
     m.proto = onnx::version_conversion::ConvertVersion(m.proto, static_cast<int>(to));
+    keep_converter_names_of_onnx_1_12(m.proto, before);
   } catch (const std::exception& e) {
     throw InputError(file_error(path, what + ": " + e.what()));
   }
