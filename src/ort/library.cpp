@@ -19,7 +19,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-thread_local std::function<void(const std::string&)> t_log_sink;
+// A pointer, not an object: a thread-local with a destructor runs it at
+// thread exit, which MinGW's emulated TLS may do after the variable's
+// storage is freed.
+thread_local const std::function<void(const std::string&)>* t_log_sink = nullptr;
 
 void log_to_scope(void*, OrtLoggingLevel severity, const char* category, const char*, const char* where,
                   const char* message) {
@@ -28,7 +31,7 @@ void log_to_scope(void*, OrtLoggingLevel severity, const char* category, const c
   std::string line = std::string("onnxruntime ") + (level >= 0 && level <= 4 ? kLevels[level] : "log") + ": " +
                      (message ? message : "");
   if (t_log_sink)
-    t_log_sink(line);
+    (*t_log_sink)(line);
   else if (severity >= ORT_LOGGING_LEVEL_ERROR)
     std::fprintf(stderr, "%s\n", line.c_str());
 }
@@ -117,10 +120,10 @@ fs::path default_library_path() {
   return cache / kDefaultVersion / system_names::kOrtLibraryInCache;
 }
 
-LogScope::LogScope(std::function<void(const std::string&)> sink) : previous_(std::move(t_log_sink)) {
-  t_log_sink = std::move(sink);
+LogScope::LogScope(std::function<void(const std::string&)> sink) : sink_(std::move(sink)), previous_(t_log_sink) {
+  t_log_sink = sink_ ? &sink_ : nullptr;
 }
 
-LogScope::~LogScope() { t_log_sink = std::move(previous_); }
+LogScope::~LogScope() { t_log_sink = previous_; }
 
 }  // namespace winml::ort

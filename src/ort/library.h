@@ -80,7 +80,8 @@ class LogScope {
   LogScope& operator=(const LogScope&) = delete;
 
  private:
-  std::function<void(const std::string&)> previous_;
+  std::function<void(const std::string&)> sink_;
+  const std::function<void(const std::string&)>* previous_;
 };
 
 }  // namespace winml::ort

@@ -4,6 +4,7 @@
 #include <new>
 
 #include "base/huge_heap.h"
+#include "base/thread_exit.h"
 
 namespace winml::runtime {
 
@@ -20,12 +21,25 @@ constexpr int kSlots = 4;
 
 struct ThreadCache {
   Slot slots[kSlots];
-  ~ThreadCache() {
-    for (auto& s : slots) free_on_huge_pages(s.data);
+  static void release(void* cache) {
+    auto* c = static_cast<ThreadCache*>(cache);
+    for (auto& s : c->slots) free_on_huge_pages(s.data);
+    delete c;
   }
 };
 
-thread_local ThreadCache t_cache;
+// A pointer, released when the thread ends (base/thread_exit.h): a
+// thread-local object's destructor may run after MinGW's emulated TLS has
+// freed the object.
+thread_local ThreadCache* t_cache = nullptr;
+
+ThreadCache& cache() {
+  if (!t_cache) {
+    t_cache = new ThreadCache;
+    at_thread_exit(&ThreadCache::release, t_cache);
+  }
+  return *t_cache;
+}
 
 void* aligned(std::size_t bytes) { return allocate_on_huge_pages(bytes); }
 
@@ -33,7 +47,7 @@ void* aligned(std::size_t bytes) { return allocate_on_huge_pages(bytes); }
 
 Scratch::Scratch(std::size_t bytes) {
   for (int i = 0; i < kSlots; ++i) {
-    Slot& s = t_cache.slots[i];
+    Slot& s = cache().slots[i];
     if (s.busy) continue;
     if (s.bytes < bytes) {
       free_on_huge_pages(s.data);
@@ -51,7 +65,7 @@ Scratch::Scratch(std::size_t bytes) {
 }
 
 Scratch::~Scratch() {
-  if (slot_ >= 0) t_cache.slots[slot_].busy = false;
+  if (slot_ >= 0) cache().slots[slot_].busy = false;
   else free_on_huge_pages(data_);
 }
 
