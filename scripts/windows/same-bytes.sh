@@ -10,6 +10,10 @@
 #                 program, which Wine cannot wait for), then imported by
 #                 both builds (`source` instead of [model.export])
 #   ppocr_cls     a pretrained model of the npm corpus (opset 9 CNN)
+#   quickstart-ort  the quickstart compiled through ONNX Runtime 1.29 ([compile]
+#                 backend = "ort") with the `ref` plugin EP: ORT's Linux
+#                 library and libwinml_ref_ep.so, ORT's Windows DLL and
+#                 winml_ref_ep.dll
 #
 # Prints one line per project and file count; exit 1 naming each file that
 # differs. usage: scripts/windows/same-bytes.sh
@@ -18,7 +22,9 @@ cd "$(dirname "$0")/../.."
 root=$PWD
 linux=$root/build/winml-make
 windows=$root/build-windows/winml-make.exe
-run_windows() { bash "$root/scripts/windows/wine-run.sh" "$windows" "$@"; }
+# (ONNX Runtime's Windows DLLs are in the same cache as the Linux libraries.)
+ort_cache=${WINML_ORT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/winml-make/ort}
+run_windows() { WINML_ORT_CACHE=$ort_cache bash "$root/scripts/windows/wine-run.sh" "$windows" "$@"; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -93,4 +99,10 @@ dims = { "p2o.DynamicDimension.0" = 1, "p2o.DynamicDimension.1" = 48, "p2o.Dynam
 ep = "ref"
 TOML
 build_both ppocr_cls "$work/ppocr"
+
+cp -r examples/quickstart "$work/qs-ort"
+rm -rf "$work/qs-ort/build"
+printf 'backend = "ort"\n' >>"$work/qs-ort/winml.toml"  # (the file ends in [compile])
+grep -q '^\[compile\]' "$work/qs-ort/winml.toml"
+build_both quickstart-ort "$work/qs-ort"
 exit $status

@@ -1,5 +1,6 @@
 #include "compile/compiled_output.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -75,10 +76,31 @@ nlohmann::json verify_epcontext_model(const model::Model& m) {
   return blobs;
 }
 
+namespace {
+
+// ONNX Runtime writes a model's opsets, metadata and each node's attributes
+// in the order of its hash maps, which is its C++ library's (libstdc++ on
+// Linux, MSVC's on Windows): sorted, the model is the same bytes whichever
+// build of ONNX Runtime wrote it.
+void sort_what_hash_maps_ordered(onnx::ModelProto& m) {
+  std::sort(m.mutable_opset_import()->begin(), m.mutable_opset_import()->end(),
+            [](const auto& a, const auto& b) { return a.domain() < b.domain(); });
+  std::sort(m.mutable_metadata_props()->begin(), m.mutable_metadata_props()->end(),
+            [](const auto& a, const auto& b) { return a.key() < b.key(); });
+  model::for_each_graph(*m.mutable_graph(), [](onnx::GraphProto& g, int) {
+    for (auto& n : *g.mutable_node())
+      std::sort(n.mutable_attribute()->begin(), n.mutable_attribute()->end(),
+                [](const auto& a, const auto& b) { return a.name() < b.name(); });
+  });
+}
+
+}  // namespace
+
 PlacedModel place_compiled_model(const fs::path& scratch, const fs::path& staged, const fs::path& out,
                                  const nlohmann::json& verified) {
   PlacedModel placed;
   model::Model m = model::load_model(staged);
+  sort_what_hash_maps_ordered(m.proto);
   const std::string stem = out.stem().string();
   std::map<std::string, std::string> renamed;  // old reference -> new name
   std::set<fs::path> keep{staged};

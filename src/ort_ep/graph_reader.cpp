@@ -1,5 +1,6 @@
 #include "ort_ep/graph_reader.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -353,6 +354,11 @@ onnx::NodeProto GraphReader::node_proto(const OrtNode* node) const {
       *a->mutable_g() = graph_proto(graphs[i]);
     }
   }
+  // ONNX Runtime keeps a node's attributes in a hash map, whose order is its
+  // C++ library's (libstdc++ on Linux, MSVC's on Windows): by name, the blob
+  // is the same bytes whichever ONNX Runtime build compiled it.
+  std::sort(n.mutable_attribute()->begin(), n.mutable_attribute()->end(),
+            [](const onnx::AttributeProto& a, const onnx::AttributeProto& b) { return a.name() < b.name(); });
   return n;
 }
 
