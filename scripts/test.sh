@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command 2: install dependencies, build, and run the whole test suite
-# (CTest, the sanitizer subset, the fuzz targets).
+# (CTest, the sanitizer subset, the fuzz targets, then the Windows build's
+# tests under Wine).
 # usage: scripts/test.sh [CTEST ARGS...]
 #        scripts/test.sh --fast [CTEST ARGS...]   the unit tier only: builds its
 #        two binaries and runs `ctest -L unit` (in-process, well under a minute)
@@ -19,3 +20,6 @@ ctest --test-dir build --no-tests=error --output-on-failure -j"$(nproc)" "$@"
 # run (scripts/fuzz.sh for longer ones).
 bash scripts/sanitize.sh
 bash scripts/fuzz.sh --ci
+# The Windows build, cross-compiled, its tests run under Wine
+# (docs/windows.md).
+bash scripts/test-windows.sh

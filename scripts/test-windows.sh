@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The Windows part of the test suite (scripts/test.sh runs it after the Linux
+# part, whose build it needs): cross-builds the Windows programs and the test
+# binaries of the unit tier (scripts/build-windows.sh), runs those
+# tiers under Wine through winml-make.exe (ctest runs each test executable
+# through scripts/windows/wine-run.sh), then checks that the Windows build
+# makes the bytes the Linux build makes (scripts/windows/same-bytes.sh).
+# usage: scripts/test-windows.sh [CTEST ARGS...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tiers='unit'
+targets=(winml-make winml-make-tools winml_ref_ep winml_test_command unit_tests sanitized_unit_tests)
+bash scripts/build-windows.sh "${targets[@]}"
+ctest --test-dir build-windows -L "$tiers" --no-tests=error --output-on-failure -j"$(nproc)" "$@"
+bash scripts/windows/same-bytes.sh
