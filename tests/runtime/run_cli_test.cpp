@@ -168,12 +168,15 @@ TEST(RunCli, ProfileNamesAReluFoldedIntoItsConv) {
 TEST(RunCli, ProfileListsTheSlowestNodesByName) {
   test::TempDir dir;
   test::GraphBuilder b;
-  b.input("x", {256, 256});
-  b.initializer("w", {256, 256}, std::vector<float>(256 * 256, 0.5f));
+  // 512 x 512 x 512 = 134M multiply-adds against 262k elements each for the
+  // cheap nodes: the MatMul stays the slowest even when a loaded machine
+  // preempts a cheap node for a time slice (seen with 256: 16.7M).
+  b.input("x", {512, 512});
+  b.initializer("w", {512, 512}, std::vector<float>(512 * 512, 0.5f));
   b.node("Relu", {"x"}, {"r"}, "cheap_relu");
-  b.node("MatMul", {"r", "w"}, {"m"}, "big_matmul");  // 16.7M multiply-adds: far the slowest
+  b.node("MatMul", {"r", "w"}, {"m"}, "big_matmul");
   b.node("Neg", {"m"}, {"y"}, "cheap_neg");
-  b.output("y", {256, 256});
+  b.output("y", {512, 512});
   auto model = write_model(dir, test::make_model(b.graph()), "three.onnx");
   auto r = test::run_cli({"run", "-m", model.string(), "--repeat", "3", "--profile", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
