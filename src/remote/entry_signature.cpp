@@ -73,6 +73,16 @@ std::shared_ptr<const EntryKey> EntryKey::load(const std::filesystem::path& file
   return key;
 }
 
+std::shared_ptr<const EntryKey> EntryKey::load_signing(const std::filesystem::path& file) {
+  auto key = load(file);
+  if (!key->can_sign())
+    throw InputError(file_error(to_utf8(file),
+                                "a public key, which cannot sign: WINML_MAKE_REMOTE_CACHE_SIGNING_KEY takes the private "
+                                "key (openssl genpkey -algorithm ed25519 -out key.pem); readers that only verify set "
+                                "WINML_MAKE_REMOTE_CACHE_VERIFY_KEY to this file"));
+  return key;
+}
+
 EntryKey::EntryKey() = default;
 
 EntryKey::~EntryKey() {

@@ -40,6 +40,11 @@ class EntryKey {
   // shorter than 32 bytes; on Windows also for an Ed25519 key when OpenSSL's
   // DLL cannot be found.
   static std::shared_ptr<const EntryKey> load(const std::filesystem::path& file);
+  // A key that must sign (WINML_MAKE_REMOTE_CACHE_SIGNING_KEY): as load(),
+  // and an InputError naming the file for a public key, which only
+  // verifies: a writer given one would upload unsigned entries that every
+  // reader holding the key refuses.
+  static std::shared_ptr<const EntryKey> load_signing(const std::filesystem::path& file);
   ~EntryKey();
   EntryKey(const EntryKey&) = delete;
   EntryKey& operator=(const EntryKey&) = delete;

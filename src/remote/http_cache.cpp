@@ -24,10 +24,22 @@ constexpr std::size_t kMaxMessageBytes = 16u << 20;  // an action entry is a few
 // Room a download must leave on the local cache's file system.
 constexpr std::uint64_t kFreeSpaceReserve = 64ull << 20;
 
+// Why a reader holding `key` (none: no signatures) would refuse the entry
+// `body`, if it would.
+std::optional<std::string> refused_by_this_reader(const std::string& body, const store::Digest& entry_key,
+                                                  const EntryKey* key) {
+  std::string why;
+  auto decoded = decode_action(body, entry_key, &why);
+  if (!decoded) return why;
+  if (key)
+    if (auto problem = signature_problem(*decoded, *key)) return problem->reason + ": " + problem->detail;
+  return std::nullopt;
+}
+
 }  // namespace
 
 HttpCache::HttpCache(RemoteSettings settings, Warn warn) : settings_(std::move(settings)), warn_(std::move(warn)) {
-  if (!settings_.signing_key.empty()) key_ = EntryKey::load(settings_.signing_key);
+  if (!settings_.signing_key.empty()) key_ = EntryKey::load_signing(settings_.signing_key);
   else if (!settings_.verify_key.empty()) key_ = EntryKey::load(settings_.verify_key);
   // The first client now: options this system's client cannot honour stop
   // the build here (InputError), not in the middle of it.
@@ -66,6 +78,13 @@ void HttpCache::warn_once(const std::string& kind, const std::string& message) {
 }
 
 void HttpCache::give_up(const std::string& what, const HttpResult& r) {
+  std::string hint;
+  if (r.status == 401 || r.status == 403)
+    hint = " (check the credentials: URL, ~/.netrc or WINML_MAKE_REMOTE_CACHE_TOKEN)";
+  switch_off(what + ": " + r.describe() + hint);
+}
+
+void HttpCache::switch_off(const std::string& message) {
   if (off_.exchange(true)) return;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -73,11 +92,8 @@ void HttpCache::give_up(const std::string& what, const HttpResult& r) {
   }
   changed_.notify_all();
   if (settings_.http.abort && settings_.http.abort->load()) return;  // Ctrl-C: nothing to explain
-  std::string hint;
-  if (r.status == 401 || r.status == 403)
-    hint = " (check the credentials: URL, ~/.netrc or WINML_MAKE_REMOTE_CACHE_TOKEN)";
-  warn_once("off", "remote cache " + redact_url(settings_.url) + " switched off for this run: " + what + ": " +
-                       r.describe() + hint + "; the build goes on with the local cache");
+  warn_once("off", "remote cache " + redact_url(settings_.url) + " switched off for this run: " + message +
+                       "; the build goes on with the local cache");
 }
 
 HttpResult HttpCache::with_retries(HttpClient& http, const std::function<HttpResult(HttpClient&)>& op) {
@@ -284,6 +300,11 @@ void HttpCache::run_upload(HttpClient& http, const Upload& job) {
     sha256s.push_back(std::move(sha));
   }
   const std::string body = encode_action(job.entry, sha256s, key_ && key_->can_sign() ? key_.get() : nullptr);
+  if (auto why = refused_by_this_reader(body, job.entry.key, key_.get())) {
+    // What this run would refuse as a reader, no reader should be handed.
+    switch_off("not uploading an entry this run would itself refuse (" + *why + ")");
+    return;
+  }
   const std::string url = url_of("ac", action_name(settings_.name_space, job.entry.key));
   const HttpResult r = with_retries(http, [&](HttpClient& h) { return h.put_bytes(url, body); });
   if (!r.ok()) {

@@ -77,6 +77,8 @@ class HttpCache : public store::RemoteCache {
   HttpResult with_retries(HttpClient& http, const std::function<HttpResult(HttpClient&)>& op);
   // An answer the protocol does not allow: the remote goes off for the run.
   void give_up(const std::string& what, const HttpResult& r);
+  // The remote goes off for the run with `message` as its one warning.
+  void switch_off(const std::string& message);
   void warn_once(const std::string& kind, const std::string& message);
   bool off() const { return off_.load() || (settings_.http.abort && settings_.http.abort->load()); }
   std::unique_ptr<HttpClient> take_client();

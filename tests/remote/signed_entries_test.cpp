@@ -235,3 +235,25 @@ TEST(SignedEntries, ABadKeyFileIsAnInputErrorNamingTheFileNotQuotingIt) {
   EXPECT_EQ((r.out + r.err).find("tooshort-secret"), std::string::npos);
   EXPECT_FALSE(fs::exists(a.out("net", "model.onnx"))) << "a build that cannot verify must not start";
 }
+
+// A public key cannot sign: given as the signing key it stops the build
+// before anything is uploaded (it once sent every entry unsigned, over the
+// signed entries of the real key, and reported "sign and verify").
+TEST(SignedEntries, APublicKeyAsTheSigningKeyStopsTheBuildBeforeAnyUpload) {
+  REQUIRE_NGINX();
+  NginxServer server;
+  test::TempDir keys;
+  const fs::path key = keys / "cache.pem", pub = keys / "cache.pub";
+  openssl({"genpkey", "-algorithm", "ed25519", "-out", key.string()});
+  openssl({"pkey", "-in", key.string(), "-pubout", "-out", pub.string()});
+  Project a;
+  a.write_small_project();
+  auto r = a.run({}, env_with(server.url(), "WINML_MAKE_REMOTE_CACHE_SIGNING_KEY", pub));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find(pub.string() + ": a public key, which cannot sign"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("WINML_MAKE_REMOTE_CACHE_VERIFY_KEY"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(a.out("net", "model.onnx"))) << "a build that cannot sign must not start";
+  EXPECT_EQ(server.access_log().find("PUT"), std::string::npos) << server.access_log();
+  for (const char* kind : {"ac", "cas"})
+    if (fs::exists(server.root() / kind)) EXPECT_TRUE(fs::is_empty(server.root() / kind)) << kind;
+}
