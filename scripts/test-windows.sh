@@ -8,8 +8,8 @@
 # usage: scripts/test-windows.sh [CTEST ARGS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tiers='unit'
-targets=(winml-make winml-make-tools winml_ref_ep winml_test_command unit_tests sanitized_unit_tests)
+tiers='unit|cli'
+targets=(winml-make winml-make-tools winml_ref_ep winml_test_command unit_tests sanitized_unit_tests stop_tests)
 bash scripts/build-windows.sh "${targets[@]}"
 ctest --test-dir build-windows -L "$tiers" --no-tests=error --output-on-failure -j"$(nproc)" "$@"
 bash scripts/windows/same-bytes.sh

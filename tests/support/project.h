@@ -69,6 +69,10 @@ class Background {
   long long pid() const { return pid_; }
   // SIGINT or SIGTERM (on Windows both are Ctrl-Break, what a console sends).
   void signal(int sig);
+  // Whether signal() reaches winml-make here; else `why` says why (Wine 8
+  // delivers no console event that one process generates to another:
+  // tests/windows/console_stop.sh sends Ctrl-C in a pseudo-terminal instead).
+  static bool signals_arrive(std::string& why);
   void signal_group(int sig);  // to winml-make and everything it started
   void kill_group();           // SIGKILL to all of them (Windows: the job terminated)
   CliResult wait();
