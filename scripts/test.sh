@@ -12,14 +12,21 @@ if [ "${1:-}" = "--fast" ]; then
   bash scripts/build.sh unit_tests sanitized_unit_tests
   exec ctest --test-dir build -L unit --no-tests=error --output-on-failure -j"$(nproc)" "$@"
 fi
-bash scripts/install-deps.sh
-bash scripts/build.sh
-ctest --test-dir build --no-tests=error --output-on-failure -j"$(nproc)" "$@"
+# Each phase says how long it took (a CI log's budget at a glance).
+phase() {
+  local name=$1 start=$SECONDS
+  shift
+  "$@"
+  echo "test.sh: $name took $((SECONDS - start)) s (total $SECONDS s)"
+}
+phase install-deps bash scripts/install-deps.sh
+phase build bash scripts/build.sh
+phase ctest ctest --test-dir build --no-tests=error --output-on-failure -j"$(nproc)" "$@"
 # The runtime's and compile's tests again, built with ASan and UBSan; then
 # the fuzz targets in the same instrumented tree, a bounded and repeatable
 # run (scripts/fuzz.sh for longer ones).
-bash scripts/sanitize.sh
-bash scripts/fuzz.sh --ci
+phase sanitize bash scripts/sanitize.sh
+phase fuzz bash scripts/fuzz.sh --ci
 # The Windows build, cross-compiled, its tests run under Wine
 # (docs/windows.md).
-bash scripts/test-windows.sh
+phase windows bash scripts/test-windows.sh
