@@ -27,10 +27,14 @@ std::map<std::string, std::string> parse_provider_options(const std::vector<std:
 int run_in_ort(const RunOptions& o) {
   if (o.profile) throw InputError("--profile times the steps of winml-make's runtime; not with --runtime ort");
   compile::OrtTargetSpec spec;
-  spec.ort_library = compile::ort_library_path(o.ort_library, std::filesystem::current_path());
   spec.origin = "the command line";
-  spec.settings = {"--ort-library", "--ep-library", "--device", "(none: run takes no compiler)",
-                   "the working directory"};
+  spec.settings = {.ort_library = "--ort-library",
+                   .ep_library = "--ep-library",
+                   .device = "--device",
+                   .command = "",
+                   .relative_to = "the working directory",
+                   .needs = "run --runtime ort loads ONNX Runtime",
+                   .without = "run without --runtime ort needs no ONNX Runtime"};
   ort::SessionSettings settings;
   settings.threads = o.threads;
   const ort::Library* library = nullptr;
@@ -39,7 +43,7 @@ int run_in_ort(const RunOptions& o) {
     const ep::EpTable ep = ep::load_ep_table(o.ep);
     spec.ep = ep.name;
     spec.ep_name = ep.ep_type;
-    spec.ep_library = compile::ep_library_path(o.ep_library, std::filesystem::current_path(), ep.name);
+    compile::set_libraries(spec, o.ort_library, o.ep_library, std::filesystem::current_path());
     spec.device = o.device.empty() ? ep.default_device : o.device;
     const compile::OrtTarget& t = compile::find_ort_target(spec);
     settings = compile::ort_session_settings(t, parse_provider_options(o.provider_options), o.threads);
@@ -48,11 +52,8 @@ int run_in_ort(const RunOptions& o) {
   } else {
     if (!o.ep_library.empty() || !o.device.empty() || !o.provider_options.empty())
       throw InputError("--ep-library, --device and --provider-option choose the EP of --ep: give --ep");
-    try {
-      library = &ort::load(spec.ort_library);
-    } catch (const InputError& e) {
-      throw InputError(std::string(e.what()) + ". Give --ort-library, or run scripts/fetch-ort.sh for the default");
-    }
+    compile::set_libraries(spec, o.ort_library, "", std::filesystem::current_path());
+    library = &compile::load_ort_library(spec);
     ep_name = "CPUExecutionProvider";
   }
   model::Model m = model::load_model(o.model);
