@@ -1,5 +1,6 @@
 #include <chrono>
 #include <filesystem>
+#include <optional>
 
 #include "base/error.h"
 #include "compile/ort_run.h"
@@ -7,6 +8,7 @@
 #include "ep/ep_table.h"
 #include "model/model_io.h"
 #include "model/tensor_file.h"
+#include "tools/compiled_for_ep.h"
 #include "tools/dim_flags.h"
 #include "tools/run_report.h"
 
@@ -64,7 +66,18 @@ int run_in_ort(const RunOptions& o) {
   }
   const auto feeds = compile::ort_feeds(m.proto.graph(), given, parse_dim_flags(o.dims),
                                         o.random ? runtime::Fill::kRandom : runtime::Fill::kOnes, o.seed);
-  ort::Session session(*library, o.model, settings);
+  std::optional<ort::Session> loaded;
+  try {
+    loaded.emplace(*library, o.model, settings);
+  } catch (const InputError& e) {
+    // ORT's refusal of EPContext nodes names neither the EP they need nor the flag.
+    const std::string fix = compiled_for_other_ep(m.proto, ep_name);
+    if (fix.empty()) throw;
+    std::string said = e.what();
+    if (said.starts_with(o.model + ": ")) said.erase(0, o.model.size() + 2);
+    throw InputError(file_error(o.model, fix + ". " + said));
+  }
+  const ort::Session& session = *loaded;
 
   RunResult r;
   auto t0 = std::chrono::steady_clock::now();
