@@ -113,7 +113,9 @@ struct DocProject {
   DocProject() { fs::copy_file(test::source_dir() / "examples/quickstart/model.onnx", dir / "net.onnx"); }
   fs::path root() const { return dir.path(); }
   void config(const std::string& text) const { test::write_text(dir / "winml.toml", text); }
-  test::CliResult run(const std::vector<std::string>& args) const { return test::run_cli(args, root()); }
+  test::CliResult run(const std::vector<std::string>& args) const {
+    return test::run_cli(args, root(), {{"WINML_MAKE_CACHE_DIR", (dir / "cache").string()}});
+  }
 };
 
 }  // namespace
