@@ -7,9 +7,11 @@
 // so that no example goes stale unnoticed when a message changes.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <regex>
 #include <sstream>
 
+#include "model/model_io.h"
 #include "support/cli_runner.h"
 #include "support/project.h"
 #include "support/temp_dir.h"
@@ -19,22 +21,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Quoted lines whose setup this test does not make (a damaged blob, a
-// corrupt state, a held lock, a copied binary, a vendor compiler): matched by
-// a part of each.
+// Quoted lines whose setup this test does not make (external data, a
+// corrupt state or cache entry, a held lock, a copied binary, a vendor
+// compiler): matched by a part of each.
 const std::vector<std::string> kNotReproducedHere = {
     "cannot find winml-make's model tools",        // a binary copied alone, under /home/me
     "external data file 'ext.onnx.data' is missing",
     "is too short for tensor 'fc.weight'",
-    "EPContext ep_cache_context '../compiled_ref.bin' is refused",
     "external data location '../x' is refused",
-    "Input model is already quantized",
     "qnn compiler wrote an unusable model",
-    "EPContext blob 'compiled_ref.bin' of node 'winml_ref_0' is missing",
-    "not a ref blob (no WINMLREF header)",
-    "ref blob is truncated",
-    "ref blob checksum mismatch in its header and plan",
-    "ref blob checksum mismatch in its weights",
     "still locked by pid",
     "1 content does not match its digest (local)",
     "state: is corrupt; starting without build records",
@@ -118,6 +113,13 @@ struct DocProject {
   }
 };
 
+// Writes `bytes` over `file` at `offset`, keeping its size.
+void overwrite(const fs::path& file, std::streamoff offset, const std::string& bytes) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(offset);
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
 }  // namespace
 
 TEST(TroubleshootingDoc, QuotesTheMessagesWinmlMakePrints) {
@@ -154,6 +156,10 @@ TEST(TroubleshootingDoc, QuotesTheMessagesWinmlMakePrints) {
   check(p.run({"quantize", "-m", "out/compiled.onnx", "-o", "q.onnx"}), 2);
   check(p.run({"compile", "-m", "out/compiled.onnx", "-o", "c/c.onnx", "--ep", "ref"}), 2);
 
+  // Already quantized input.
+  ASSERT_EQ(p.run({"quantize", "-m", "net.onnx", "-o", "q.onnx"}).exit_code, 0);
+  check(p.run({"quantize", "-m", "q.onnx", "-o", "q2.onnx"}), 2);
+
   // Calibration data.
   check(p.run({"quantize", "-m", "net.onnx", "-o", "q.onnx", "--calibration-data", (p.root() / "calib").string()}), 2);
 
@@ -161,6 +167,24 @@ TEST(TroubleshootingDoc, QuotesTheMessagesWinmlMakePrints) {
   p.config("[model]\nsource = \"net.onnx\"\n[compile]\nep = \"qnn\"\n");
   check(p.run({}), 2);
   check(p.run({"compile", "-m", "net.onnx", "-o", "c/c.onnx", "--ep", "cpu", "--", "echo", "{input}"}), 2);
+
+  // EPContext blobs: missing, not a blob, truncated, altered in its plan, altered in its weights.
+  for (const char* d : {"miss", "hdr", "trunc", "meta", "bad", "esc"})
+    ASSERT_EQ(p.run({"compile", "-m", "net.onnx", "-o", std::string(d) + "/compiled.onnx", "--ep", "ref"}).exit_code, 0);
+  fs::remove(p.dir / "miss" / "compiled_ref.bin");
+  overwrite(p.dir / "hdr" / "compiled_ref.bin", 0, "XXXXXXXX");
+  fs::resize_file(p.dir / "trunc" / "compiled_ref.bin", 100);
+  overwrite(p.dir / "meta" / "compiled_ref.bin", 100, "U");
+  overwrite(p.dir / "bad" / "compiled_ref.bin", 20000, "UUUU");
+  for (const char* d : {"miss", "hdr", "trunc", "meta"}) check(p.run({"run", "-m", std::string(d) + "/compiled.onnx"}), 2);
+  check(p.run({"epcontext", "--embed", "-m", "bad/compiled.onnx", "-o", "bad/embedded.onnx"}), 2);
+  // A blob named outside the model's folder.
+  model::Model escaping = model::load_model(p.dir / "esc" / "compiled.onnx");
+  for (auto& node : *escaping.proto.mutable_graph()->mutable_node())
+    for (auto& a : *node.mutable_attribute())
+      if (a.name() == "ep_cache_context") a.set_s("../compiled_ref.bin");
+  model::save_model(escaping, p.dir / "esc" / "compiled.onnx");
+  check(p.run({"run", "-m", "esc/compiled.onnx"}), 2);
 
   // Command-line flags.
   check(p.run({"quantize", "-m", "net.onnx", "-o", "q.onnx", "--weight-type", "int3"}), 2);
