@@ -13,6 +13,7 @@
 #include "base/text.h"
 #include "cli/artifact_summary.h"
 #include "cli/build_report.h"
+#include "cli/key_mismatch.h"
 #include "cli/color.h"
 #include "cli/context.h"
 #include "cli/interrupt.h"
@@ -116,8 +117,11 @@ void report_after(const pipeline::Build& build, const std::vector<graph::NodeRes
     for (const auto& line : artifact_summary(plan.graph, results, (inside ? rel : plan.output_dir).string() + "/"))
       reporter.note(line);
   }
-  if (const remote::HttpCache* remote = build.remote())
+  if (const remote::HttpCache* remote = build.remote()) {
     reporter.note(remote_line(remote->stats(), remote->settings().mode == remote::RemoteMode::kReadOnly));
+    // The likeliest cause first, then the count.
+    if (const std::string w = key_mismatch_warning(results, *remote); !w.empty()) reporter.note(w);
+  }
   if (const std::string w = cache_rejections_warning(results); !w.empty()) reporter.note(w);
   // Errors also go to stderr (the progress may be on stdout): one line per
   // failed stage, its message's first line (which names the file).

@@ -33,10 +33,10 @@ namespace fs = std::filesystem;
 
 OrtTargetSpec ort_target_spec(const CompileOptions& o, const ep::EpTable& ep_table) {
   OrtTargetSpec s;
-  s.ort_library = ort_library_path(o.ort_library, o.project_dir);
-  s.ep_library = ep_library_path(o.ep_library, o.project_dir, ep_table.name);
   s.ep_name = ep_table.ep_type;
   s.ep = ep_table.name;
+  set_libraries(s, o.ort_library, o.ep_library, o.project_dir);
+  s.set_by = o.ort_set_by;
   s.device = o.device.empty() ? ep_table.default_device : o.device;
   s.origin = o.config_origin;
   s.settings = o.ort_settings;

@@ -53,6 +53,7 @@ struct CompileOptions {
   // How the user sets the vendor compiler and the ORT target, for messages.
   std::string command_setting = "[compile] command";
   OrtTargetSpec::Settings ort_settings;
+  std::map<std::string, std::string> ort_set_by;  // OrtTargetSpec::set_by
   std::function<void(const std::string&)> log;  // progress and notes, one line each
   int threads = 0;                              // validation
   const std::atomic<bool>* cancel = nullptr;    // stops a vendor compiler

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,13 +26,25 @@ struct OrtTargetSpec {
   std::string ep;                     // winml-make's name ("qnn"), for messages
   std::string device;                 // "cpu", "gpu" or "npu"
   std::string origin = "the configuration";  // names the config file in messages
+  // Where "ort_library", "ep_library", "device" and "ep" were set, when the
+  // user set them: "-D compile.ep_library=x.so", "--ep-library x.so" or
+  // "<file>:<line>:<column>" (config::ModelSettings::set_by). Absent: the
+  // default, or, when nothing is known, somewhere in `origin`.
+  std::map<std::string, std::string> set_by;
+  bool ort_library_is_default = false;  // ort::default_library_path(), chosen by the environment
+  // Where the default EP library was looked for (ep = "ref" and none named:
+  // the plugin EP installed with winml-make); empty otherwise.
+  std::vector<std::filesystem::path> ep_library_places;
   // How the user sets each, for messages: the config keys, or a subcommand's flags.
   struct Settings {
     std::string ort_library = "[compile] ort_library";
     std::string ep_library = "[compile] ep_library";
     std::string device = "[compile] device";
-    std::string command = "[compile] command (backend = \"command\")";
+    std::string command = "[compile] command (backend = \"command\")";  // empty: none to give
     std::string relative_to = "the project directory";
+    // What needs ONNX Runtime, and what does without it.
+    std::string needs;  // empty: `ep = "qnn" compiles through ONNX Runtime (backend = "ort")`
+    std::string without = "a build with compile = false needs none of them";
   } settings;
 };
 
@@ -50,7 +63,11 @@ struct OrtTarget {
 const OrtTarget& find_ort_target(const OrtTargetSpec& spec);
 
 // ORT's device type for "cpu", "gpu", "npu" (InputError for another).
-OrtHardwareDeviceType hardware_type(const std::string& device, const std::string& origin);
+OrtHardwareDeviceType hardware_type(const OrtTargetSpec& spec);
+
+// spec.ort_library, loaded; InputError naming it, where it was set (or the
+// default and the environment that chose its folder) and the fix.
+const ort::Library& load_ort_library(const OrtTargetSpec& spec);
 
 // Where `[compile] ort_library` and `ep_library` point: relative to the
 // project directory. An empty ort_library is ORT's default
@@ -59,6 +76,10 @@ OrtHardwareDeviceType hardware_type(const std::string& device, const std::string
 std::filesystem::path ort_library_path(const std::string& configured, const std::filesystem::path& project_dir);
 std::filesystem::path ep_library_path(const std::string& configured, const std::filesystem::path& project_dir,
                                       const std::string& ep);
+// Fills the spec's paths, and what messages say of where they came from, from
+// the values given (relative to project_dir) and where each was set.
+void set_libraries(OrtTargetSpec& spec, const std::string& ort_library, const std::string& ep_library,
+                   const std::filesystem::path& project_dir);
 
 // The `ref` backend as an ONNX Runtime plugin EP, libwinml_ref_ep.so: where
 // winml-make finds its other companion files (base/companion_files.h).

@@ -130,7 +130,16 @@ struct ModelSettings {
   // flag or -D ("--no-quant"), else "<file>:<line>", else "" (not a key
   // either; reports say it).
   std::map<std::string, std::string> disabled_by;
+  // Key ("compile.ep_library") -> where its value was set, for messages: the
+  // -D argument ("-D compile.ep_library=qnn.so"), else "<file>:<line>:<column>";
+  // absent when it is the default. Held for the keys whose errors come after
+  // loading (kKeysNamedBySource), not keys either.
+  std::map<std::string, std::string> set_by;
 };
+
+// The keys ModelSettings::set_by records.
+inline const std::vector<std::string> kKeysNamedBySource = {"compile.ep", "compile.device", "compile.ort_library",
+                                                            "compile.ep_library"};
 
 struct ProjectConfig {
   std::filesystem::path project_dir;  // relative paths in the config are resolved against it

@@ -127,6 +127,17 @@ std::string disabled_by(const Document& doc, const std::string& path, const std:
   return "";
 }
 
+// Where `key` ("compile.ep_library") was set for the model at `path`: its
+// own table before the project-wide one, a flag or -D before the file; "" for
+// the default.
+std::string set_by(const Document& doc, const std::string& path, const std::string& key) {
+  for (const std::string& p : {path + "." + key, key}) {
+    if (auto o = doc.overridden.find(p); o != doc.overridden.end()) return o->second;
+    if (doc.locations.count(p)) return doc.where(p);
+  }
+  return "";
+}
+
 }  // namespace
 
 ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
@@ -218,6 +229,8 @@ ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
                                    {"quantize", t.quantize.enabled},
                                    {"compile", t.compile.enabled}})
       if (!on) t.disabled_by[name] = disabled_by(doc, path, name);
+    for (const auto& key : kKeysNamedBySource)
+      if (auto where = set_by(doc, path, key); !where.empty()) t.set_by[key] = where;
     name_model(t, project_dir, path, errors);
     if (!names.insert(t.model.name).second)
       errors.add(path + ".name", "model name '" + t.model.name + "' is used twice; give each [[model]] a unique name");

@@ -120,6 +120,14 @@ fs::path default_library_path() {
   return cache / kDefaultVersion / system_names::kOrtLibraryInCache;
 }
 
+std::string default_library_origin() {
+  const std::string given = environment_variable("WINML_ORT_CACHE").value_or("");
+  const std::string folder = !given.empty() ? "$WINML_ORT_CACHE (" + given + ")"
+                                            : to_utf8(from_utf8(user_cache_home()) / "winml-make" / "ort") +
+                                                  " ($WINML_ORT_CACHE is not set)";
+  return std::string("ONNX Runtime ") + kDefaultVersion + " as scripts/fetch-ort.sh fetches it into " + folder;
+}
+
 LogScope::LogScope(std::function<void(const std::string&)> sink) : sink_(std::move(sink)), previous_(t_log_sink) {
   t_log_sink = sink_ ? &sink_ : nullptr;
 }

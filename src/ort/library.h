@@ -64,6 +64,10 @@ const Library& load(const std::filesystem::path& path);
 // <cache>/1.29.0/lib/libonnxruntime.so.1, where <cache> is $WINML_ORT_CACHE,
 // else $XDG_CACHE_HOME/winml-make/ort, else $HOME/.cache/winml-make/ort.
 std::filesystem::path default_library_path();
+// What default_library_path() is, for messages: "ONNX Runtime 1.29.0 as
+// scripts/fetch-ort.sh fetches it into $WINML_ORT_CACHE (/ci/ort)", naming
+// the variable that chose the folder.
+std::string default_library_origin();
 // The environment variables default_library_path() reads.
 const std::vector<std::string>& default_library_environment();
 // The version of ORT default_library_path() holds.

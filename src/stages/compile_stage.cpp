@@ -33,6 +33,8 @@ void declare_ort_target(const config::ModelSettings& config, pipeline::Declarati
   compile::CompileOptions o = compile::CompileOptions::from_config(config.compile);
   o.project_dir = config.base_dir;
   o.config_origin = config.config_file.empty() ? "the configuration" : config.config_file.string();
+  for (const auto& [key, where] : config.set_by)
+    if (key.starts_with("compile.")) o.ort_set_by[key.substr(8)] = where;
   const compile::OrtTargetSpec spec = compile::ort_target_spec(o, ep::load_ep_table(config.compile.ep));
   const compile::OrtTarget& t = compile::find_ort_target(spec);
   d.values["onnxruntime.version"] = t.library->version();

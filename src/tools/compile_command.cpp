@@ -92,8 +92,13 @@ cli::Command add_compile_command(CLI::App& app) {
             o.project_dir = std::filesystem::current_path();
             o.config_origin = "the command line";
             o.command_setting = "the arguments after `--`";
-            o.ort_settings = {"--ort-library", "--ep-library", "--device", "the arguments after `--`",
-                              "the working directory"};
+            o.ort_settings = {.ort_library = "--ort-library",
+                              .ep_library = "--ep-library",
+                              .device = "--device",
+                              .command = "the arguments after `--`",
+                              .relative_to = "the working directory",
+                              .needs = "--ep " + opts->ep + " compiles through ONNX Runtime (--backend ort)",
+                              .without = ""};
             o.dims = parse_dim_flags(opts->dims);
             for (const auto& name : opts->env) {
               auto v = environment_variable(name);

@@ -1,5 +1,6 @@
 #include <chrono>
 #include <filesystem>
+#include <optional>
 
 #include "base/error.h"
 #include "compile/ort_run.h"
@@ -7,6 +8,7 @@
 #include "ep/ep_table.h"
 #include "model/model_io.h"
 #include "model/tensor_file.h"
+#include "tools/compiled_for_ep.h"
 #include "tools/dim_flags.h"
 #include "tools/run_report.h"
 
@@ -27,10 +29,14 @@ std::map<std::string, std::string> parse_provider_options(const std::vector<std:
 int run_in_ort(const RunOptions& o) {
   if (o.profile) throw InputError("--profile times the steps of winml-make's runtime; not with --runtime ort");
   compile::OrtTargetSpec spec;
-  spec.ort_library = compile::ort_library_path(o.ort_library, std::filesystem::current_path());
   spec.origin = "the command line";
-  spec.settings = {"--ort-library", "--ep-library", "--device", "(none: run takes no compiler)",
-                   "the working directory"};
+  spec.settings = {.ort_library = "--ort-library",
+                   .ep_library = "--ep-library",
+                   .device = "--device",
+                   .command = "",
+                   .relative_to = "the working directory",
+                   .needs = "run --runtime ort loads ONNX Runtime",
+                   .without = "run without --runtime ort needs no ONNX Runtime"};
   ort::SessionSettings settings;
   settings.threads = o.threads;
   const ort::Library* library = nullptr;
@@ -39,7 +45,7 @@ int run_in_ort(const RunOptions& o) {
     const ep::EpTable ep = ep::load_ep_table(o.ep);
     spec.ep = ep.name;
     spec.ep_name = ep.ep_type;
-    spec.ep_library = compile::ep_library_path(o.ep_library, std::filesystem::current_path(), ep.name);
+    compile::set_libraries(spec, o.ort_library, o.ep_library, std::filesystem::current_path());
     spec.device = o.device.empty() ? ep.default_device : o.device;
     const compile::OrtTarget& t = compile::find_ort_target(spec);
     settings = compile::ort_session_settings(t, parse_provider_options(o.provider_options), o.threads);
@@ -48,11 +54,8 @@ int run_in_ort(const RunOptions& o) {
   } else {
     if (!o.ep_library.empty() || !o.device.empty() || !o.provider_options.empty())
       throw InputError("--ep-library, --device and --provider-option choose the EP of --ep: give --ep");
-    try {
-      library = &ort::load(spec.ort_library);
-    } catch (const InputError& e) {
-      throw InputError(std::string(e.what()) + ". Give --ort-library, or run scripts/fetch-ort.sh for the default");
-    }
+    compile::set_libraries(spec, o.ort_library, "", std::filesystem::current_path());
+    library = &compile::load_ort_library(spec);
     ep_name = "CPUExecutionProvider";
   }
   model::Model m = model::load_model(o.model);
@@ -63,7 +66,18 @@ int run_in_ort(const RunOptions& o) {
   }
   const auto feeds = compile::ort_feeds(m.proto.graph(), given, parse_dim_flags(o.dims),
                                         o.random ? runtime::Fill::kRandom : runtime::Fill::kOnes, o.seed);
-  ort::Session session(*library, o.model, settings);
+  std::optional<ort::Session> loaded;
+  try {
+    loaded.emplace(*library, o.model, settings);
+  } catch (const InputError& e) {
+    // ORT's refusal of EPContext nodes names neither the EP they need nor the flag.
+    const std::string fix = compiled_for_other_ep(m.proto, ep_name);
+    if (fix.empty()) throw;
+    std::string said = e.what();
+    if (said.starts_with(o.model + ": ")) said.erase(0, o.model.size() + 2);
+    throw InputError(file_error(o.model, fix + ". " + said));
+  }
+  const ort::Session& session = *loaded;
 
   RunResult r;
   auto t0 = std::chrono::steady_clock::now();

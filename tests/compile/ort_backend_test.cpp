@@ -64,7 +64,7 @@ TEST(OrtBackend, AMissingOrtLibraryStopsTheBuildBeforeExport) {
   write_quickstart(p, "ep = \"cpu\"\nbackend = \"ort\"\nort_library = \"ort/libonnxruntime.so.1\"\n");
   const std::string err = stopped_before_export(p);
   expect_contains(err, (p.root() / "ort/libonnxruntime.so.1").string() + ": no such file");
-  expect_contains(err, "set [compile] ort_library (in " + (p.root() / "winml.toml").string());
+  expect_contains(err, "[compile] ort_library (set in " + (p.root() / "winml.toml").string() + ":9:1");
   expect_contains(err, "scripts/fetch-ort.sh");
   // The same path holding something that is not ORT.
   p.write("ort/libonnxruntime.so.1", "not a library");
@@ -170,7 +170,7 @@ TEST(OrtBackend, CompileCommandStopsBeforeWritingAnything) {
   expect_contains(r.err, "no gpu device");
   r = compile({"--ep", "cpu", "--backend", "ort", "--ort-library", (dir / "none.so").string()});
   EXPECT_EQ(r.exit_code, 2);
-  expect_contains(r.err, "set --ort-library");
+  expect_contains(r.err, "--ort-library (in the command line, relative to the working directory) names it");
   r = compile({"--ep", "cpu", "--backend", "ort", "--provider-option", "novalue"});
   EXPECT_EQ(r.exit_code, 2);
   expect_contains(r.err, "--provider-option novalue: expected KEY=VALUE");
@@ -356,4 +356,70 @@ TEST(OrtBackend, ANoOpBuildLoadsNoOnnxRuntime) {
   EXPECT_NE(noop.err.find("file="), std::string::npos) << "LD_DEBUG printed nothing";
   EXPECT_EQ(noop.err.find("libonnxruntime"), std::string::npos) << noop.err.substr(0, 4000);
   EXPECT_EQ(noop.err.find("libwinml_ref_ep"), std::string::npos);
+}
+
+// The `ref` plugin EP is looked for where the model tools are: a binary
+// copied without it names each place, as a missing module does, and what to
+// build or install.
+TEST(OrtBackend, AMissingRefPluginNamesEveryPlaceItWasLookedFor) {
+  test::TempDir dir;
+  fs::create_directories(dir / "bin");
+  for (const char* file : {"winml-make", "winml-make-tools.so"})
+    fs::copy_file(test::winml_make_binary().parent_path() / file, dir / "bin" / file);
+  const std::string exe = (dir / "bin" / "winml-make").string();
+  test::Project p;
+  write_quickstart(p, "ep = \"ref\"\nbackend = \"ort\"\n");
+  const auto built = test::run_program({exe}, p.root(), p.cache_env());
+  const auto ran = test::run_program({exe, "run", "-m", "model.onnx", "--runtime", "ort", "--ep", "ref"}, p.root());
+  for (const auto* r : {&built, &ran}) {
+    EXPECT_EQ(r->exit_code, 2) << r->err;
+    expect_contains(r->err, "cannot find the `ref` plugin EP (libwinml_ref_ep.so)");
+    for (const fs::path& place : {dir / "bin" / "libwinml_ref_ep.so", dir / "lib" / "winml-make" / "libwinml_ref_ep.so",
+                                  fs::path("/usr/lib/winml-make/libwinml_ref_ep.so")})
+      expect_contains(r->err, "\n  " + place.string() + ": not there");
+  }
+  expect_contains(built.err, "or point [compile] ep_library at it");
+  expect_contains(ran.err, "or point --ep-library at it");
+  EXPECT_FALSE(fs::exists(p.out("net", "export.onnx")));
+}
+
+// A setting's error names where it was set: the -D argument, the file's
+// line, or, for the default ONNX Runtime, the variable that chose its folder.
+TEST(OrtBackend, ASettingsErrorNamesWhereItWasSet) {
+  test::Project p;
+  write_quickstart(p, "ep = \"cpu\"\nbackend = \"ort\"\n");
+  const std::string toml = (p.root() / "winml.toml").string();
+  auto r = p.run({"-D", "compile.ep_library=qnn/libqnn.so"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  expect_contains(r.err, "[compile] ep_library (set by -D compile.ep_library=qnn/libqnn.so, relative to");
+  r = p.run({"-D", "compile.ort_library=ort/libonnxruntime.so.1"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  expect_contains(r.err, "[compile] ort_library (set by -D compile.ort_library=ort/libonnxruntime.so.1, relative to");
+  r = p.run({"-D", "compile.device=npu"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  expect_contains(r.err, "([compile] device = \"npu\", set by -D compile.device=npu)");
+  for (const char* d : {"compile.ep_library", "compile.ort_library", "compile.device"})
+    EXPECT_EQ(r.err.find("in " + toml), std::string::npos) << d << ": " << r.err;
+  // In the file: its line.
+  write_quickstart(p, "ep = \"cpu\"\nbackend = \"ort\"\ndevice = \"npu\"\n");
+  r = p.run({});
+  expect_contains(r.err, "([compile] device = \"npu\", set in " + toml + ":9:1)");
+  // The default ONNX Runtime, missing: the variable that chose its folder.
+  write_quickstart(p, "ep = \"cpu\"\nbackend = \"ort\"\n");
+  const std::string cache = (p.root() / "ort-cache").string();
+  r = p.run({}, {{"WINML_ORT_CACHE", cache}});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  expect_contains(r.err, "this is the default, ONNX Runtime 1.29.0 as scripts/fetch-ort.sh fetches it into "
+                         "$WINML_ORT_CACHE (" + cache + ")");
+  // run --runtime ort: its own flags, and no word of builds.
+  for (const std::vector<std::string>& ep : {std::vector<std::string>{}, {"--ep", "cpu"}}) {
+    std::vector<std::string> args = {"run", "-m", "model.onnx", "--runtime", "ort"};
+    args.insert(args.end(), ep.begin(), ep.end());
+    auto run = test::run_cli(args, p.root(), {{"WINML_ORT_CACHE", cache}});
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    expect_contains(run.err, "$WINML_ORT_CACHE (" + cache + ")");
+    expect_contains(run.err, "or set --ort-library to a libonnxruntime.so");
+    EXPECT_EQ(run.err.find("[compile]"), std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find("build"), std::string::npos) << run.err;
+  }
 }

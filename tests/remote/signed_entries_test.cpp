@@ -206,6 +206,7 @@ TEST(SignedEntries, AnEd25519WriterSignsReadersVerifyWithThePublicKeyAndRefuseOt
   json refused = c.build({}, 0, env_with(server.url(), "WINML_MAKE_REMOTE_CACHE_VERIFY_KEY", pub));
   traces.add(refused);
   EXPECT_NE(refused.value("_stderr", "").find("1 bad signature (remote)"), std::string::npos) << refused.dump();
+  EXPECT_EQ(refused.value("_stderr", "").find("every entry"), std::string::npos) << "one entry altered is not a key problem";
   EXPECT_EQ(test::artifacts(a.root() / "build"), test::artifacts(c.root() / "build"));
 
   // A reader trusting another key refuses every entry, and builds the same bytes.
@@ -215,6 +216,13 @@ TEST(SignedEntries, AnEd25519WriterSignsReadersVerifyWithThePublicKeyAndRefuseOt
   traces.add(stranger);
   EXPECT_EQ(stranger["cache_rejections"].size(), 6u) << stranger.dump();
   EXPECT_EQ(stranger["remote_cache"]["hits"], 0);
+  // Every entry refused: the likeliest cause, this reader's key, comes before the count.
+  const std::string warned = stranger.value("_stderr", "");
+  const auto cause = warned.find("warning: every entry the remote cache had (6) failed its signature check with this "
+                                 "build's key, WINML_MAKE_REMOTE_CACHE_VERIFY_KEY (" + other_pub.string() +
+                                 "): most likely it is not the key the cache's entries are signed with");
+  EXPECT_NE(cause, std::string::npos) << warned;
+  EXPECT_LT(cause, warned.find("6 cache entries refused")) << warned;
   EXPECT_EQ(test::artifacts(a.root() / "build"), test::artifacts(d.root() / "build"));
 
   traces.dirs = {a.root(), a.cache_dir(), b.root(), b.cache_dir(), server.root()};

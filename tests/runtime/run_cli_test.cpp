@@ -248,3 +248,29 @@ TEST(RunCli, OnnxRuntimeOptionsAreCheckedBeforeRunning) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("give --ep"), std::string::npos) << r.err;
 }
+
+// ONNX Runtime hands an EPContext node only to the EP its `source` names;
+// without that EP the session is refused. The error names the --ep to pass,
+// not only ORT's words.
+TEST(RunCli, AModelCompiledForAnotherEpNamesTheEpToPass) {
+  test::TempDir dir;
+  auto model = write_model(dir, doubling_model());
+  const std::string compiled = (dir / "out" / "compiled.onnx").string();
+  auto c = test::run_cli({"compile", "-m", model.string(), "-o", compiled, "--ep", "ref", "--dim", "batch=2"});
+  ASSERT_EQ(c.exit_code, 0) << c.out << c.err;
+  for (const std::vector<std::string>& ep : {std::vector<std::string>{}, {"--ep", "cpu"}}) {
+    std::vector<std::string> args = {"run", "-m", compiled, "--runtime", "ort"};
+    args.insert(args.end(), ep.begin(), ep.end());
+    auto r = test::run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(compiled + ": it was compiled for WinmlMakeRefExecutionProvider (the `source` of its "
+                                    "EPContext nodes)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("not on CPUExecutionProvider: pass --ep ref"), std::string::npos) << r.err;
+  }
+  // As told: it runs.
+  auto ok = test::run_cli({"run", "-m", compiled, "--runtime", "ort", "--ep", "ref", "--json"});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(nlohmann::json::parse(ok.out)["execution_provider"], "WinmlMakeRefExecutionProvider");
+}
