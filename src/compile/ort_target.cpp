@@ -55,7 +55,8 @@ void set_libraries(OrtTargetSpec& spec, const std::string& ort_library, const st
   spec.ort_library = ort_library_path(ort_library, project_dir);
   spec.ort_library_is_default = ort_library.empty();
   spec.ep_library = ep_library_path(ep_library, project_dir, spec.ep);
-  if (ep_library.empty() && spec.ep == "ref") spec.ep_library_places = companion_file_places(system_names::kRefPluginEp);
+  if (ep_library.empty() && spec.ep == "ref")
+    spec.ep_library_places = companion_file_places(system_names::kRefPluginEp);
 }
 
 const ort::Library& load_ort_library(const OrtTargetSpec& spec) {
@@ -65,13 +66,16 @@ const ort::Library& load_ort_library(const OrtTargetSpec& spec) {
     const std::string needs = !spec.settings.needs.empty()
                                   ? spec.settings.needs
                                   : "ep = \"" + spec.ep + "\" compiles through ONNX Runtime (backend = \"ort\")";
-    const std::string fix =
-        spec.ort_library_is_default
-            ? "this is the default, " + ort::default_library_origin() + ". Run scripts/fetch-ort.sh, or set " +
-                  spec.settings.ort_library + " to a libonnxruntime.so of 1.23 or newer"
-            : spec.settings.ort_library + " (" + where_set(spec, "ort_library") + ", relative to " +
-                  spec.settings.relative_to + ") names it: point it at a libonnxruntime.so of 1.23 or newer, or "
-                  "leave it unset for the default (ONNX Runtime " + ort::kDefaultVersion + " from scripts/fetch-ort.sh)";
+    const std::string fix = spec.ort_library_is_default
+                                ? "this is the default, " + ort::default_library_origin() +
+                                      ". Run scripts/fetch-ort.sh, or set " + spec.settings.ort_library + " to a " +
+                                      std::string(system_names::kOrtLibraryKind) + " of 1.23 or newer"
+                                : spec.settings.ort_library + " (" + where_set(spec, "ort_library") + ", relative to " +
+                                      spec.settings.relative_to + ") names it: point it at a " +
+                                      std::string(system_names::kOrtLibraryKind) +
+                                      " of 1.23 or newer, or "
+                                      "leave it unset for the default (ONNX Runtime " +
+                                      ort::kDefaultVersion + " from scripts/fetch-ort.sh)";
     throw InputError(std::string(e.what()) + ". " + needs + ": " + fix +
                      (spec.settings.without.empty() ? "" : "; " + spec.settings.without));
   }
@@ -115,14 +119,18 @@ void register_ep_library(const ort::Library& lib, const OrtTargetSpec& spec) {
       std::string text = "cannot find the `ref` plugin EP (" + std::string(system_names::kRefPluginEp) +
                          "), through which ONNX Runtime runs what is compiled for ep = \"ref\"; looked in:";
       for (const auto& place : spec.ep_library_places) text += "\n  " + place.string() + ": not there";
-      text += "\nbuild it (target winml_ref_ep) or install it with winml-make ('cmake --install <build> --prefix "
-              "<dir>'), or point " + spec.settings.ep_library + " at it";
+      text +=
+          "\nbuild it (target winml_ref_ep) or install it with winml-make ('cmake --install <build> --prefix "
+          "<dir>'), or point " +
+          spec.settings.ep_library + " at it";
       throw InputError(text);
     }
-    throw InputError(file_error(spec.ep_library.string(),
-                                "no such file: " + spec.settings.ep_library + " (" + where_set(spec, "ep_library") +
-                                    ", relative to " + spec.settings.relative_to + ") names the plugin library of the "
-                                    "execution provider " + spec.ep_name + " that ONNX Runtime loads"));
+    throw InputError(file_error(spec.ep_library.string(), "no such file: " + spec.settings.ep_library + " (" +
+                                                              where_set(spec, "ep_library") + ", relative to " +
+                                                              spec.settings.relative_to +
+                                                              ") names the plugin library of the "
+                                                              "execution provider " +
+                                                              spec.ep_name + " that ONNX Runtime loads"));
   }
   const OrtApi& api = lib.api();
   const std::string name = "winml-make:" + spec.ep_library.string();
@@ -132,7 +140,8 @@ void register_ep_library(const ort::Library& lib, const OrtTargetSpec& spec) {
   } catch (const std::runtime_error& e) {
     // Whatever ORT's code: the file the user named is not a usable EP library.
     throw InputError(file_error(spec.ep_library.string(), e.what()) + " (" + spec.settings.ep_library + ", " +
-                     (spec.ep_library_places.empty() ? where_set(spec, "ep_library") : "left unset: the default") + ")");
+                     (spec.ep_library_places.empty() ? where_set(spec, "ep_library") : "left unset: the default") +
+                     ")");
   }
   registered.insert(id);
 }
@@ -158,22 +167,25 @@ OrtTarget find(const OrtTargetSpec& spec) {
     same_ep.push_back(device_name(type));
     if (type == wanted && !t.device) t.device = d;
   }
-  const std::string from =
-      spec.ep_library.empty() ? lib.path().string() : spec.ep_library.string();
+  const std::string from = spec.ep_library.empty() ? lib.path().string() : spec.ep_library.string();
   if (same_ep.empty())
     throw InputError(file_error(
         from, "ONNX Runtime " + lib.version() + (spec.ep_library.empty() ? "" : " with this library") +
-                  " has no execution provider " + spec.ep_name + " (ep = \"" + spec.ep + "\", " + where_set(spec, "ep") +
-                  "); it offers " + (offered.empty() ? std::string("none") : join(offered, ", ")) +
-                  ". Point " + spec.settings.ep_library + " at the library that provides " + spec.ep_name +
-                  " (relative to " + spec.settings.relative_to + ")" +
+                  " has no execution provider " + spec.ep_name + " (ep = \"" + spec.ep + "\", " +
+                  where_set(spec, "ep") + "); it offers " +
+                  (offered.empty() ? std::string("none") : join(offered, ", ")) + ". Point " +
+                  spec.settings.ep_library + " at the library that provides " + spec.ep_name + " (relative to " +
+                  spec.settings.relative_to + ")" +
                   (spec.settings.command.empty() ? "" : ", give a vendor compiler in " + spec.settings.command) +
                   ", or choose another ep"));
   if (!t.device)
-    throw InputError(file_error(from, spec.ep_name + " has no " + spec.device + " device on this machine (" + spec.settings.device + " = \"" +
-                                          spec.device + "\", " + where_set(spec, "device") + "); it offers " + join(same_ep, ", ") +
-                                          ". Set " + spec.settings.device + " to one of them, or use a machine with the "
-                                          "device" + (spec.settings.without.empty() ? "" : "; " + spec.settings.without)));
+    throw InputError(file_error(from, spec.ep_name + " has no " + spec.device + " device on this machine (" +
+                                          spec.settings.device + " = \"" + spec.device + "\", " +
+                                          where_set(spec, "device") + "); it offers " + join(same_ep, ", ") + ". Set " +
+                                          spec.settings.device +
+                                          " to one of them, or use a machine with the "
+                                          "device" +
+                                          (spec.settings.without.empty() ? "" : "; " + spec.settings.without)));
 
   const OrtEpDevice* d = t.device;
   const OrtHardwareDevice* hw = api.EpDevice_Device(d);
@@ -194,8 +206,8 @@ OrtTarget find(const OrtTargetSpec& spec) {
 const OrtTarget& find_ort_target(const OrtTargetSpec& spec) {
   static std::mutex mutex;
   static std::map<std::string, std::pair<OrtTarget, std::string>> found;  // a target, or why not
-  std::string id = spec.ort_library.string() + "|" + spec.ep_library.string() + "|" + spec.ep_name + "|" +
-                         spec.device + "|" + spec.origin;
+  std::string id = spec.ort_library.string() + "|" + spec.ep_library.string() + "|" + spec.ep_name + "|" + spec.device +
+                   "|" + spec.origin;
   for (const auto& [key, where] : spec.set_by) id += "|" + key + "=" + where;
   std::lock_guard lock(mutex);
   auto it = found.find(id);

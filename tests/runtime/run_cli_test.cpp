@@ -168,17 +168,18 @@ TEST(RunCli, ProfileNamesAReluFoldedIntoItsConv) {
 TEST(RunCli, ProfileListsTheSlowestNodesByName) {
   test::TempDir dir;
   test::GraphBuilder b;
-  // 512 x 512 x 512 = 134M multiply-adds against 262k elements each for the
-  // cheap nodes: the MatMul stays the slowest even when a loaded machine
-  // preempts a cheap node for a time slice (seen with 256: 16.7M).
-  b.input("x", {512, 512});
-  b.initializer("w", {512, 512}, std::vector<float>(512 * 512, 0.5f));
+  // The MatMul's 134M multiply-adds (32 x 4096 x 1024) against 128k and 32k
+  // elements for the cheap nodes: it stays the slowest when a loaded machine
+  // preempts a cheap node for a time slice (a square 512 MatMul did not: its
+  // Neg on 262k elements took 3 ms in such a run).
+  b.input("x", {32, 4096});
+  b.initializer("w", {4096, 1024}, std::vector<float>(4096 * 1024, 0.5f));
   b.node("Relu", {"x"}, {"r"}, "cheap_relu");
   b.node("MatMul", {"r", "w"}, {"m"}, "big_matmul");
   b.node("Neg", {"m"}, {"y"}, "cheap_neg");
-  b.output("y", {512, 512});
+  b.output("y", {32, 1024});
   auto model = write_model(dir, test::make_model(b.graph()), "three.onnx");
-  auto r = test::run_cli({"run", "-m", model.string(), "--repeat", "3", "--profile", "--json"});
+  auto r = test::run_cli({"run", "-m", model.string(), "--repeat", "5", "--profile", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto nodes = nlohmann::json::parse(r.out)["profile_slowest_nodes"];
   ASSERT_EQ(nodes.size(), 3u) << r.out;
