@@ -17,6 +17,10 @@ CliResult run_program(const std::vector<std::string>& argv, const std::filesyste
   spec.argv = argv;
   spec.cwd = cwd;
   spec.env = environment_variables();
+  // scripts/sanitize.sh: the programs a sanitized test starts may run with
+  // other sanitizer options than the test itself (see there why).
+  if (auto child = spec.env.find("WINML_TEST_CHILD_ASAN_OPTIONS"); child != spec.env.end())
+    spec.env["ASAN_OPTIONS"] = child->second;
   for (const auto& [k, v] : env) spec.env[k] = v;
   spec.output = &r.out;
   spec.errors = &r.err;
