@@ -58,7 +58,7 @@ TEST(IgnoredOptions, VerifyKeyWithReadWriteModeStopsTheBuild) {
   Project p;
   p.write_small_project();
   test::write_text(p.root() / "cache.pub", "not read: the contradiction is found first\n");
-  const test::CliResult r = p.run({"build"}, {{"WINML_MAKE_REMOTE_CACHE", "http://127.0.0.1:9"},
+  const test::CliResult r = p.run({}, {{"WINML_MAKE_REMOTE_CACHE", "http://127.0.0.1:9"},
                                               {"WINML_MAKE_REMOTE_CACHE_MODE", "read-write"},
                                               {"WINML_MAKE_REMOTE_CACHE_VERIFY_KEY", (p.root() / "cache.pub").string()}});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
