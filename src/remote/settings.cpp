@@ -54,6 +54,11 @@ std::optional<RemoteSettings> resolve_remote_settings(const std::string& flag_ur
         "WINML_MAKE_REMOTE_CACHE_SIGNING_KEY and WINML_MAKE_REMOTE_CACHE_VERIFY_KEY are both set: a writer gives the "
         "signing key (it verifies with it too), a reader the verification key");
   // A reader's uploads would carry no signature that other readers accept.
+  if (!s.verify_key.empty() && mode == "read-write")
+    throw InputError(
+        "WINML_MAKE_REMOTE_CACHE_MODE=read-write with WINML_MAKE_REMOTE_CACHE_VERIFY_KEY: a verification key only "
+        "reads (nothing it uploads would carry a signature readers accept); a writer gives "
+        "WINML_MAKE_REMOTE_CACHE_SIGNING_KEY instead, or unset WINML_MAKE_REMOTE_CACHE_MODE");
   if (!s.verify_key.empty()) s.mode = RemoteMode::kReadOnly;
   s.http.bearer_token = env("WINML_MAKE_REMOTE_CACHE_TOKEN");
   s.http.ca_file = env("WINML_MAKE_REMOTE_CACHE_CA");

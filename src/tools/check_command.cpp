@@ -64,6 +64,44 @@ std::map<std::string, std::map<std::string, std::string>> outputs_of(const json&
   return out;
 }
 
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out + (names.size() == 1 ? " was" : " were");
+}
+
+struct StageFailure {
+  std::string model, stage, reason;
+};
+
+struct FreshBuild {
+  std::vector<StageFailure> failures;  // models whose fresh build failed: not compared
+};
+
+// The fresh build's --json report: each stage that failed, with the reason
+// its record gives. A build that stopped before any stage ran (its report
+// holds only an error) stops the check with that error and its exit code.
+FreshBuild read_fresh_build(const std::string& report_text, const std::string& log, int exit_code) {
+  json report = json::parse(report_text, nullptr, /*allow_exceptions=*/false);
+  if (!report.is_object()) {
+    if (exit_code == 0) throw BuildError("check: the fresh build printed no report");
+    throw BuildError("check: the fresh build failed (exit " + std::to_string(exit_code) + "): " + log);
+  }
+  if (report.contains("error")) {
+    const std::string message = "check: the fresh build stopped: " + report["error"].value("message", "");
+    if (report["error"].value("kind", "") == "input") throw InputError(message);
+    throw BuildError(message);
+  }
+  FreshBuild fb;
+  for (const auto& m : report.value("models", json::array()))
+    for (const auto& s : m.value("stages", json::array()))
+      if (s.value("status", "") == "failed")
+        fb.failures.push_back({m.value("name", ""), s.value("name", ""), s.value("reason", "")});
+  if (exit_code != 0 && fb.failures.empty())
+    throw BuildError("check: the fresh build failed (exit " + std::to_string(exit_code) + "): " + log);
+  return fb;
+}
+
 // The first thing that differs between two versions of an artifact.
 std::string first_difference(const fs::path& fresh, const fs::path& other) {
   if (!fs::exists(other)) return "missing";
@@ -88,13 +126,15 @@ std::string first_difference(const fs::path& fresh, const fs::path& other) {
 cli::Command add_check_command(CLI::App& app) {
   struct Options {
     std::vector<std::string> models;
-    bool json = false;
+    bool json = false, keep_going = false;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand(
       "check", "Build the models again from scratch, bypassing every cache, and compare each output with the project's");
   sub->add_option("models", opts->models, "Models to check (default: all)");
   sub->add_flag("--json", opts->json, "Machine-readable output");
+  sub->add_flag("-k,--keep-going", opts->keep_going,
+                "When a model's fresh build fails, still build and compare the others");
   sub->fallthrough();
   return {sub, [opts](const cli::Context& ctx) {
             pipeline::BuildSession session(cli::session_options(ctx, /*write=*/false, nullptr), cli::tool_stages());
@@ -105,6 +145,13 @@ cli::Command add_check_command(CLI::App& app) {
               models.insert(session.plan().graph.models.begin(), session.plan().graph.models.end());
             const fs::path cache = cli::cache_dir(ctx.cache_dir);
 
+            std::vector<std::string> never_built;
+            for (const auto& m : models)
+              if (!fs::exists(output_dir / m / "build_manifest.json")) never_built.push_back(m);
+            if (!never_built.empty())
+              throw InputError("check: nothing to compare: " + join_names(never_built) + " never built (no " +
+                               (output_dir / never_built.front() / "build_manifest.json").string() +
+                               "); build first, then check");
             Scratch scratch{session.state_dir() / ("check-" + std::to_string(current_process_id()))};
             fs::create_directories(scratch.dir);
             std::vector<std::string> argv = {this_executable().string(),
@@ -118,17 +165,21 @@ cli::Command add_check_command(CLI::App& app) {
                                              "--json"};
             if (!ctx.config.empty()) argv.insert(argv.begin() + 1, {"-c", ctx.config_file().string()});
             for (const auto& d : ctx.defines) argv.insert(argv.end(), {"-D", d});
+            if (opts->keep_going) argv.push_back("-k");
             argv.insert(argv.end(), models.begin(), models.end());
             ProcessSpec spec;
             spec.argv = argv;
             spec.env = environment_variables();
             spec.env.erase("WINML_MAKE_CACHE_DIR");
-            spec.log_file = scratch.dir / "build.log";
+            std::string report_text, log;
+            spec.output = &report_text;
+            spec.errors = &log;
             const ProcessResult r = run_process(spec);
             if (!r.started) throw BuildError("check: cannot run " + argv[0] + ": " + r.error);
-            if (r.exit_code != 0)
-              throw BuildError("check: the fresh build failed (exit " + std::to_string(r.exit_code) + "):\n" +
-                               tail_lines(spec.log_file, 20));
+            const FreshBuild fresh_build = read_fresh_build(report_text, log, r.exit_code);
+            // Without -k the fresh build stopped at the first failure: the others are incomplete.
+            if (!opts->keep_going && !fresh_build.failures.empty()) models.clear();
+            for (const auto& f : fresh_build.failures) models.erase(f.model);
 
             std::vector<Mismatch> found;
             std::size_t compared = 0;
@@ -164,8 +215,11 @@ cli::Command add_check_command(CLI::App& app) {
                   }
                 }
             }
+            const bool same = found.empty() && fresh_build.failures.empty();
             if (opts->json) {
-              json j = {{"compared", compared}, {"same", found.empty()}, {"differences", json::array()}};
+              json j = {{"compared", compared}, {"same", same}, {"differences", json::array()}, {"failed", json::array()}};
+              for (const auto& f : fresh_build.failures)
+                j["failed"].push_back({{"model", f.model}, {"stage", f.stage}, {"reason", f.reason}});
               for (const auto& f : found)
                 j["differences"].push_back({{"model", f.model},
                                             {"stage", f.stage},
@@ -173,15 +227,18 @@ cli::Command add_check_command(CLI::App& app) {
                                             {"where", f.where},
                                             {"first", f.first}});
               std::cout << j.dump(2) << "\n";
-            } else if (found.empty()) {
+            } else if (same) {
               std::cout << "check: " << compared << " outputs of " << models.size()
                         << " model(s) are the bytes of a fresh build\n";
             } else {
+              for (const auto& f : fresh_build.failures)
+                std::cerr << "winml-make: error: check: " << f.model << "/" << f.stage
+                          << ": the fresh build failed: " << f.reason << "\n";
               for (const auto& f : found)
                 std::cout << f.model << "/" << f.stage << ": " << f.file << " differs " << f.where << ": " << f.first
                           << "\n";
             }
-            return found.empty() ? 0 : 1;
+            return same ? 0 : 1;
           }};
 }
 

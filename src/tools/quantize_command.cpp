@@ -32,6 +32,26 @@ struct QuantizeArgs {
   int threads = 0;
 };
 
+// Flags that only one mode reads: given with another mode they would be ignored
+// silently, so they are refused, naming the mode that would read them.
+std::vector<std::string> contradictions(const QuantizeArgs& o) {
+  const std::string mode = o.mode.empty() ? "qdq" : o.mode;
+  const bool nbits = mode == "matmulnbits";
+  const bool four_bit_weights = o.weight_type == "int4" || o.weight_type == "uint4";
+  std::vector<std::string> out;
+  if (o.bits && !nbits)
+    out.push_back("--bits: only --mode matmulnbits reads it (the mode is " + mode +
+                  "); for 4-bit QDQ weights use --weight-type int4 or uint4");
+  if (o.accuracy_level && !nbits)
+    out.push_back("--accuracy-level: only --mode matmulnbits reads it (the mode is " + mode + ")");
+  if (o.block_size && !nbits && !(mode == "qdq" && four_bit_weights))
+    out.push_back("--block-size: only --mode matmulnbits and 4-bit QDQ weights (--weight-type int4 or uint4) read "
+                  "it (the mode is " + mode + (mode == "qdq" ? ", weights " + (o.weight_type.empty() ? std::string("int8") : o.weight_type) : std::string()) + ")");
+  if (!o.weight_type.empty() && nbits)
+    out.push_back("--weight-type: --mode matmulnbits does not read it; choose its weight width with --bits 4 or 8");
+  return out;
+}
+
 // The [quantize] section the flags describe, checked by its schema.
 config::QuantizeConfig section_from(const QuantizeArgs& o) {
   nlohmann::json j = nlohmann::json::object();
@@ -79,6 +99,7 @@ config::QuantizeConfig section_from(const QuantizeArgs& o) {
   config::quantize_schema()->validate(j, "quantize", sink);
   nlohmann::json compile = {{"ep", o.ep}};
   config::compile_schema()->validate(compile, "compile", sink);
+  for (const std::string& e : contradictions(o)) errors += (errors.empty() ? "" : "\n") + e;
   if (!errors.empty()) throw InputError(errors);
   return config::quantize_schema()->read(j);
 }

@@ -98,3 +98,46 @@ TEST(CheckCli, AnotherArithmeticIsNamedAsAnotherKey) {
       << generic.out;
   EXPECT_NE(generic.out.find("(the fresh build's key differs from the record's)"), std::string::npos) << generic.out;
 }
+
+TEST(CheckCli, AProjectNeverBuiltIsSaidSo) {
+  Project p;
+  p.write_small_project();
+  const test::CliResult r = p.run({"check"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.first_error_line(), "winml-make: error: check: nothing to compare: net was never built (no " +
+                                      (p.root() / "build" / "net" / "build_manifest.json").string() +
+                                      "); build first, then check")
+      << r.err;
+}
+
+// One model's fresh build fails: check names it and the cause, and with -k
+// still compares the others.
+TEST(CheckCli, AModelWhoseFreshBuildFailsIsNamedWithTheCause) {
+  Project p;
+  p.write_model("good.onnx", 1);
+  p.write_model("bad.onnx", 2);
+  p.write_config("[[model]]\nname = \"good\"\nsource = \"good.onnx\"\n[[model]]\nname = \"bad\"\nsource = "
+                 "\"bad.onnx\"\n");
+  p.build();
+  test::write_text(p.root() / "bad.onnx", "x\n");
+  const std::string cause = "winml-make: error: check: bad/export: the fresh build failed: " +
+                            (p.root() / "bad.onnx").string() + ": not a usable ONNX model";
+  test::CliResult r = p.run({"check"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(r.first_error_line().substr(0, cause.size()), cause) << r.err;
+  EXPECT_EQ(r.err.find("\"status\""), std::string::npos) << r.err;  // no report JSON
+
+  r = p.run({"check", "-k"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(r.first_error_line().substr(0, cause.size()), cause) << r.err;
+  // good was compared: tampering with it is found too.
+  const auto manifest = nlohmann::json::parse(test::read_text(p.out("good", "build_manifest.json")));
+  ASSERT_FALSE(manifest["stages"].empty());
+  r = p.run({"check", "-k", "--json"});
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["compared"].get<int>(), 0) << r.out;
+  EXPECT_FALSE(j["same"].get<bool>());
+  ASSERT_EQ(j["failed"].size(), 1u) << r.out;
+  EXPECT_EQ(j["failed"][0]["model"], "bad");
+}

@@ -36,10 +36,10 @@ std::shared_ptr<const Section<QuantizeConfig>> quantize_schema() {
         .choices = activation_types;
     auto& bits = s->key("bits", &QuantizeConfig::bits, ValueType::kInt,
                         "matmulnbits mode: bits per weight, 4 or 8.");
-    bits.min = 4, bits.max = 8;
     bits.alternative = 8;
+    // No [min, max] range: it would add a second message that calls 5 to 7 valid.
     bits.validator = [](const json& v) -> std::string {
-      return v == 4 || v == 8 ? "" : "must be 4 or 8";
+      return v == 4 || v == 8 ? "" : "is " + v.dump() + ", expected 4 or 8";
     };
     auto& block = s->key("block_size", &QuantizeConfig::block_size, ValueType::kInt,
                          "Weights per scale along the reduced dimension, for matmulnbits and 4-bit QDQ weights: a "
