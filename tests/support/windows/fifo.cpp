@@ -40,14 +40,22 @@ struct Fifo::Reader {
 
   void serve() {
     std::vector<std::thread> clients;
+    auto listen = [this] {
+      return CreateNamedPipeW(name.c_str(), PIPE_ACCESS_INBOUND, PIPE_TYPE_BYTE | PIPE_WAIT,
+                              PIPE_UNLIMITED_INSTANCES, 1 << 16, 1 << 16, 0, nullptr);
+    };
+    // The next instance listens before a connected one is handed to its
+    // reader: the name never disappears between two clients (a status
+    // query, which is a client too, followed by the writer's open).
+    HANDLE next = listen();
     while (!stop) {
-      HANDLE pipe = CreateNamedPipeW(name.c_str(), PIPE_ACCESS_INBOUND, PIPE_TYPE_BYTE | PIPE_WAIT,
-                                     PIPE_UNLIMITED_INSTANCES, 1 << 16, 1 << 16, 0, nullptr);
+      HANDLE pipe = next;
       if (pipe == INVALID_HANDLE_VALUE) break;
       // (A client may connect before ConnectNamedPipe, and even write and
       // close: ERROR_NO_DATA, its bytes still there to read.)
       const bool connected = ConnectNamedPipe(pipe, nullptr) || GetLastError() == ERROR_PIPE_CONNECTED ||
                              GetLastError() == ERROR_NO_DATA;
+      next = listen();
       if (!connected || stop) {
         CloseHandle(pipe);
         continue;
@@ -58,6 +66,7 @@ struct Fifo::Reader {
       }
       clients.emplace_back([this, pipe] { read(pipe); });
     }
+    if (next != INVALID_HANDLE_VALUE) CloseHandle(next);
     for (auto& c : clients) c.join();
   }
 };
@@ -69,7 +78,7 @@ Fifo::Fifo(const std::filesystem::path& path) : reader_(std::make_unique<Reader>
   path_ = reader_->name;
   reader_->thread = std::thread([r = reader_.get()] { r->serve(); });
   // The first instance exists once a client can open it.
-  for (int i = 0; i < 500 && !WaitNamedPipeW(reader_->name.c_str(), 10); ++i) std::this_thread::yield();
+  for (int i = 0; i < 3000 && !WaitNamedPipeW(reader_->name.c_str(), 10); ++i) std::this_thread::yield();
 }
 
 Fifo::~Fifo() {
