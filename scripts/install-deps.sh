@@ -14,8 +14,9 @@ packages=(
   libcurl4-openssl-dev libssl-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libonnx-testdata ninja-build
-  # a real pseudo-terminal for the terminal tests; zsh to parse its completion script
-  tmux zsh
+  # a real pseudo-terminal for the terminal tests; zsh to parse its completion script;
+  # pgrep and ps, which find Wine's processes in tests/windows/console_stop.sh
+  tmux zsh procps
   # groff formats the manual page in its test; dpkg-dev builds the .deb (dpkg-shlibdeps)
   groff-base dpkg-dev
   # Graphviz's dot, which `winml-make graph --svg` draws through (optional for users, tested here)
