@@ -21,6 +21,7 @@ void append_unique(std::vector<T>& to, const std::vector<T>& from) {
 
 void Declarations::merge(const Declarations& other) {
   append_unique(config, other.config);
+  append_unique(located, other.located);
   append_unique(files, other.files);
   append_unique(environment, other.environment);
   append_unique(rules, other.rules);
@@ -63,6 +64,10 @@ std::vector<graph::Ingredient> key_ingredients(const Declarations& d, const std:
   std::vector<graph::Ingredient> out;
   out.push_back(graph::text_ingredient("implementation", implementation));
   for (const auto& key : d.config_keys()) add_config(config, key, out);
+  std::erase_if(out, [&](const graph::Ingredient& i) {
+    return std::find(d.located.begin(), d.located.end(), i.name.substr(std::string_view("config:").size())) !=
+           d.located.end();
+  });
   // What a user sets before what the schema computes from it: --explain and
   // reasons name changes in this order (graph/explain.h).
   std::stable_partition(out.begin() + 1, out.end(), [](const graph::Ingredient& i) {

@@ -24,6 +24,11 @@ namespace winml::pipeline {
 struct Declarations {
   // Config keys: a whole section ("quantize") or one key ("compile.ep").
   std::vector<std::string> config;
+  // Of those, the keys that only say where a file is whose identity the
+  // stage puts in `values` (a library's digest and version): the stage sees
+  // them, but they are not key ingredients, so the same library installed
+  // elsewhere (another machine, another folder) shares results.
+  std::vector<std::string> located;
   // Files besides the input model (calibration data, export scripts), paths
   // relative to the project: their contents enter the key.
   std::vector<graph::InputDecl> files;

@@ -45,6 +45,7 @@ void declare_ort_target(const config::ModelSettings& config, pipeline::Declarati
   d.values["ep.hardware"] = t.hardware;
   if (!t.driver_version.empty()) d.values["ep.driver_version"] = t.driver_version;
   d.plan_files.push_back(spec.ort_library.string());
+  d.located = {"compile.ort_library", "compile.ep_library"};  // their digests are the values above
   if (!spec.ep_library.empty()) {
     d.values["ep.library"] = t.ep_library_digest.hex();
     d.plan_files.push_back(spec.ep_library.string());

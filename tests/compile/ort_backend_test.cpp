@@ -346,6 +346,34 @@ TEST(OrtBackend, SwappingTheOrtOrEpLibraryRerunsCompileOnly) {
   EXPECT_TRUE(ran(p.build()).empty());
 }
 
+// The same libraries at other paths (another machine's install): their
+// digests are the compile key's ingredients, their paths are not, so
+// nothing reruns (and a shared cache serves another machine's result).
+TEST(OrtBackend, TheSameLibrariesElsewhereKeepTheCompileResult) {
+  test::Project p;
+  for (const char* dir : {"lib", "elsewhere"}) {
+    fs::create_directories(p.root() / dir);
+    fs::create_symlink(WINML_ORT_LIBRARY_1_29, p.root() / dir / "libonnxruntime.so.1");
+    fs::copy_file(kRefPlugin, p.root() / dir / "libref.so");
+  }
+  write_quickstart(p, "ep = \"ref\"\nbackend = \"ort\"\nort_library = \"lib/libonnxruntime.so.1\"\n"
+                      "ep_library = \"lib/libref.so\"\n");
+  p.build();
+  const std::string compiled = test::read_text(p.out("net", "compiled.onnx"));
+
+  write_quickstart(p, "ep = \"ref\"\nbackend = \"ort\"\nort_library = \"elsewhere/libonnxruntime.so.1\"\n"
+                      "ep_library = \"elsewhere/libref.so\"\n");
+  auto dry = p.build({"-n", "--explain"});
+  EXPECT_TRUE(test::stages_with(dry, "net", "would-run").empty()) << dry.dump(1);
+  EXPECT_TRUE(ran(p.build()).empty());
+  EXPECT_EQ(test::read_text(p.out("net", "compiled.onnx")), compiled);
+
+  // A different library at the new path still reruns compile.
+  fs::remove(p.root() / "elsewhere" / "libonnxruntime.so.1");
+  fs::create_symlink(WINML_ORT_LIBRARY_1_30, p.root() / "elsewhere" / "libonnxruntime.so.1");
+  EXPECT_EQ(ran(p.build()).front(), "compile");
+}
+
 TEST(OrtBackend, ANoOpBuildLoadsNoOnnxRuntime) {
   test::Project p;
   write_quickstart(p, "ep = \"ref\"\nbackend = \"ort\"\n");
