@@ -167,6 +167,12 @@ bool Builder::gather_inputs(std::size_t index, const BuildOptions& o, const std:
     const std::string prefix = dn.model == node.model ? "" : dn.model + "/";
     for (const auto& out : dep.outputs) r.inputs.push_back(Ingredient{"input:" + prefix + out.name, out.digest, ""});
   }
+  if (!node.cannot_run.empty()) {
+    r.status = Status::kFailed;
+    r.input_error = true;
+    r.reason = node.cannot_run;
+    return false;
+  }
   d.record = state_.find(ids_[index]);
   try {
     d.extra = resolve_inputs(node.extra_inputs, paths_.project_dir, state_, runner_);

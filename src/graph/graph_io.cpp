@@ -14,6 +14,7 @@ void write_graph(const Graph& g, std::string& out) {
   for (const auto& n : g.nodes) {
     w.field("P").field(n.model).field(n.name).field(n.kind).field(n.implementation).field(n.primary_output);
     w.field(std::string_view(n.enabled ? "1" : "0")).field(n.disabled_reason).field(n.static_digest);
+    w.field(n.cannot_run);
     w.field(static_cast<std::uint64_t>(n.deps.size()));
     for (auto d : n.deps) w.field(static_cast<std::uint64_t>(d));
     w.field(static_cast<std::uint64_t>(n.extra_inputs.size()));
@@ -31,7 +32,7 @@ bool read_graph(store::RecordReader& reader, Graph& g) {
   g.nodes.clear();
   for (std::uint64_t i = 0; i < n; ++i) g.models.push_back(field_text(f[2 + i]));
   while (reader.next(f)) {
-    if (f[0] != "P" || f.size() < 11) return false;
+    if (f[0] != "P" || f.size() < 12) return false;
     Node node;
     node.model = field_text(f[1]);
     node.name = field_text(f[2]);
@@ -43,7 +44,8 @@ bool read_graph(store::RecordReader& reader, Graph& g) {
     auto sd = store::Digest::from_hex(f[8]);
     if (!sd) return false;
     node.static_digest = *sd;
-    std::size_t at = 9;
+    node.cannot_run = field_text(f[9]);
+    std::size_t at = 10;
     std::uint64_t count = 0;
     if (!parse_u64(f[at++], count) || f.size() < at + count + 1) return false;
     for (std::uint64_t i = 0; i < count; ++i) {

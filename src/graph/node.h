@@ -40,6 +40,9 @@ struct Node {
   std::string primary_output;  // e.g. "optimized.onnx"; other files written next to it are sidecars
   bool enabled = true;
   std::string disabled_reason;
+  // Why this node cannot run here, found when the plan was made
+  // (pipeline::Declarations::cannot_run); a dry run reports it as a failure.
+  std::string cannot_run;
   std::vector<std::size_t> deps;  // nodes whose outputs are this node's inputs (earlier in Graph::nodes)
   std::vector<InputDecl> extra_inputs;
   // Config values, tool and implementation versions. May be empty for a graph

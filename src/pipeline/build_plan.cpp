@@ -23,7 +23,7 @@ namespace winml::pipeline {
 namespace {
 
 constexpr const char* kPlanMagic = "winml-make-plan";
-constexpr std::uint64_t kPlanVersion = 4;
+constexpr std::uint64_t kPlanVersion = 5;
 
 std::string env_value(const std::string& name) {
   const auto v = environment_variable(name);
@@ -146,6 +146,7 @@ class PlanMaker {
     n.static_ingredients = key_ingredients(d, n.implementation, cfg_);
     n.static_digest = graph::static_digest_of(n.static_ingredients);
     n.extra_inputs = d.files;
+    n.cannot_run = d.cannot_run;
     env_names_.insert(d.environment.begin(), d.environment.end());
     env_names_.insert(d.plan_environment.begin(), d.plan_environment.end());
     plan_files_.insert(d.plan_files.begin(), d.plan_files.end());

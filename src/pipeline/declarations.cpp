@@ -30,6 +30,7 @@ void Declarations::merge(const Declarations& other) {
   append_unique(plan_files, other.plan_files);
   append_unique(plan_environment, other.plan_environment);
   writes_models = writes_models || other.writes_models;
+  if (cannot_run.empty()) cannot_run = other.cannot_run;
 }
 
 std::vector<std::string> Declarations::config_keys() const {

@@ -48,6 +48,13 @@ struct Declarations {
   // again when one changes, so a stored plan's values are never stale.
   std::vector<std::string> plan_files;
   std::vector<std::string> plan_environment;
+  // Why the stage cannot run on this machine, found while declaring (a
+  // library it needs is missing): a build stops with it before any stage
+  // runs, `status` shows the stage would fail with it, and commands that run
+  // no stage (graph, clean) go on. The key is then incomplete; plan_files
+  // name where the missing file was looked for, so installing it makes the
+  // plan again.
+  std::string cannot_run;
   // Saves ONNX models: the stage gets save options, and the external-data
   // threshold they carry enters the key.
   bool writes_models = false;

@@ -26,9 +26,9 @@ void use_first_calibration_sample(const pipeline::StageContext& ctx, compile::Co
 }
 
 // backend = "ort": the EP is found now, when the plan is made, so a missing
-// ORT library, EP library, EP or device stops the build before any stage
-// runs (InputError, exit 2). What ORT reports enters the key: swapping either
-// library reruns compile (and what follows, by content).
+// ORT library, EP library, EP or device stops a build before any stage runs
+// (Declarations::cannot_run: InputError, exit 2). What ORT reports enters the
+// key: swapping either library reruns compile (and what follows, by content).
 void declare_ort_target(const config::ModelSettings& config, pipeline::Declarations& d) {
   compile::CompileOptions o = compile::CompileOptions::from_config(config.compile);
   o.project_dir = config.base_dir;
@@ -36,7 +36,22 @@ void declare_ort_target(const config::ModelSettings& config, pipeline::Declarati
   for (const auto& [key, where] : config.set_by)
     if (key.starts_with("compile.")) o.ort_set_by[key.substr(8)] = where;
   const compile::OrtTargetSpec spec = compile::ort_target_spec(o, ep::load_ep_table(config.compile.ep));
-  const compile::OrtTarget& t = compile::find_ort_target(spec);
+  d.located = {"compile.ort_library", "compile.ep_library"};  // their digests are the values below
+  // Where the default library is looked for.
+  if (config.compile.ort_library.empty()) d.plan_environment = ort::default_library_environment();
+  const compile::OrtTarget* found = nullptr;
+  try {
+    found = &compile::find_ort_target(spec);
+  } catch (const InputError& e) {
+    // Only what runs the stage needs the libraries (status, graph and clean
+    // do not); the plan is made again once one appears where it was looked for.
+    d.cannot_run = e.what();
+    d.plan_files.push_back(spec.ort_library.string());
+    if (!spec.ep_library.empty()) d.plan_files.push_back(spec.ep_library.string());
+    for (const auto& place : spec.ep_library_places) d.plan_files.push_back(place.string());
+    return;
+  }
+  const compile::OrtTarget& t = *found;
   d.values["onnxruntime.version"] = t.library->version();
   d.values["onnxruntime.library"] = t.ort_library_digest.hex();
   d.values["ep.name"] = t.ep_name;
@@ -45,13 +60,10 @@ void declare_ort_target(const config::ModelSettings& config, pipeline::Declarati
   d.values["ep.hardware"] = t.hardware;
   if (!t.driver_version.empty()) d.values["ep.driver_version"] = t.driver_version;
   d.plan_files.push_back(spec.ort_library.string());
-  d.located = {"compile.ort_library", "compile.ep_library"};  // their digests are the values above
   if (!spec.ep_library.empty()) {
     d.values["ep.library"] = t.ep_library_digest.hex();
     d.plan_files.push_back(spec.ep_library.string());
   }
-  // Where the default library is looked for.
-  if (config.compile.ort_library.empty()) d.plan_environment = ort::default_library_environment();
 }
 
 }  // namespace

@@ -71,6 +71,31 @@ TEST(OrtBackend, AMissingOrtLibraryStopsTheBuildBeforeExport) {
   expect_contains(stopped_before_export(p), "cannot be loaded as ONNX Runtime");
 }
 
+// Only what runs a stage needs ONNX Runtime: status shows compile would
+// fail and why (exit 0, as always), graph draws it, clean cleans; once the
+// library is where the setting says, the build goes through.
+TEST(OrtBackend, StatusGraphAndCleanWorkWithoutOnnxRuntime) {
+  test::Project p;
+  write_quickstart(p, "ep = \"ref\"\nbackend = \"ort\"\nort_library = \"ort/libonnxruntime.so.1\"\n");
+  const std::string missing = (p.root() / "ort/libonnxruntime.so.1").string() + ": no such file";
+  auto status = p.run({"status"});
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  expect_contains(status.out, "compile   would fail: " + missing);
+  expect_contains(status.out, "1 stage would fail (net/compile: " + missing);
+  auto graph = p.run({"graph"});
+  EXPECT_EQ(graph.exit_code, 0) << graph.err;
+  expect_contains(graph.out, "digraph");
+  auto clean = p.run({"clean"});
+  EXPECT_EQ(clean.exit_code, 0) << clean.err;
+  expect_contains(stopped_before_export(p), missing);
+
+  fs::create_directories(p.root() / "ort");
+  fs::create_symlink(WINML_ORT_LIBRARY_1_29, p.root() / "ort" / "libonnxruntime.so.1");
+  p.build();
+  status = p.run({"status"});
+  expect_contains(status.out, "compile   up to date");
+}
+
 TEST(OrtBackend, AMissingEpLibraryStopsTheBuildBeforeExport) {
   test::Project p;
   write_quickstart(p, "ep = \"qnn\"\nep_library = \"qnn/libonnxruntime_providers_qnn.so\"\n");
