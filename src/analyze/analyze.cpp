@@ -13,6 +13,7 @@
 #include "model/walk.h"
 #include "passes/pass.h"
 #include "passes/patterns.h"
+#include "base/path_text.h"
 
 namespace winml::analyze {
 
@@ -145,7 +146,7 @@ json analyze_model(const model::Model& m, const AnalyzeOptions& options) {
   if (options.timestamp) out["analysis_timestamp"] = utc_now();
   json opsets = json::object();
   for (const auto& o : m.proto.opset_import()) opsets[o.domain().empty() ? "ai.onnx" : o.domain()] = o.version();
-  out["metadata"] = {{"model_path", options.model_path.empty() ? m.path.string() : options.model_path},
+  out["metadata"] = {{"model_path", options.model_path.empty() ? to_utf8(m.path) : options.model_path},
                      {"opset_version", m.opset("")},
                      {"opsets", opsets},
                      {"producer_name", m.proto.producer_name()},

@@ -8,23 +8,24 @@
 #include "base/native_file.h"
 #include "base/regular_file.h"
 #include "base/this_process.h"
+#include "base/path_text.h"
 
 namespace winml {
 namespace {
 
 fs::path make_temp_name(const fs::path& dest) {
   static std::atomic<unsigned> counter{0};
-  std::string name = "." + dest.filename().string() + std::string(kTempMarker) + std::to_string(current_process_id()) + "." +
+  std::string name = "." + to_utf8(dest.filename()) + std::string(kTempMarker) + std::to_string(current_process_id()) + "." +
                      std::to_string(counter++);
   return dest.parent_path() / name;
 }
 
 }  // namespace
 
-bool is_temp_name(const fs::path& p) { return p.filename().string().find(kTempMarker) != std::string::npos; }
+bool is_temp_name(const fs::path& p) { return to_utf8(p.filename()).find(kTempMarker) != std::string::npos; }
 
 bool is_abandoned_temp(const fs::path& p) {
-  const std::string name = p.filename().string();
+  const std::string name = to_utf8(p.filename());
   const auto at = name.find(kTempMarker);
   if (at == std::string::npos) return false;
   const std::string rest = name.substr(at + kTempMarker.size());
@@ -40,7 +41,7 @@ AtomicFileWriter::AtomicFileWriter(fs::path destination) : dest_(std::move(desti
   // a file over it would replace the device node itself.
   if (is_stream_destination(dest_)) {
     fd_ = native::open_write(dest_);
-    if (fd_ < 0) throw BuildError(file_error(dest_.string(), "cannot open: " + native::last_error()));
+    if (fd_ < 0) throw BuildError(file_error(to_utf8(dest_), "cannot open: " + native::last_error()));
     into_device_ = true;
     return;
   }
@@ -48,7 +49,7 @@ AtomicFileWriter::AtomicFileWriter(fs::path destination) : dest_(std::move(desti
   if (!dir.empty()) fs::create_directories(dir);
   temp_ = make_temp_name(dest_);
   fd_ = native::create(temp_, native::Create::kReplace);
-  if (fd_ < 0) throw BuildError(file_error(temp_.string(), "cannot create: " + native::last_error()));
+  if (fd_ < 0) throw BuildError(file_error(to_utf8(temp_), "cannot create: " + native::last_error()));
 }
 
 AtomicFileWriter::~AtomicFileWriter() {
@@ -61,7 +62,7 @@ AtomicFileWriter::~AtomicFileWriter() {
 
 void AtomicFileWriter::write(const void* data, std::size_t size) {
   if (!native::write_all(fd_, data, size))
-    throw BuildError(file_error(dest_.string(), "write failed: " + native::last_error()));
+    throw BuildError(file_error(to_utf8(dest_), "write failed: " + native::last_error()));
   size_ += size;
 }
 
@@ -75,7 +76,7 @@ void AtomicFileWriter::pad_to(std::uint64_t offset) {
 
 void AtomicFileWriter::copy_from_fd(int src_fd, std::uint64_t src_offset, std::uint64_t length) {
   if (!native::copy_data(src_fd, src_offset, length, fd_, &size_))
-    throw BuildError(file_error(dest_.string(), "cannot copy data: " + native::last_error()));
+    throw BuildError(file_error(to_utf8(dest_), "cannot copy data: " + native::last_error()));
 }
 
 void AtomicFileWriter::commit() {
@@ -85,7 +86,7 @@ void AtomicFileWriter::commit() {
     committed_ = true;
     return;
   }
-  if (!native::sync(fd_)) throw BuildError(file_error(dest_.string(), "fsync failed: " + native::last_error()));
+  if (!native::sync(fd_)) throw BuildError(file_error(to_utf8(dest_), "fsync failed: " + native::last_error()));
   native::close(fd_);
   fd_ = -1;
   rename_durable(temp_, dest_);
@@ -94,7 +95,7 @@ void AtomicFileWriter::commit() {
 
 void rename_durable(const fs::path& from, const fs::path& to) {
   if (native::rename_replace(from, to) != native::Rename::kDone)
-    throw BuildError(file_error(to.string(), "cannot rename into place: " + native::last_error()));
+    throw BuildError(file_error(to_utf8(to), "cannot rename into place: " + native::last_error()));
   fsync_directory(to.parent_path().empty() ? fs::path(".") : to.parent_path());
 }
 
@@ -115,7 +116,7 @@ std::string read_file(const fs::path& path) {
     if (n < 0) {
       const std::string why = native::last_error();
       native::close(fd);
-      throw InputError(file_error(path.string(), "read failed: " + why));
+      throw InputError(file_error(to_utf8(path), "read failed: " + why));
     }
     if (n == 0) break;
     out.append(buf, static_cast<std::size_t>(n));

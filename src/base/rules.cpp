@@ -30,7 +30,7 @@ std::optional<std::string> Rules::read(std::string_view path) const {
     return it == only_->end() ? std::nullopt : it->second.text;
   }
   for (auto it = overlays_.rbegin(); it != overlays_.rend(); ++it) {
-    fs::path p = *it / fs::path(std::string(path));
+    fs::path p = *it / from_utf8(path);
     if (fs::is_regular_file(p)) return read_file(p);
   }
   for (std::size_t i = 0; i < detail::kEmbeddedCount; ++i)
@@ -45,8 +45,8 @@ std::string Rules::origin(std::string_view path) const {
     return "<undeclared rules>/" + std::string(path);
   }
   for (auto it = overlays_.rbegin(); it != overlays_.rend(); ++it) {
-    fs::path p = *it / fs::path(std::string(path));
-    if (fs::is_regular_file(p)) return p.string();
+    fs::path p = *it / from_utf8(path);
+    if (fs::is_regular_file(p)) return to_utf8(p);
   }
   return "<shipped rules>/" + std::string(path);
 }
@@ -66,10 +66,10 @@ std::vector<std::string> Rules::list(std::string_view dir, std::string_view exte
   for (std::size_t i = 0; i < detail::kEmbeddedCount; ++i)
     if (matches(detail::kEmbedded[i].path)) out.insert(std::string(detail::kEmbedded[i].path));
   for (const auto& o : overlays_) {
-    fs::path d = o / fs::path(std::string(dir));
+    fs::path d = o / from_utf8(dir);
     if (!fs::is_directory(d)) continue;
     for (const auto& e : fs::directory_iterator(d)) {
-      std::string rel = prefix + e.path().filename().string();
+      std::string rel = prefix + to_utf8(e.path().filename());
       if (e.is_regular_file() && matches(rel)) out.insert(rel);
     }
   }

@@ -21,6 +21,7 @@
 #include "cli/tools_module.h"
 #include "pipeline/build_run.h"
 #include "remote/http_cache.h"
+#include "base/path_text.h"
 
 namespace winml::cli {
 
@@ -100,7 +101,7 @@ pipeline::BuildRequest request_of(const Context& ctx, const BuildFlags& f, const
           .warn = warn,
           .on_cache_lock_wait = [](const fs::path& root, const std::string& holder) {
             std::cerr << "winml-make: waiting for " << holder << " ('cache gc' or 'cache verify') to finish with "
-                      << root.string() << "\n";
+                      << to_utf8(root) << "\n";
           }};
 }
 
@@ -114,7 +115,7 @@ void report_after(const pipeline::Build& build, const std::vector<graph::NodeRes
     std::error_code ec;
     const fs::path rel = plan.output_dir.lexically_relative(fs::current_path(ec));
     const bool inside = !ec && !rel.empty() && *rel.begin() != "..";
-    for (const auto& line : artifact_summary(plan.graph, results, (inside ? rel : plan.output_dir).string() + "/"))
+    for (const auto& line : artifact_summary(plan.graph, results, to_utf8((inside ? rel : plan.output_dir)) + "/"))
       reporter.note(line);
   }
   if (const remote::HttpCache* remote = build.remote()) {
@@ -159,7 +160,7 @@ int run_build(const Context& ctx, const BuildFlags& f) {
     log << "winml-make: shard " << f.shard << " holds none of the " << plan.graph.models.size()
         << " models; nothing to build\n";
     if (f.json) std::cout << run_report(plan.graph, std::vector<graph::NodeResult>(plan.graph.nodes.size()), "ok", f.dry_run, 0,
-                                   plan.output_dir.string()).dump(2) << "\n";
+                                   to_utf8(plan.output_dir)).dump(2) << "\n";
     return kExitOk;
   }
   for (const auto& w : build.session().state().warnings()) log << "winml-make: warning: " << w << "\n";
@@ -177,7 +178,7 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   if (f.json) {
     const char* status = code == kExitOk ? "ok" : code == kExitInterrupted ? "interrupted" : "failed";
     nlohmann::json report =
-        run_report(build.plan().graph, results, status, f.dry_run, seconds, build.plan().output_dir.string());
+        run_report(build.plan().graph, results, status, f.dry_run, seconds, to_utf8(build.plan().output_dir));
     if (build.remote()) report["remote_cache"] = remote_json(build.remote()->settings(), build.remote()->stats());
     std::cout << report.dump(2) << "\n";
   }

@@ -5,6 +5,7 @@
 
 #include "base/text.h"
 #include "cli/color.h"
+#include "base/path_text.h"
 
 namespace winml::cli {
 
@@ -132,8 +133,8 @@ void BuildReporter::node_finished(const graph::Node& node, const graph::NodeResu
 
 void BuildReporter::hashing(const std::filesystem::path& file, std::uint64_t size) {
   std::lock_guard lock(mu_);
-  hashing_ = file.filename().string() + " (" + human_bytes(size) + ")";
-  if (!tty_) print_locked("  hashing    " + file.string() + " (" + human_bytes(size) + ")");
+  hashing_ = to_utf8(file.filename()) + " (" + human_bytes(size) + ")";
+  if (!tty_) print_locked("  hashing    " + to_utf8(file) + " (" + human_bytes(size) + ")");
   else redraw_locked();
 }
 

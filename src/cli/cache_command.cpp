@@ -10,6 +10,7 @@
 #include "cli/tools_module.h"
 #include "store/cache.h"
 #include "store/lock.h"
+#include "base/path_text.h"
 
 namespace winml::cli {
 
@@ -29,7 +30,7 @@ Command add_cache_command(CLI::App& app) {
   // --cache-dir is global: before `cache`, after it, or after its subcommand.
   return {sub, [opts, stats, verify, gc](const Context& ctx) {
             store::LocalCache cache(cache_dir(ctx.cache_dir));
-            std::cout << "cache: " << cache.root().string() << "\n";
+            std::cout << "cache: " << to_utf8(cache.root()) << "\n";
             if (stats->parsed()) {
               auto s = cache.stats();
               std::cout << s.entries << " entries, " << s.blobs << " blobs, " << human_bytes(s.bytes) << "\n";
@@ -42,7 +43,7 @@ Command add_cache_command(CLI::App& app) {
               lock = store::DirectoryLock::acquire(
                   cache.lock_file(),
                   [&](const std::string&) {
-                    std::cerr << "winml-make: waiting for the builds that use " << cache.root().string()
+                    std::cerr << "winml-make: waiting for the builds that use " << to_utf8(cache.root())
                               << " to finish\n";
                   },
                   -1, &cancel, store::LockMode::kExclusive);

@@ -16,6 +16,7 @@
 #include "pipeline/clean.h"
 #include "pipeline/dead_models.h"
 #include "pipeline/registry.h"
+#include "base/path_text.h"
 
 namespace winml::cli {
 
@@ -26,10 +27,10 @@ namespace {
 // One line per model folder: what went, and what stays and why.
 std::string cleaned_line(const pipeline::CleanedModel& m) {
   const std::string removed = count_of(m.files, "file") + ", " + human_bytes(m.bytes);
-  if (m.dir_removed) return "removed " + m.dir.string() + " (" + (m.files ? removed : "it was empty") + ")\n";
-  if (m.others.empty()) return m.files ? "removed " + removed + " from " + m.dir.string() + "\n" : "";
-  std::string line = m.files ? "removed " + removed + " from " + m.dir.string() + "; kept the folder"
-                             : "kept " + m.dir.string();
+  if (m.dir_removed) return "removed " + to_utf8(m.dir) + " (" + (m.files ? removed : "it was empty") + ")\n";
+  if (m.others.empty()) return m.files ? "removed " + removed + " from " + to_utf8(m.dir) + "\n" : "";
+  std::string line = m.files ? "removed " + removed + " from " + to_utf8(m.dir) + "; kept the folder"
+                             : "kept " + to_utf8(m.dir);
   line += ": it holds " + count_of(m.other_count, "entry", "entries") + " winml-make did not write (" + join(m.others, ", ") +
           (m.other_count > m.others.size() ? ", ..." : "") + ")\n";
   return line;
@@ -59,7 +60,7 @@ Command add_clean_command(CLI::App& app) {
               for (const auto& m : pipeline::dead_models(session)) {
                 if (m.recorded) selected.insert(m.name);
                 else
-                  std::cout << "kept " << m.dir.string()
+                  std::cout << "kept " << to_utf8(m.dir)
                             << ": no build records for it (winml-make deletes only files it recorded writing)\n";
               }
               if (selected.empty()) {
@@ -86,7 +87,7 @@ Command add_clean_command(CLI::App& app) {
                                                      "ingredients", "staging", "logs", "running"};
               for (const auto& e : disk.list_dir(session.state_dir()))
                 if (records.count(e.name)) owned.remove_tree(session.state_dir() / e.name);
-              std::cout << "removed build records in " << session.state_dir().string() << "\n";
+              std::cout << "removed build records in " << to_utf8(session.state_dir()) << "\n";
             }
             return exit_code;
           }};

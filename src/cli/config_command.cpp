@@ -7,6 +7,7 @@
 #include "cli/context.h"
 #include "config/project.h"
 #include "config/reference.h"
+#include "base/path_text.h"
 
 namespace winml::cli {
 
@@ -38,7 +39,7 @@ Command add_config_command(CLI::App& app) {
                 out[t.model.name] = config::to_json(t);
             for (const auto& name : opts->models)
               if (!out.contains(name))
-                throw InputError(project.config_file.string() + ": no model named '" + name + "'");
+                throw InputError(to_utf8(project.config_file) + ": no model named '" + name + "'");
             std::cout << out.dump(2) << "\n";
             return 0;
           }};

@@ -3,18 +3,19 @@
 #include <algorithm>
 
 #include "pipeline/code_digest.h"
+#include "base/path_text.h"
 
 namespace winml::cli {
 
 namespace fs = std::filesystem;
 
 fs::path Context::project_dir() const {
-  return fs::absolute(directory.empty() ? fs::current_path() : fs::path(directory)).lexically_normal();
+  return fs::absolute(directory.empty() ? fs::current_path() : from_utf8(directory)).lexically_normal();
 }
 
 fs::path Context::config_file() const {
   if (config.empty()) return {};
-  return fs::absolute(config).lexically_normal();
+  return fs::absolute(from_utf8(config)).lexically_normal();
 }
 
 std::string version_string() {

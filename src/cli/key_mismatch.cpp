@@ -1,6 +1,7 @@
 #include "cli/key_mismatch.h"
 
 #include "store/entry_rules.h"
+#include "base/path_text.h"
 
 namespace winml::cli {
 
@@ -18,7 +19,7 @@ std::string key_mismatch_warning(const std::vector<graph::NodeResult>& results, 
   const bool writer = !s.signing_key.empty();
   const std::string variable =
       writer ? "WINML_MAKE_REMOTE_CACHE_SIGNING_KEY" : "WINML_MAKE_REMOTE_CACHE_VERIFY_KEY";
-  const std::string key = (writer ? s.signing_key : s.verify_key).string();
+  const std::string key = to_utf8((writer ? s.signing_key : s.verify_key));
   return "winml-make: warning: every entry the remote cache had (" + std::to_string(bad) +
          ") failed its signature check with this build's key, " + variable + " (" + key +
          "): most likely it is not the key the cache's entries are signed with (a reader gives the writer's public "

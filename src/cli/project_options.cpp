@@ -6,6 +6,7 @@
 #include "base/text.h"
 #include "config/project.h"
 #include "store/cache.h"
+#include "base/path_text.h"
 
 namespace winml::cli {
 
@@ -17,23 +18,23 @@ pipeline::BuildSessionOptions session_options(const Context& ctx, bool write, co
   o.source.project_dir = ctx.project_dir();
   o.source.config_file = ctx.config_file().empty() ? o.source.project_dir / config::kProjectFile : ctx.config_file();
   if (ctx.config_file().empty() && !fs::exists(o.source.config_file))
-    throw InputError(file_error(o.source.config_file.string(),
+    throw InputError(file_error(to_utf8(o.source.config_file),
                                 "no such file: run winml-make in a project directory (one with winml.toml), or pass "
                                 "-C DIR or -c CONFIG"));
-  if (!output_dir.empty()) o.source.output_dir_override = fs::absolute(output_dir).lexically_normal();
+  if (!output_dir.empty()) o.source.output_dir_override = fs::absolute(from_utf8(output_dir)).lexically_normal();
   o.source.defines = ctx.defines;
   o.write = write;
   o.cancel = cancel;
   o.on_lock_wait = [](const fs::path& lock_file, const std::string& holder) {
     std::cerr << "winml-make: waiting for " << holder << ", which is building into "
-              << lock_file.parent_path().parent_path().string() << " (lock " << lock_file.string() << ")" << std::endl;
+              << to_utf8(lock_file.parent_path().parent_path()) << " (lock " << to_utf8(lock_file) << ")" << std::endl;
   };
   return o;
 }
 
 
 fs::path cache_dir(const std::string& option) {
-  if (!option.empty()) return fs::absolute(option).lexically_normal();
+  if (!option.empty()) return fs::absolute(from_utf8(option)).lexically_normal();
   return store::LocalCache::default_dir();
 }
 

@@ -3,6 +3,7 @@
 #include "base/error.h"
 #include "base/subprocess.h"
 #include "base/this_process.h"
+#include "base/path_text.h"
 
 namespace winml::cli {
 
@@ -16,14 +17,14 @@ std::string render_svg(const std::string& dot_text) {
   // reading early; its message says why.
   std::string svg, messages;
   ProcessSpec spec;
-  spec.argv = {dot.string(), "-Tsvg"};
+  spec.argv = {to_utf8(dot), "-Tsvg"};
   spec.env = environment_variables();
   spec.input = &dot_text;
   spec.output = &svg;
   spec.errors = &messages;
   const ProcessResult r = run_process(spec);
-  if (!r.started) throw BuildError("cannot run " + dot.string() + ": " + r.error);
-  if (r.exit_code != 0) throw BuildError(dot.string() + " -Tsvg failed" + (messages.empty() ? std::string() : ": " + messages));
+  if (!r.started) throw BuildError("cannot run " + to_utf8(dot) + ": " + r.error);
+  if (r.exit_code != 0) throw BuildError(to_utf8(dot) + " -Tsvg failed" + (messages.empty() ? std::string() : ": " + messages));
   return svg;
 }
 

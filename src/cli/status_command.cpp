@@ -10,6 +10,7 @@
 #include "cli/tools_module.h"
 #include "pipeline/dead_models.h"
 #include "pipeline/registry.h"
+#include "base/path_text.h"
 
 namespace winml::cli {
 
@@ -71,13 +72,13 @@ Command add_status_command(CLI::App& app) {
             // Models no longer configured: only when every model is shown.
             const auto dead = o.models.empty() ? pipeline::dead_models(session) : std::vector<pipeline::DeadModel>{};
             if (opts->json) {
-              auto report = run_report(plan.graph, results, "ok", true, 0, plan.output_dir.string());
+              auto report = run_report(plan.graph, results, "ok", true, 0, to_utf8(plan.output_dir));
               for (auto& t : report["models"])
                 t["reports"] = reports[t["name"].get<std::string>()] ? "up-to-date" : "stale";
               report["dead"] = nlohmann::json::array();
               for (const auto& m : dead)
                 report["dead"].push_back({{"model", m.name},
-                                          {"dir", m.dir.string()},
+                                          {"dir", to_utf8(m.dir)},
                                           {"recorded", m.recorded},
                                           {"files", m.files},
                                           {"bytes", m.bytes}});
@@ -90,7 +91,7 @@ Command add_status_command(CLI::App& app) {
             for (std::size_t ti = 0; ti < plan.graph.models.size(); ++ti) {
               const std::string& t = plan.graph.models[ti];
               if (!o.models.empty() && !o.models.count(t)) continue;
-              std::cout << t << "  (" << (plan.output_dir / t).string() << ")\n";
+              std::cout << t << "  (" << to_utf8((plan.output_dir / t)) << ")\n";
               for (std::size_t i : by_model[ti]) {
                 const auto& n = plan.graph.nodes[i];
                 const auto& r = results[i];
@@ -115,7 +116,7 @@ Command add_status_command(CLI::App& app) {
               }
             }
             for (const auto& m : dead) {
-              std::cout << m.name << "  (" << m.dir.string() << ")\n  not configured in winml.toml any more: ";
+              std::cout << m.name << "  (" << to_utf8(m.dir) << ")\n  not configured in winml.toml any more: ";
               if (m.recorded)
                 std::cout << m.files << " file" << (m.files == 1 ? "" : "s") << " (" << human_bytes(m.bytes)
                           << ") written for it; winml-make clean --dead removes them\n";

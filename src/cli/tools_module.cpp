@@ -8,6 +8,7 @@
 #include "base/shared_library.h"
 #include "base/this_executable.h"
 #include "cli/tools_stamp.h"
+#include "base/path_text.h"
 
 namespace winml::cli {
 
@@ -25,9 +26,9 @@ namespace {
 std::string no_module_message(const std::vector<std::pair<fs::path, std::string>>& tried) {
   std::string text = std::string("cannot find winml-make's model tools (") + kToolsFileName +
                      "), which it loads to read or write models; looked in:";
-  for (const auto& [place, what] : tried) text += "\n  " + place.string() + ": " + what;
+  for (const auto& [place, what] : tried) text += "\n  " + to_utf8(place) + ": " + what;
   text += std::string("\ncopy ") + kToolsFileName + " from the folder this winml-make was built in (" +
-          kToolsBuildDir + ") next to " + this_executable().string() +
+          kToolsBuildDir + ") next to " + to_utf8(this_executable()) +
           ", or install both with 'cmake --install <build> --prefix <dir>' (docs/getting-started.md)";
   return text;
 }
@@ -50,7 +51,7 @@ const ToolsModule& tools_module() {
       try {
         // Kept for the life of the process, even when refused: its stages and
         // runners are in use until exit, and libprotobuf must never be unloaded.
-        const auto* library = opened->emplace_back(new SharedLibrary({path.string()}));
+        const auto* library = opened->emplace_back(new SharedLibrary({to_utf8(path)}));
         using Entry = const ToolsModule* (*)();
         const ToolsModule* m = library->function<Entry>(kToolsEntryPoint)();
         if (std::string(m->stamp) != kToolsStamp) {

@@ -11,6 +11,7 @@
 #include "compile/validate.h"
 #include "ep/ep_table.h"
 #include "model/epcontext.h"
+#include "base/path_text.h"
 
 namespace winml::compile {
 
@@ -72,7 +73,7 @@ std::string summarize_validation(const nlohmann::json& v) {
 
 nlohmann::json compile_model(const fs::path& input, const fs::path& output, const CompileOptions& options) {
   model::Model in = model::load_model(input);
-  model::refuse_epcontext_input(in.proto, input.string(),
+  model::refuse_epcontext_input(in.proto, to_utf8(input),
                                 " and cannot be compiled again. Compile the model from before compilation.");
   const ep::EpTable ep_table = ep::load_ep_table(options.ep);
   config::CompileConfig section;  // the backend as a build resolves and checks it
@@ -173,7 +174,7 @@ nlohmann::json compile_model(const fs::path& input, const fs::path& output, cons
 
 nlohmann::json compile_model_file(const fs::path& input, const fs::path& output, const CompileOptions& options) {
   if (fs::exists(output) && fs::equivalent(input, output))
-    throw InputError(file_error(output.string(), "the output must not be the input model"));
+    throw InputError(file_error(to_utf8(output), "the output must not be the input model"));
   nlohmann::json metrics;
   write_model_staged(output, [&](const fs::path& staged) { metrics = compile_model(input, staged, options); });
   return metrics;

@@ -16,6 +16,7 @@
 #include "model/walk.h"
 #include "runtime/ref_blob/ref_blob.h"
 #include "store/digest.h"
+#include "base/path_text.h"
 
 namespace winml::compile {
 
@@ -43,7 +44,7 @@ nlohmann::json verify_epcontext_model(const model::Model& m) {
   auto nodes = model::find_ep_contexts(m.proto, m.dir());
   if (nodes.empty())
     throw BuildError(
-        file_error(path.string(), "has no EPContext nodes: the compiler did not produce a compiled model"));
+        file_error(to_utf8(path), "has no EPContext nodes: the compiler did not produce a compiled model"));
   nlohmann::json blobs = nlohmann::json::array();
   for (const auto& n : nodes) {
     nlohmann::json b;
@@ -54,21 +55,21 @@ nlohmann::json verify_epcontext_model(const model::Model& m) {
     if (n.embed_mode == 0) {
       if (n.blob_file.empty()) {
         if (n.main_context == 0) continue;  // shares the blob of its main context node
-        throw BuildError(file_error(path.string(), "EPContext node '" + n.node_name + "' has no ep_cache_context"));
+        throw BuildError(file_error(to_utf8(path), "EPContext node '" + n.node_name + "' has no ep_cache_context"));
       }
       fs::path file = model::resolve_inside(m.dir(), n.blob_file, "EPContext ep_cache_context", path);
       if (fs::file_size(file) == 0)
         throw BuildError(
-            file_error(path.string(), "EPContext blob '" + n.blob_file + "' of node '" + n.node_name + "' is empty"));
+            file_error(to_utf8(path), "EPContext blob '" + n.blob_file + "' of node '" + n.node_name + "' is empty"));
       b["file"] = n.blob_file;
       b["bytes"] = fs::file_size(file);
     } else if (n.embed_mode == 1) {
       if (n.blob_size == 0 && n.main_context != 0)
-        throw BuildError(file_error(path.string(), "EPContext node '" + n.node_name + "' embeds an empty blob"));
+        throw BuildError(file_error(to_utf8(path), "EPContext node '" + n.node_name + "' embeds an empty blob"));
       b["file"] = "embedded";
       b["bytes"] = n.blob_size;
     } else {
-      throw BuildError(file_error(path.string(), "EPContext node '" + n.node_name + "' has embed_mode " +
+      throw BuildError(file_error(to_utf8(path), "EPContext node '" + n.node_name + "' has embed_mode " +
                                                      std::to_string(n.embed_mode) + " (must be 0 or 1)"));
     }
     blobs.push_back(std::move(b));
@@ -101,7 +102,7 @@ PlacedModel place_compiled_model(const fs::path& scratch, const fs::path& staged
   PlacedModel placed;
   model::Model m = model::load_model(staged);
   sort_what_hash_maps_ordered(m.proto);
-  const std::string stem = out.stem().string();
+  const std::string stem = to_utf8(out.stem());
   std::map<std::string, std::string> renamed;  // old reference -> new name
   std::set<fs::path> keep{staged};
   for (const auto& [location, file] : m.external_files) keep.insert(file->path());
@@ -117,9 +118,9 @@ PlacedModel place_compiled_model(const fs::path& scratch, const fs::path& staged
         fs::path file = model::resolve_inside(scratch, context->s(), "EPContext ep_cache_context", staged);
         store::Digest d = store::hash_file(file);
         std::string name = stem + "_" + d.hex() + ".bin";
-        if (fs::path(name) != fs::path(context->s())) fs::rename(file, scratch / name);
-        keep.insert(scratch / name);
-        placed.blobs.push_back({{"file", name}, {"digest", d.hex()}, {"bytes", fs::file_size(scratch / name)}});
+        if (from_utf8(name) != from_utf8(context->s())) fs::rename(file, scratch / from_utf8(name));
+        keep.insert(scratch / from_utf8(name));
+        placed.blobs.push_back({{"file", name}, {"digest", d.hex()}, {"bytes", fs::file_size(scratch / from_utf8(name))}});
         it = renamed.emplace(context->s(), name).first;
       }
       context->set_s(it->second);
@@ -133,7 +134,7 @@ PlacedModel place_compiled_model(const fs::path& scratch, const fs::path& staged
 
   for (const auto& entry : fs::recursive_directory_iterator(scratch))
     if (entry.is_regular_file() && !keep.count(entry.path()))
-      placed.discarded.push_back(fs::relative(entry.path(), scratch).string());
+      placed.discarded.push_back(to_utf8(fs::relative(entry.path(), scratch)));
 
   placed.epcontext_nodes = verified;
   for (auto& n : placed.epcontext_nodes)

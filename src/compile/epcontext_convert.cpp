@@ -18,6 +18,7 @@
 #include "model/sidecars.h"
 #include "model/walk.h"
 #include "runtime/ref_blob/ref_blob.h"
+#include "base/path_text.h"
 
 namespace winml::compile {
 
@@ -40,13 +41,13 @@ std::string sidecar_name(const std::string& stem, const std::string& source, std
 
 nlohmann::json convert_epcontext(const fs::path& in, const fs::path& out, bool embed) {
   if (fs::exists(out) && fs::equivalent(in, out))
-    throw InputError(file_error(out.string(), "the output must not be the input model"));
+    throw InputError(file_error(to_utf8(out), "the output must not be the input model"));
   model::Model m = model::load_model(in);
   auto contexts = model::find_ep_contexts(m.proto, m.dir());
-  if (contexts.empty()) throw InputError(file_error(in.string(), "has no EPContext nodes: nothing to convert"));
+  if (contexts.empty()) throw InputError(file_error(to_utf8(in), "has no EPContext nodes: nothing to convert"));
   for (const auto& c : contexts)
     if (c.main_context == 0)
-      throw InputError(file_error(in.string(), "EPContext node '" + c.node_name +
+      throw InputError(file_error(to_utf8(in), "EPContext node '" + c.node_name +
                                                    "' shares the context of another "
                                                    "node (main_context = 0); converting shared contexts is not "
                                                    "supported"));
@@ -56,7 +57,7 @@ nlohmann::json convert_epcontext(const fs::path& in, const fs::path& out, bool e
   nlohmann::json nodes = nlohmann::json::array();
   write_model_staged(out, [&](const fs::path& staged) {
     const fs::path dir = staged.parent_path();
-    const std::string stem = out.stem().string();
+    const std::string stem = to_utf8(out.stem());
     std::map<std::string, int> used;
     model::for_each_graph(*m.proto.mutable_graph(), [&](onnx::GraphProto& g, int) {
       for (auto& n : *g.mutable_node()) {
@@ -65,26 +66,26 @@ nlohmann::json convert_epcontext(const fs::path& in, const fs::path& out, bool e
         const std::string source = source_attr ? source_attr->s() : std::string();
         onnx::AttributeProto* context = model::find_attr(n, "ep_cache_context");
         if (!context)
-          throw InputError(file_error(in.string(), "EPContext node '" + n.name() + "' has no ep_cache_context"));
+          throw InputError(file_error(to_utf8(in), "EPContext node '" + n.name() + "' has no ep_cache_context"));
         const bool was_embedded = embed_mode_of(n) != 0;
         nlohmann::json info{{"node", n.name()}, {"source", source}};
         if (embed) {
           if (!was_embedded) {
             fs::path file = model::resolve_inside(m.dir(), context->s(), "EPContext ep_cache_context", in);
             context->set_s(read_file(file));
-            info["from"] = file.filename().string();
+            info["from"] = to_utf8(file.filename());
           }
           embedded_bytes += context->s().size();
           info["bytes"] = context->s().size();
         } else {
           std::string name = sidecar_name(stem, source, used);
           if (was_embedded) {
-            write_file_atomic(dir / name, context->s());
+            write_file_atomic(dir / from_utf8(name), context->s());
           } else {
             copy_file_atomic(model::resolve_inside(m.dir(), context->s(), "EPContext ep_cache_context", in),
                              dir / name);
           }
-          info["bytes"] = fs::file_size(dir / name);
+          info["bytes"] = fs::file_size(dir / from_utf8(name));
           info["file"] = name;
           context->set_s(name);
         }
@@ -94,7 +95,7 @@ nlohmann::json convert_epcontext(const fs::path& in, const fs::path& out, bool e
     });
     if (embedded_bytes + 64 * model::kMiB >= static_cast<std::uint64_t>(INT_MAX))
       throw InputError(
-          file_error(in.string(), "its blobs take " + std::to_string(embedded_bytes) +
+          file_error(to_utf8(in), "its blobs take " + std::to_string(embedded_bytes) +
                                       " bytes, too many to embed in an ONNX file (protobuf's 2 GiB limit)"));
     std::uint64_t weights = 0;
     model::for_each_tensor(m.proto.graph(), [&](const onnx::TensorProto& t, model::TensorSite site) {

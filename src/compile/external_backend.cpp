@@ -5,6 +5,7 @@
 
 #include "base/error.h"
 #include "base/subprocess.h"
+#include "base/path_text.h"
 
 namespace winml::compile {
 
@@ -17,9 +18,9 @@ nlohmann::json compile_external(const fs::path& input, const fs::path& out, cons
 
   const fs::path staged = work / out.filename();
   std::map<std::string, std::string> values = {
-      {"input", fs::absolute(input).string()},
-      {"output", fs::absolute(staged).string()},
-      {"output_dir", fs::absolute(work).string()},
+      {"input", to_utf8(fs::absolute(input))},
+      {"output", to_utf8(fs::absolute(staged))},
+      {"output_dir", to_utf8(fs::absolute(work))},
       {"embed", options.embed ? "1" : "0"},
       {"device", options.device.empty() ? ep_table.default_device : options.device}};
   ProcessSpec spec;
@@ -36,12 +37,12 @@ nlohmann::json compile_external(const fs::path& input, const fs::path& out, cons
   auto failure = [&](const std::string& what) {
     std::string message = ep_table.name + " compiler " + what + ": " + quote_command(spec.argv);
     if (!options.log_file.empty())
-      message += "\n--- last lines of " + options.log_file.string() + " ---\n" + tail_lines(options.log_file, 15);
+      message += "\n--- last lines of " + to_utf8(options.log_file) + " ---\n" + tail_lines(options.log_file, 15);
     return BuildError(message);
   };
   if (!r.started) throw BuildError(ep_table.name + " compiler could not start: " + r.error);
   if (r.exit_code != 0) throw failure("failed with exit code " + std::to_string(r.exit_code));
-  if (!fs::exists(staged)) throw failure("exited 0 but did not write {output} (" + staged.string() + ")");
+  if (!fs::exists(staged)) throw failure("exited 0 but did not write {output} (" + to_utf8(staged) + ")");
 
   nlohmann::json blobs;
   try {

@@ -3,6 +3,7 @@
 #include "runtime/errors.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/plan.h"
+#include "base/path_text.h"
 
 namespace winml::compile {
 
@@ -18,7 +19,7 @@ bool runtime_runs_node(const onnx::NodeProto& n, const runtime::Opsets& opsets,
   std::int64_t opset = opset_for_domain(opsets, n.domain());
   auto entry = runtime::KernelRegistry::global().find(n.domain(), n.op_type(), opset);
   if (!entry) return false;
-  const std::string source = model ? model->path.string() : std::string();
+  const std::string source = model ? to_utf8(model->path) : std::string();
   runtime::NodeContext::SubgraphBuilder subgraphs = [&](const onnx::GraphProto& g) {
     return runtime::build_graph_plan(g, opsets, model, source, {dims, false});
   };

@@ -90,7 +90,7 @@ nlohmann::json compile_ort(const fs::path& input, const fs::path& out, const Ort
   const std::string bytes = huge ? std::string() : model::serialize_inline(source);
   const auto mapped = huge ? MappedFile::open(input) : nullptr;
   if (huge)
-    say(o, "compile: " + input.filename().string() +
+    say(o, "compile: " + to_utf8(input.filename()) +
                " exceeds 2 GiB with its data inline: ONNX Runtime reads its data from its folder, which it names "
                "partitions after");
   auto so = session_options(t, o, huge ? fs::absolute(input).parent_path() : fs::path());
@@ -101,9 +101,9 @@ nlohmann::json compile_ort(const fs::path& input, const fs::path& out, const Ort
                    huge ? compile.ModelCompilationOptions_SetInputModelFromBuffer(
                               co.get(), mapped->data(), static_cast<std::size_t>(mapped->size()))
                         : compile.ModelCompilationOptions_SetInputModelFromBuffer(co.get(), bytes.data(), bytes.size()),
-                   input.string());
+                   to_utf8(input));
   ort::check_build(api, compile.ModelCompilationOptions_SetOutputModelPath(co.get(), staged.c_str()),
-                   staged.string());
+                   to_utf8(staged));
   ort::check_build(api, compile.ModelCompilationOptions_SetEpContextEmbedMode(co.get(), o.embed), "embed mode");
   // A model at or over the threshold keeps the weights left outside the
   // blobs in its own sidecar, named as every stage names it. ORT places the
@@ -116,22 +116,22 @@ nlohmann::json compile_ort(const fs::path& input, const fs::path& out, const Ort
                          co.get(), from_utf8(data_file).c_str(), model::SaveOptions{}.min_external_tensor_bytes),
                      "external initializers file");
 
-  say(o, "compile: ONNX Runtime " + lib.version() + " (" + lib.path().string() + "), " + t.ep_name + " " +
+  say(o, "compile: ONNX Runtime " + lib.version() + " (" + to_utf8(lib.path()) + "), " + t.ep_name + " " +
              t.ep_version + " from " + t.ep_vendor + " on " + t.hardware + ", embed = " + (o.embed ? "true" : "false") +
              (external ? ", initializers outside the blobs in " + data_file : ""));
   const auto start = std::chrono::steady_clock::now();
   {
     ort::LogScope log([&](const std::string& line) { say(o, line); });
     ort::check(api, compile.CompileModel(lib.env(), co.get()),
-               file_error(input.string(), "ONNX Runtime " + lib.version() + " could not compile it with " + t.ep_name));
+               file_error(to_utf8(input), "ONNX Runtime " + lib.version() + " could not compile it with " + t.ep_name));
   }
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.3f",
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   say(o, std::string("compile: ONNX Runtime compiled in ") + seconds + " s");
   if (!fs::exists(staged))
-    throw BuildError(file_error(input.string(), "ONNX Runtime " + lib.version() + " reported success but wrote no " +
-                                                    staged.filename().string()));
+    throw BuildError(file_error(to_utf8(input), "ONNX Runtime " + lib.version() + " reported success but wrote no " +
+                                                    to_utf8(staged.filename())));
 
   std::vector<model::EpContextNode> contexts;
   std::map<std::string, int> left;
@@ -143,12 +143,12 @@ nlohmann::json compile_ort(const fs::path& input, const fs::path& out, const Ort
     if (!contexts.empty()) epcontext_nodes = verify_epcontext_model(compiled);
   }
   if (contexts.empty())
-    throw BuildError(file_error(input.string(), t.ep_name + " compiled no node of the model (through ONNX Runtime " +
+    throw BuildError(file_error(to_utf8(input), t.ep_name + " compiled no node of the model (through ONNX Runtime " +
                                                     lib.version() + "): it left " + describe(left) +
                                                     ". Choose an EP that supports these operators, or compile = false"));
   for (const auto& c : contexts)
     if (!c.source.empty() && c.source != t.ep_name)
-      throw BuildError(file_error(input.string(), "EPContext node '" + c.node_name + "' was compiled by " + c.source +
+      throw BuildError(file_error(to_utf8(input), "EPContext node '" + c.node_name + "' was compiled by " + c.source +
                                                       ", not by the EP asked for (" + t.ep_name + ")"));
   if (!left.empty()) say(o, "compile: left to ONNX Runtime's other EPs: " + describe(left));
   PlacedModel placed = place_compiled_model(scratch.path(), staged, out, epcontext_nodes);

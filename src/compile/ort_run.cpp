@@ -10,6 +10,7 @@
 #include "compile/compiled_output.h"
 #include "model/model_io.h"
 #include "runtime/tensor.h"
+#include "base/path_text.h"
 
 namespace winml::compile {
 
@@ -114,7 +115,7 @@ nlohmann::json validate_in_ort(const fs::path& compiled, const fs::path& uncompi
     std::int64_t nan = 0, inf = 0;
     for (double v : got) nan += std::isnan(v), inf += std::isinf(v);
     if (nan || inf)
-      throw BuildError(file_error(compiled.string(), "validation in ONNX Runtime " + lib.version() + " with " +
+      throw BuildError(file_error(to_utf8(compiled), "validation in ONNX Runtime " + lib.version() + " with " +
                                                          target.ep_name + " failed: output '" + name + "' has " +
                                                          std::to_string(nan) + " NaN and " + std::to_string(inf) +
                                                          " Inf values (of " + std::to_string(got.size()) + ") on " +

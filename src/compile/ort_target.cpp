@@ -10,6 +10,7 @@
 #include "base/system_names.h"
 #include "base/text.h"
 #include "ort/status.h"
+#include "base/path_text.h"
 
 namespace winml::compile {
 
@@ -38,7 +39,7 @@ OrtHardwareDeviceType hardware_type(const OrtTargetSpec& spec) {
 
 fs::path ort_library_path(const std::string& configured, const fs::path& project_dir) {
   if (configured.empty()) return ort::default_library_path();
-  const fs::path p(configured);
+  const fs::path p = from_utf8(configured);
   return (p.is_absolute() ? p : project_dir / p).lexically_normal();
 }
 
@@ -46,7 +47,7 @@ fs::path ref_plugin_path() { return find_companion_file(system_names::kRefPlugin
 
 fs::path ep_library_path(const std::string& configured, const fs::path& project_dir, const std::string& ep) {
   if (configured.empty()) return ep == "ref" ? ref_plugin_path() : fs::path();
-  const fs::path p(configured);
+  const fs::path p = from_utf8(configured);
   return (p.is_absolute() ? p : project_dir / p).lexically_normal();
 }
 
@@ -109,7 +110,7 @@ void register_ep_library(const ort::Library& lib, const OrtTargetSpec& spec) {
   static std::mutex mutex;
   static std::set<std::string> registered;  // "<ORT library>|<EP library>"
   std::lock_guard lock(mutex);
-  const std::string id = lib.path().string() + "|" + spec.ep_library.string();
+  const std::string id = to_utf8(lib.path()) + "|" + to_utf8(spec.ep_library);
   if (registered.count(id)) return;
   std::error_code ec;
   if (!fs::is_regular_file(spec.ep_library, ec)) {
@@ -118,14 +119,14 @@ void register_ep_library(const ort::Library& lib, const OrtTargetSpec& spec) {
       // the model tools are (base/companion_files.h).
       std::string text = "cannot find the `ref` plugin EP (" + std::string(system_names::kRefPluginEp) +
                          "), through which ONNX Runtime runs what is compiled for ep = \"ref\"; looked in:";
-      for (const auto& place : spec.ep_library_places) text += "\n  " + place.string() + ": not there";
+      for (const auto& place : spec.ep_library_places) text += "\n  " + to_utf8(place) + ": not there";
       text +=
           "\nbuild it (target winml_ref_ep) or install it with winml-make ('cmake --install <build> --prefix "
           "<dir>'), or point " +
           spec.settings.ep_library + " at it";
       throw InputError(text);
     }
-    throw InputError(file_error(spec.ep_library.string(), "no such file: " + spec.settings.ep_library + " (" +
+    throw InputError(file_error(to_utf8(spec.ep_library), "no such file: " + spec.settings.ep_library + " (" +
                                                               where_set(spec, "ep_library") + ", relative to " +
                                                               spec.settings.relative_to +
                                                               ") names the plugin library of the "
@@ -133,13 +134,13 @@ void register_ep_library(const ort::Library& lib, const OrtTargetSpec& spec) {
                                                               spec.ep_name + " that ONNX Runtime loads"));
   }
   const OrtApi& api = lib.api();
-  const std::string name = "winml-make:" + spec.ep_library.string();
+  const std::string name = "winml-make:" + to_utf8(spec.ep_library);
   try {
     ort::check(api, api.RegisterExecutionProviderLibrary(lib.env(), name.c_str(), spec.ep_library.c_str()),
                "ONNX Runtime " + lib.version() + " cannot register it as an execution provider library");
   } catch (const std::runtime_error& e) {
     // Whatever ORT's code: the file the user named is not a usable EP library.
-    throw InputError(file_error(spec.ep_library.string(), e.what()) + " (" + spec.settings.ep_library + ", " +
+    throw InputError(file_error(to_utf8(spec.ep_library), e.what()) + " (" + spec.settings.ep_library + ", " +
                      (spec.ep_library_places.empty() ? where_set(spec, "ep_library") : "left unset: the default") +
                      ")");
   }
@@ -167,7 +168,7 @@ OrtTarget find(const OrtTargetSpec& spec) {
     same_ep.push_back(device_name(type));
     if (type == wanted && !t.device) t.device = d;
   }
-  const std::string from = spec.ep_library.empty() ? lib.path().string() : spec.ep_library.string();
+  const std::string from = spec.ep_library.empty() ? to_utf8(lib.path()) : to_utf8(spec.ep_library);
   if (same_ep.empty())
     throw InputError(file_error(
         from, "ONNX Runtime " + lib.version() + (spec.ep_library.empty() ? "" : " with this library") +
@@ -206,7 +207,7 @@ OrtTarget find(const OrtTargetSpec& spec) {
 const OrtTarget& find_ort_target(const OrtTargetSpec& spec) {
   static std::mutex mutex;
   static std::map<std::string, std::pair<OrtTarget, std::string>> found;  // a target, or why not
-  std::string id = spec.ort_library.string() + "|" + spec.ep_library.string() + "|" + spec.ep_name + "|" + spec.device +
+  std::string id = to_utf8(spec.ort_library) + "|" + to_utf8(spec.ep_library) + "|" + spec.ep_name + "|" + spec.device +
                    "|" + spec.origin;
   for (const auto& [key, where] : spec.set_by) id += "|" + key + "=" + where;
   std::lock_guard lock(mutex);

@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "base/text.h"
 #include "model/walk.h"
+#include "base/path_text.h"
 
 namespace winml::compile {
 
@@ -30,7 +31,7 @@ std::size_t typed_values(const onnx::ModelProto& m) {
 
 nlohmann::json prepare_model(model::Model in, const std::filesystem::path& out, const ep::EpTable& ep_table,
                              const PrepareOptions& options) {
-  const std::string source = in.path.string();
+  const std::string source = to_utf8(in.path);
 
   std::map<std::string, std::set<std::string>> foreign;  // domain -> ops
   model::for_each_graph(in.proto.graph(), [&](const onnx::GraphProto& g, int) {
@@ -61,7 +62,7 @@ nlohmann::json prepare_model(model::Model in, const std::filesystem::path& out, 
     try {
       // From the file when there is one: the checker then resolves external
       // data locations against the model's directory, not the working one.
-      if (!in.path.empty() && std::filesystem::exists(in.path)) onnx::checker::check_model(in.path.string());
+      if (!in.path.empty() && std::filesystem::exists(in.path)) onnx::checker::check_model(to_utf8(in.path));
       else onnx::checker::check_model(in.proto);
     } catch (const std::exception& e) {
       throw InputError(file_error(source, std::string("ONNX checker: ") + e.what()));

@@ -19,6 +19,7 @@
 #include "runtime/plan.h"
 #include "runtime/ref_blob/ref_blob.h"
 #include "runtime/static_shapes.h"
+#include "base/path_text.h"
 
 namespace winml::compile {
 
@@ -126,7 +127,7 @@ std::string megabytes(std::uint64_t bytes) {
 }  // namespace
 
 std::string ref_blob_name(const fs::path& model_path, std::size_t k) {
-  std::string stem = model_path.stem().string();
+  std::string stem = to_utf8(model_path.stem());
   return k == 0 ? stem + "_ref.bin" : stem + "_ref_" + std::to_string(k) + ".bin";
 }
 
@@ -137,7 +138,7 @@ namespace {
 class RefCompiler {
  public:
   RefCompiler(model::Model in, const fs::path& out, const RefOptions& options)
-      : in_(std::move(in)), out_(out), options_(options), source_(in_.path.string()) {
+      : in_(std::move(in)), out_(out), options_(options), source_(to_utf8(in_.path)) {
     graph_.Swap(in_.proto.mutable_graph());
     opsets_ = runtime::model_opsets(in_.proto);
   }
@@ -231,14 +232,14 @@ class RefCompiler {
       // protobuf cannot hold a message of 2 GiB or more; leave room for the rest.
       embedded_bytes_ += blob_size;
       if (embedded_bytes_ + 64 * kMiB >= static_cast<std::uint64_t>(INT_MAX))
-        throw BuildError(file_error(out_.string(), "the ref blobs take more than " + megabytes(embedded_bytes_) +
+        throw BuildError(file_error(to_utf8(out_), "the ref blobs take more than " + megabytes(embedded_bytes_) +
                                                        ", too much to embed in an ONNX file (protobuf's 2 GiB "
                                                        "limit): use [compile] embed = false"));
       attrs.ep_cache_context = runtime::ref_blob::blob_bytes(contents);
       info["blob"] = "embedded";
     } else {
       const std::string file = ref_blob_name(out_, k);
-      AtomicFileWriter w(out_.parent_path() / file);
+      AtomicFileWriter w(out_.parent_path() / from_utf8(file));
       runtime::ref_blob::write_blob(contents, [&](const void* d, std::size_t n) { w.write(d, n); });
       w.commit();
       attrs.ep_cache_context = file;

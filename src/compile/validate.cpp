@@ -17,6 +17,7 @@
 #include "runtime/errors.h"
 #include "runtime/ref_blob/ref_blob.h"
 #include "runtime/session.h"
+#include "base/path_text.h"
 
 namespace winml::compile {
 
@@ -97,9 +98,9 @@ std::size_t verify_ref_blobs(const model::Model& m) {
       if (embed && embed->i() == 0) {
         fs::path file = model::resolve_inside(m.dir(), bytes, "EPContext ep_cache_context", path);
         auto mapped = MappedFile::open(file);
-        runtime::ref_blob::check_blob(mapped->view(), file.string(), true);
+        runtime::ref_blob::check_blob(mapped->view(), to_utf8(file), true);
       } else {
-        runtime::ref_blob::check_blob(bytes, path.string() + ": EPContext node '" + n.name() + "'", true);
+        runtime::ref_blob::check_blob(bytes, to_utf8(path) + ": EPContext node '" + n.name() + "'", true);
       }
       ++checked;
     }
@@ -145,7 +146,7 @@ nlohmann::json validate_compiled(const fs::path& path, const ValidateOptions& op
   for (const auto& [name, t] : outputs) {
     NonFinite bad = count_non_finite(t);
     if (bad.nan || bad.inf)
-      throw BuildError(file_error(path.string(), "validation failed: output '" + name + "' has " +
+      throw BuildError(file_error(to_utf8(path), "validation failed: output '" + name + "' has " +
                                                      std::to_string(bad.nan) + " NaN and " + std::to_string(bad.inf) +
                                                      " Inf values (of " + std::to_string(t.size()) + ") on " +
                                                      options.inputs_origin));

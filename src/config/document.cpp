@@ -8,6 +8,7 @@
 #include "base/atomic_file.h"
 #include "base/error.h"
 #include "base/toml_parse.h"
+#include "base/path_text.h"
 
 namespace winml::config {
 
@@ -265,20 +266,20 @@ Document json_document(const std::string& file, const std::string& text) {
 }
 
 std::string existing_file_text(const fs::path& path) {
-  if (!fs::exists(path)) throw InputError(file_error(path.string(), "no such file"));
+  if (!fs::exists(path)) throw InputError(file_error(to_utf8(path), "no such file"));
   return read_file(path);
 }
 
 }  // namespace
 
-Document load_toml(const fs::path& path) { return toml_document(path.string(), existing_file_text(path)); }
+Document load_toml(const fs::path& path) { return toml_document(to_utf8(path), existing_file_text(path)); }
 
-Document load_json(const fs::path& path) { return json_document(path.string(), existing_file_text(path)); }
+Document load_json(const fs::path& path) { return json_document(to_utf8(path), existing_file_text(path)); }
 
 Document load_document(const fs::path& path) { return parse_document(path, existing_file_text(path)); }
 
 Document parse_document(const fs::path& path, const std::string& text) {
-  return path.extension() == ".json" ? json_document(path.string(), text) : toml_document(path.string(), text);
+  return path.extension() == ".json" ? json_document(to_utf8(path), text) : toml_document(to_utf8(path), text);
 }
 
 }  // namespace winml::config

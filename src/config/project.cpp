@@ -7,6 +7,7 @@
 #include "base/text.h"
 #include "config/model_name.h"
 #include "config/overrides.h"
+#include "base/path_text.h"
 
 namespace winml::config {
 
@@ -71,13 +72,13 @@ void name_model(ModelSettings& t, const fs::path& project_dir, const std::string
   if (!t.model.name.empty()) return;  // checked by the schema
   std::string origin;
   if (!t.model.source.empty()) {
-    t.model.name = model_name_from(fs::path(t.model.source).stem().string());
+    t.model.name = model_name_from(to_utf8(from_utf8(t.model.source).stem()));
     origin = path + ".source";
   } else if (!t.export_.torchvision.empty()) {
     t.model.name = t.export_.torchvision;
     origin = "export.torchvision";
   } else {
-    t.model.name = model_name_from(fs::weakly_canonical(project_dir).filename().string());
+    t.model.name = model_name_from(to_utf8(fs::weakly_canonical(project_dir).filename()));
     origin = path;
   }
   std::string problem = model_name_problem(t.model.name);
@@ -121,7 +122,7 @@ std::string disabled_by(const Document& doc, const std::string& path, const std:
     if (!enabled_key && !value_at(doc.root, p).is_boolean()) continue;  // a table: `quantize = false` is the shorthand
     if (enabled_key && value_at(doc.root, p).is_null()) continue;
     if (auto l = doc.locations.find(p); l != doc.locations.end())
-      return fs::path(doc.file).filename().string() + ":" + std::to_string(l->second.line);
+      return to_utf8(from_utf8(doc.file).filename()) + ":" + std::to_string(l->second.line);
     return "";
   }
   return "";
@@ -166,7 +167,7 @@ ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
 
   ProjectConfig project;
   project.project_dir = project_dir;
-  project.config_file = doc.file;
+  project.config_file = from_utf8(doc.file);
   // (Read only once validated: a value of the wrong type is an error above,
   // with its line, not an exception from the JSON library here. With errors
   // nothing reads project.build: they are thrown before any model is made.)
@@ -224,7 +225,7 @@ ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
     if (t.compile.enabled)
       if (auto problem = backend_problem(t.compile); !problem.empty()) errors.add("compile.backend", problem);
     t.base_dir = project_dir;
-    t.config_file = doc.file;
+    t.config_file = from_utf8(doc.file);
     for (const auto& [name, on] : {std::pair<const char*, bool>{"optimize", t.optimize.enabled},
                                    {"quantize", t.quantize.enabled},
                                    {"compile", t.compile.enabled}})
@@ -248,10 +249,10 @@ ProjectConfig load_project(const fs::path& project_dir, const fs::path& config_f
   else if (fs::exists(file)) text = read_file(file);
   if (!text) {
     if (config_file.empty())
-      throw InputError(file_error(file.string(),
+      throw InputError(file_error(to_utf8(file),
                                   "no such file: run winml-make in a project directory (one with "
                                   "winml.toml), or pass -C DIR or -c CONFIG"));
-    throw InputError(file_error(file.string(), "no such file"));
+    throw InputError(file_error(to_utf8(file), "no such file"));
   }
   Document doc = parse_document(file, *text);
   apply_overrides(doc, defines);

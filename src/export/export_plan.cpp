@@ -14,6 +14,7 @@
 #include "model/model_io.h"
 #include "model/path_safety.h"
 #include "model/sidecars.h"
+#include "base/path_text.h"
 
 namespace winml::exporting {
 
@@ -33,7 +34,7 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& patterns,
     const std::vector<std::string> matched = expand_glob(project_dir, pattern);
     if (matched.empty())
       throw InputError(
-          file_error(config_file, "[export] inputs: '" + pattern + "' matches no file in " + project_dir.string()));
+          file_error(config_file, "[export] inputs: '" + pattern + "' matches no file in " + to_utf8(project_dir)));
     files.insert(matched.begin(), matched.end());
   }
   return {files.begin(), files.end()};
@@ -66,7 +67,7 @@ ExportPlan plan_export(const config::ExportConfig& cfg, const fs::path& project_
   ExportPlan plan;
   if (!cfg.torchvision.empty()) {
     plan.command = torchvision_command(cfg);
-    plan.recipe_name = fs::path(kTorchvisionRecipe).filename().string();
+    plan.recipe_name = to_utf8(fs::path(kTorchvisionRecipe).filename());
     auto text = rules::active().read(kTorchvisionRecipe);
     if (!text)
       throw BuildError("the torchvision export recipe (rules/" + std::string(kTorchvisionRecipe) + ") is missing");
@@ -107,11 +108,11 @@ void run_export(const ExportPlan& plan, const fs::path& project_dir, const fs::p
   } cleanup{work};
 
   fs::path temp_output = work / output.filename();
-  std::map<std::string, std::string> values = {{"output", temp_output.string()}, {"output_dir", work.string()}};
+  std::map<std::string, std::string> values = {{"output", to_utf8(temp_output)}, {"output_dir", to_utf8(work)}};
   if (!plan.recipe_name.empty()) {
     fs::path recipe = work / plan.recipe_name;
     write_file_atomic(recipe, plan.recipe_text);
-    values["recipe"] = recipe.string();
+    values["recipe"] = to_utf8(recipe);
     if (find_program(plan.command.front()).empty())
       throw BuildError("the torchvision export needs " + plan.command.front() + " " +
                        system_names::kTorchInstallHint);
@@ -127,11 +128,11 @@ void run_export(const ExportPlan& plan, const fs::path& project_dir, const fs::p
   ProcessResult r = run_process(spec);
   auto failure = [&](const std::string& what) {
     return BuildError("export command " + what + ": " + quote_command(spec.argv) + "\n--- last lines of " +
-                      log_file.string() + " ---\n" + tail_lines(log_file, 15));
+                      to_utf8(log_file) + " ---\n" + tail_lines(log_file, 15));
   };
   if (!r.started) throw BuildError("export command could not start: " + r.error);
   if (r.exit_code != 0) throw failure("failed with exit code " + std::to_string(r.exit_code));
-  if (!fs::exists(temp_output)) throw failure("exited 0 but did not write {output} (" + temp_output.string() + ")");
+  if (!fs::exists(temp_output)) throw failure("exited 0 but did not write {output} (" + to_utf8(temp_output) + ")");
   model::Model exported;
   try {
     exported = model::load_model(temp_output);

@@ -362,7 +362,7 @@ void Builder::run_stage(Attempt& a) {
                  .extra_inputs = {},
                  .cancel = a.o.cancel,
                  .log_file = paths_.state_dir / "logs" / (a.node.model + "." + a.node.name + ".log")};
-  for (const auto& e : a.d.extra) req.extra_inputs.push_back(fs::path(e.path));
+  for (const auto& e : a.d.extra) req.extra_inputs.push_back(from_utf8(e.path));
   RunResult run = runner_.run(req);
   if (a.o.cancel && a.o.cancel->load()) throw Interrupted();
   a.r.status = Status::kCompleted;

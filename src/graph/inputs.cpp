@@ -22,7 +22,7 @@ std::string display(const fs::path& project_dir, const fs::path& file) {
 ResolvedInput file_input(const std::string& prefix, const fs::path& project_dir, const fs::path& file,
                          store::BuildState& state) {
   auto d = state.stat_cache().digest(file);
-  if (!d) throw InputError(file_error(file.string(), "no such file (a declared input)"));
+  if (!d) throw InputError(file_error(to_utf8(file), "no such file (a declared input)"));
   std::string name = display(project_dir, file);
   return {Ingredient{prefix + name, *d, ""}, to_utf8(file)};
 }
@@ -38,27 +38,27 @@ void add_tree(const fs::path& project_dir, const fs::path& path, store::BuildSta
               std::vector<ResolvedInput>& out) {
   auto& disk = state.disk();
   if (!disk.stat(to_utf8(path)).is_dir)
-    throw InputError(file_error(path.string(), "no such directory (a declared input)"));
-  for (const auto& rel : disk.list_files(path)) out.push_back(file_input("file:", project_dir, path / rel, state));
+    throw InputError(file_error(to_utf8(path), "no such directory (a declared input)"));
+  for (const auto& rel : disk.list_files(path)) out.push_back(file_input("file:", project_dir, path / from_utf8(rel), state));
 }
 
 // Lists below the longest wildcard-free directory prefix, then matches.
 void add_glob(const fs::path& project_dir, const std::string& declared, store::BuildState& state,
               std::vector<ResolvedInput>& out) {
   auto& disk = state.disk();
-  std::string pattern = fs::path(declared).generic_string();
+  std::string pattern = to_utf8(from_utf8(declared));
   std::size_t wild = pattern.find_first_of("*?[");
   std::string fixed = pattern.substr(0, wild == std::string::npos ? pattern.size() : wild);
   std::size_t slash = fixed.rfind('/');
-  fs::path base = slash == std::string::npos ? fs::path() : fs::path(fixed.substr(0, slash));
+  fs::path base = slash == std::string::npos ? fs::path() : from_utf8(fixed.substr(0, slash));
   std::string rest = slash == std::string::npos ? pattern : pattern.substr(slash + 1);
   fs::path dir = base.is_absolute() ? base : project_dir / base;
   if (wild == std::string::npos) {
-    if (disk.stat(to_utf8(dir / rest)).exists) out.push_back(file_input("file:", project_dir, dir / rest, state));
+    if (disk.stat(to_utf8(dir / from_utf8(rest))).exists) out.push_back(file_input("file:", project_dir, dir / from_utf8(rest), state));
     return;
   }
   for (const auto& rel : disk.list_files(dir))
-    if (glob_match(rest, rel)) out.push_back(file_input("file:", project_dir, dir / rel, state));
+    if (glob_match(rest, rel)) out.push_back(file_input("file:", project_dir, dir / from_utf8(rel), state));
 }
 
 // A model and the sidecars it names.
@@ -82,13 +82,13 @@ void add_model(const fs::path& project_dir, const std::string& declared, const f
   auto sidecars = state.model_sidecars(primary.ingredient.digest);
   if (!sidecars) {
     sidecars.emplace();
-    for (auto& n : runner.model_files(fs::path(primary.path)))
+    for (auto& n : runner.model_files(from_utf8(primary.path)))
       if (n != file_name) sidecars->push_back(std::move(n));
     state.put_model_sidecars(primary.ingredient.digest, *sidecars);
   }
   const std::string parent = full.substr(0, slash);
   out.push_back(primary);
-  for (const auto& n : *sidecars) out.push_back(file_input("model:", project_dir, fs::path(parent) / n, state));
+  for (const auto& n : *sidecars) out.push_back(file_input("model:", project_dir, from_utf8(parent) / from_utf8(n), state));
 }
 
 }  // namespace
@@ -100,8 +100,8 @@ std::vector<ResolvedInput> resolve_inputs(const std::vector<InputDecl>& decls, c
     // Made only when needed: the common kModel case needs no std::filesystem arithmetic.
     const bool plain_model = decl.kind == InputKind::kModel && plain_relative(decl.path);
     const fs::path path = plain_model                         ? fs::path()
-                          : fs::path(decl.path).is_absolute() ? fs::path(decl.path)
-                                                              : project_dir / decl.path;
+                          : from_utf8(decl.path).is_absolute() ? from_utf8(decl.path)
+                                                              : project_dir / from_utf8(decl.path);
     switch (decl.kind) {
       case InputKind::kFile: out.push_back(file_input("file:", project_dir, path, state)); break;
       case InputKind::kTree: add_tree(project_dir, path, state, out); break;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "graph/node.h"
+#include "base/path_text.h"
 
 namespace winml::graph {
 
@@ -48,12 +49,12 @@ class NodeRunner {
   virtual RunResult run(const RunRequest& request) = 0;
   // The files of an external model input (kModel), primary first, each
   // relative to the model's directory.
-  virtual std::vector<std::string> model_files(const fs::path& model) { return {model.filename().string()}; }
+  virtual std::vector<std::string> model_files(const fs::path& model) { return {to_utf8(model.filename())}; }
   // The files the artifact at `primary` (a node's primary output) consists
   // of, as names in its folder: its own first, then the sidecars it names.
   // A stage's outputs, run or restored from a cache, must be exactly these.
   // Throws when the artifact cannot be read. By default an artifact is alone.
-  virtual std::vector<std::string> artifact_files(const fs::path& primary) { return {primary.filename().string()}; }
+  virtual std::vector<std::string> artifact_files(const fs::path& primary) { return {to_utf8(primary.filename())}; }
 };
 
 }  // namespace winml::graph

@@ -6,6 +6,7 @@
 #include "base/text.h"
 #include "model/path_safety.h"
 #include "model/walk.h"
+#include "base/path_text.h"
 
 namespace winml::model {
 
@@ -45,7 +46,7 @@ std::vector<EpContextNode> find_ep_contexts(const onnx::ModelProto& m, const fs:
         e.blob_file = *context;
         std::error_code ec;
         if (!context->empty() && is_safe_relative(*context)) {
-          auto size = fs::file_size(model_dir / *context, ec);
+          auto size = fs::file_size(model_dir / from_utf8(*context), ec);
           if (!ec) e.blob_size = size;
         }
       } else {
@@ -70,8 +71,8 @@ std::vector<fs::path> resolve_context_files(const onnx::ModelProto& m, const fs:
     if (e.embed_mode != 0 || e.blob_file.empty() || !seen.insert(e.blob_file).second) continue;
     fs::path p = resolve_inside(model_path.parent_path(), e.blob_file, "EPContext ep_cache_context", model_path);
     if (!fs::is_regular_file(p))
-      throw InputError(file_error(model_path.string(), "EPContext blob '" + e.blob_file + "' of node '" + e.node_name +
-                                                           "' is missing (expected at " + p.string() + ")"));
+      throw InputError(file_error(to_utf8(model_path), "EPContext blob '" + e.blob_file + "' of node '" + e.node_name +
+                                                           "' is missing (expected at " + to_utf8(p) + ")"));
     files.push_back(p);
   }
   return files;

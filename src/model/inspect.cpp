@@ -8,6 +8,7 @@
 #include "model/epcontext.h"
 #include "model/tensor_data.h"
 #include "model/walk.h"
+#include "base/path_text.h"
 
 namespace winml::model {
 
@@ -43,7 +44,7 @@ json value_infos(const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>&
 json inspect_model(const Model& m) {
   const auto& p = m.proto;
   json s;
-  s["path"] = m.path.string();
+  s["path"] = to_utf8(m.path);
   s["ir_version"] = p.ir_version();
   json opsets = json::object();
   for (const auto& o : p.opset_import()) opsets[o.domain().empty() ? "ai.onnx" : o.domain()] = o.version();

@@ -2,15 +2,16 @@
 
 #include "base/error.h"
 #include "model/external_data.h"
+#include "base/path_text.h"
 
 namespace winml::model {
 
 TensorBytes Model::tensor_bytes(const onnx::TensorProto& t) const {
   if (!is_external(t)) return inline_tensor_bytes(t);
-  ExternalDataRef ref = read_external_ref(t, path.string());
+  ExternalDataRef ref = read_external_ref(t, to_utf8(path));
   auto it = external_files.find(ref.location);
   if (it == external_files.end())
-    throw InputError(file_error(path.string(),
+    throw InputError(file_error(to_utf8(path),
                                 "external data file '" + ref.location + "' of tensor '" + t.name() + "' is not open"));
   std::uint64_t length = ref.length ? *ref.length : it->second->size() - ref.offset;
   TensorBytes r;

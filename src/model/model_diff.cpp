@@ -11,6 +11,7 @@
 #include "base/mapped_file.h"
 #include "model/epcontext.h"
 #include "model/tensor_values.h"
+#include "base/path_text.h"
 
 namespace winml::model {
 
@@ -251,7 +252,7 @@ void compare_blobs(Out& out, const Model& a, const Model& b) {
   for (const auto& [name, x] : ea) {
     auto it = eb.find(name);
     if (it == eb.end() || x.blob_file.empty() || it->second.blob_file.empty()) continue;  // (nodes and attributes say)
-    const auto fa = MappedFile::open(a.dir() / x.blob_file), fb = MappedFile::open(b.dir() / it->second.blob_file);
+    const auto fa = MappedFile::open(a.dir() / from_utf8(x.blob_file)), fb = MappedFile::open(b.dir() / from_utf8(it->second.blob_file));
     const std::string_view va = fa->view(), vb = fb->view();
     if (va == vb) continue;
     const auto first = std::mismatch(va.begin(), va.end(), vb.begin(), vb.end()).first - va.begin();

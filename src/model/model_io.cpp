@@ -16,6 +16,7 @@
 #include "model/path_safety.h"
 #include "model/validate.h"
 #include "model/walk.h"
+#include "base/path_text.h"
 
 namespace winml::model {
 
@@ -32,7 +33,7 @@ std::uint64_t alignment_for(std::uint64_t size) { return size >= kMiB ? 65536 : 
 std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 
 void map_external_data(Model& m) {
-  const std::string path = m.path.string();
+  const std::string path = to_utf8(m.path);
   for_each_tensor(m.proto.graph(), [&](const onnx::TensorProto& t, TensorSite) {
     if (!is_external(t)) return;
     ExternalDataRef ref = read_external_ref(t, path);
@@ -41,7 +42,7 @@ void map_external_data(Model& m) {
       fs::path file = resolve_inside(m.dir(), ref.location, "external data location", m.path);
       if (!fs::exists(file))
         throw InputError(file_error(
-            path, "external data file '" + ref.location + "' is missing (expected at " + file.string() + ")"));
+            path, "external data file '" + ref.location + "' is missing (expected at " + to_utf8(file) + ")"));
       it = m.external_files.emplace(ref.location, MappedFile::open(file)).first;
     }
     const MappedFile& f = *it->second;
@@ -49,7 +50,7 @@ void map_external_data(Model& m) {
     std::uint64_t length = ref.length.value_or(f.size() >= ref.offset ? f.size() - ref.offset : 0);
     if (ref.offset > f.size() || length > f.size() - ref.offset)
       throw InputError(file_error(
-          f.path().string(), "is too short for tensor '" + t.name() + "' of " + path + ": needs bytes up to offset " +
+          to_utf8(f.path()), "is too short for tensor '" + t.name() + "' of " + path + ": needs bytes up to offset " +
                                  std::to_string(ref.offset + length) + ", file has " + std::to_string(f.size())));
     if (has_fixed_size(t.data_type()) && length != expected)
       throw InputError(file_error(path, "tensor '" + t.name() + "' has external data length " + std::to_string(length) +
@@ -60,7 +61,7 @@ void map_external_data(Model& m) {
 // Where a tensor's bytes currently live, for copying them to a new sidecar.
 void write_tensor_payload(const Model& m, const onnx::TensorProto& t, AtomicFileWriter& out) {
   if (is_external(t)) {
-    ExternalDataRef ref = read_external_ref(t, m.path.string());
+    ExternalDataRef ref = read_external_ref(t, to_utf8(m.path));
     const auto& file = m.external_files.at(ref.location);
     std::uint64_t length = ref.length.value_or(file->size() - ref.offset);
     out.copy_from_fd(file->fd(), ref.offset, length);
@@ -88,15 +89,15 @@ void write_proto(const google::protobuf::MessageLite& msg, AtomicFileWriter& out
       pbio::CodedOutputStream cos(&fos);
       cos.SetSerializationDeterministic(true);
       msg.SerializeWithCachedSizes(&cos);
-      if (cos.HadError()) throw BuildError(file_error(out.destination().string(), "serialization failed"));
+      if (cos.HadError()) throw BuildError(file_error(to_utf8(out.destination()), "serialization failed"));
     }
-    if (!fos.Flush()) throw BuildError(file_error(out.destination().string(), "write failed"));
+    if (!fos.Flush()) throw BuildError(file_error(to_utf8(out.destination()), "write failed"));
   }
 }
 
 }  // namespace
 
-std::string data_file_name(const fs::path& model_path) { return model_path.filename().string() + ".data"; }
+std::string data_file_name(const fs::path& model_path) { return to_utf8(model_path.filename()) + ".data"; }
 
 std::string serialize_deterministic(const google::protobuf::MessageLite& message) {
   std::string out;
@@ -114,9 +115,9 @@ Model load_model(const fs::path& path, const LoadOptions& options) {
   Model m;
   m.path = path;
   auto file = MappedFile::open(path);
-  if (file->size() == 0) throw InputError(file_error(path.string(), "empty file, not an ONNX model"));
+  if (file->size() == 0) throw InputError(file_error(to_utf8(path), "empty file, not an ONNX model"));
   if (file->size() > static_cast<std::uint64_t>(INT_MAX))
-    throw InputError(file_error(path.string(),
+    throw InputError(file_error(to_utf8(path),
                                 "model file exceeds 2 GiB; protobuf cannot hold it (store the "
                                 "weights as external data)"));
   std::optional<LiftedModel> lifted;
@@ -127,7 +128,7 @@ Model load_model(const fs::path& path, const LoadOptions& options) {
     pbio::CodedInputStream cis(&ais);
     cis.SetTotalBytesLimit(INT_MAX);
     if (!m.proto.ParseFromCodedStream(&cis) || !cis.ConsumedEntireMessage())
-      throw InputError(file_error(path.string(),
+      throw InputError(file_error(to_utf8(path),
                                   "not a valid ONNX model (protobuf parsing failed: the file is "
                                   "truncated, corrupt or not ONNX)"));
   }
@@ -135,13 +136,13 @@ Model load_model(const fs::path& path, const LoadOptions& options) {
     const onnx::GraphProto& g = m.proto.graph();
     for (const LiftedString& s : lifted->strings) {
       if (s.node >= g.node_size() || s.attribute >= g.node(s.node).attribute_size())
-        throw InputError(file_error(path.string(), "not a valid ONNX model (an EPContext node is malformed)"));
+        throw InputError(file_error(to_utf8(path), "not a valid ONNX model (an EPContext node is malformed)"));
       const char* at = reinterpret_cast<const char*>(file->data()) + s.offset;
       m.mapped_strings[&g.node(s.node).attribute(s.attribute)] = std::string_view(at, s.size);
     }
     m.mapped_model = file;
   }
-  if (options.validate) validate_structure(m.proto, path.string());
+  if (options.validate) validate_structure(m.proto, to_utf8(path));
   map_external_data(m);
   resolve_context_files(m.proto, path);
   return m;
@@ -157,7 +158,7 @@ std::uint64_t inline_size(const Model& m) {
 
 std::string serialize_inline(const Model& m) {
   if (inline_size(m) >= static_cast<std::uint64_t>(INT_MAX))
-    throw BuildError(file_error(m.path.string(), "exceeds 2 GiB with its data inline"));
+    throw BuildError(file_error(to_utf8(m.path), "exceeds 2 GiB with its data inline"));
   onnx::ModelProto copy = m.proto;  // (external tensors hold references: a small copy)
   for_each_tensor(*copy.mutable_graph(), [&](onnx::TensorProto& t, TensorSite) { make_inline(m, t); });
   return serialize_deterministic(copy);
@@ -165,20 +166,20 @@ std::string serialize_inline(const Model& m) {
 
 void save_model(Model& m, const fs::path& path, const SaveOptions& options) {
   if (!m.mapped_strings.empty())
-    throw std::logic_error(path.string() + ": a model loaded with its blobs mapped (LoadOptions::map_blobs) is not saved");
+    throw std::logic_error(to_utf8(path) + ": a model loaded with its blobs mapped (LoadOptions::map_blobs) is not saved");
   const std::string data_name = data_file_name(path);
-  const fs::path data_path = path.parent_path() / data_name;
+  const fs::path data_path = path.parent_path() / from_utf8(data_name);
   std::uint64_t total = inline_size(m);
   bool external = options.external == ExternalData::kAlways ||
                   (options.external == ExternalData::kAuto && total >= options.external_data_threshold) ||
                   total >= static_cast<std::uint64_t>(INT_MAX);  // protobuf's hard limit
   if (options.external == ExternalData::kNever && total >= static_cast<std::uint64_t>(INT_MAX))
-    throw BuildError(file_error(path.string(), "model exceeds 2 GiB and must be saved with external data"));
+    throw BuildError(file_error(to_utf8(path), "model exceeds 2 GiB and must be saved with external data"));
   // `-o /dev/null` or a pipe takes the model as one stream: a sidecar beside
   // it would be written outside anything the user named (/dev/null.data).
   if (external && is_stream_destination(path)) {
     if (total >= static_cast<std::uint64_t>(INT_MAX))
-      throw BuildError(file_error(path.string(), "is a device or a pipe, and a model over 2 GiB keeps its weights in "
+      throw BuildError(file_error(to_utf8(path), "is a device or a pipe, and a model over 2 GiB keeps its weights in "
                                                  "a sidecar file beside it; write it to a file instead"));
     external = false;
   }

@@ -1,6 +1,7 @@
 #include "model/path_safety.h"
 
 #include "base/error.h"
+#include "base/path_text.h"
 
 namespace winml::model {
 
@@ -13,9 +14,9 @@ bool is_safe_relative(std::string_view reference) {
   // must load the same way on every OS.
   if (reference.front() == '/' || reference.front() == '\\') return false;
   if (reference.size() >= 2 && reference[1] == ':') return false;
-  fs::path p{std::string(reference)};
+  fs::path p = from_utf8(reference);
   for (const auto& part : p) {
-    std::string s = part.string();
+    std::string s = to_utf8(part);
     if (s == "..") return false;
     if (s.find('\\') != std::string::npos) {
       // "a\..\b" is a parent reference on Windows.
@@ -29,24 +30,24 @@ fs::path resolve_inside(const fs::path& base_dir, std::string_view reference, st
                         const fs::path& model_path) {
   std::string ref(reference);
   if (!is_safe_relative(reference)) {
-    throw InputError(file_error(model_path.string(), std::string(what) + " '" + ref +
+    throw InputError(file_error(to_utf8(model_path), std::string(what) + " '" + ref +
                                                          "' is refused: it must be a relative path inside the "
                                                          "model's directory (no absolute path, no '..')"));
   }
-  fs::path candidate = base_dir / ref;
+  fs::path candidate = base_dir / from_utf8(ref);
   std::error_code ec;
   // Absolute first: weakly_canonical leaves a relative path whose first
   // component is missing relative, which would never match the base.
   const fs::path base = fs::absolute(base_dir.empty() ? fs::path(".") : base_dir, ec);
   fs::path real_base = fs::weakly_canonical(base, ec);
-  fs::path real = fs::weakly_canonical(base / ref, ec);
+  fs::path real = fs::weakly_canonical(base / from_utf8(ref), ec);
   if (!ec) {
     auto [b, r] = std::mismatch(real_base.begin(), real_base.end(), real.begin(), real.end());
     if (b != real_base.end()) {
-      throw InputError(file_error(model_path.string(), std::string(what) + " '" + ref +
+      throw InputError(file_error(to_utf8(model_path), std::string(what) + " '" + ref +
                                                            "' is refused: it resolves (through a symbolic link) "
                                                            "outside the model's directory, to " +
-                                                           real.string()));
+                                                           to_utf8(real)));
     }
   }
   return candidate;

@@ -11,6 +11,7 @@
 #include "model/model_io.h"
 #include "model/path_safety.h"
 #include "model/walk.h"
+#include "base/path_text.h"
 
 namespace winml::model {
 
@@ -71,7 +72,7 @@ void relocate(const fs::path& from, const fs::path& to, bool move) {
     m.proto = copy.proto;
   } else if (m.external_files.size() == 1) {
     const auto& [location, file] = *m.external_files.begin();
-    transfer(file->path(), to_dir / data_name, move);
+    transfer(file->path(), to_dir / from_utf8(data_name), move);
     for_each_tensor(*m.proto.mutable_graph(), [&](onnx::TensorProto& t, TensorSite) {
       if (!is_external(t)) return;
       for (auto& kv : *t.mutable_external_data())
@@ -79,11 +80,11 @@ void relocate(const fs::path& from, const fs::path& to, bool move) {
     });
   } else {
     std::error_code ec;
-    fs::remove(to_dir / data_name, ec);  // stale sidecar of an earlier build
+    fs::remove(to_dir / from_utf8(data_name), ec);  // stale sidecar of an earlier build
   }
 
   // EPContext blobs follow the model's new stem.
-  const std::string from_stem = from.stem().string(), to_stem = to.stem().string();
+  const std::string from_stem = to_utf8(from.stem()), to_stem = to_utf8(to.stem());
   std::map<std::string, std::string> renamed;
   std::set<std::string> taken;
   for_each_graph(*m.proto.mutable_graph(), [&](onnx::GraphProto& g, int) {
@@ -98,11 +99,11 @@ void relocate(const fs::path& from, const fs::path& to, bool move) {
         auto it = renamed.find(a.s());
         if (it == renamed.end()) {
           fs::path src = resolve_inside(from.parent_path(), a.s(), "EPContext ep_cache_context", from);
-          std::string name = renamed_sidecar(src.filename().string(), from_stem, to_stem);
+          std::string name = renamed_sidecar(to_utf8(src.filename()), from_stem, to_stem);
           for (int k = 2; taken.count(name); ++k)
-            name = to_stem + "_" + std::to_string(k) + "_" + src.filename().string();
+            name = to_stem + "_" + std::to_string(k) + "_" + to_utf8(src.filename());
           taken.insert(name);
-          transfer(src, to_dir / name, move);
+          transfer(src, to_dir / from_utf8(name), move);
           it = renamed.emplace(a.s(), name).first;
         }
         a.set_s(it->second);
@@ -134,7 +135,7 @@ void remove_model(const fs::path& path) {
     }
   }
   fs::remove(path, ec);
-  fs::remove(path.parent_path() / data_file_name(path), ec);
+  fs::remove(path.parent_path() / from_utf8(data_file_name(path)), ec);
 }
 
 }  // namespace winml::model

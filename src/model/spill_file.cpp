@@ -7,6 +7,7 @@
 #include "base/native_file.h"
 #include "model/external_data.h"
 #include "model/tensor_data.h"
+#include "base/path_text.h"
 
 namespace winml::model {
 
@@ -27,7 +28,7 @@ SpillFile::SpillFile(const std::filesystem::path& dir) : dir_(dir) {
   const int id = spill_count++;
   location_ = "<spill:" + std::to_string(id) + ">";
   fd_ = native::create_unnamed(dir);
-  if (fd_ < 0) throw BuildError(file_error(dir.string(), "cannot create a scratch file: " + native::last_error()));
+  if (fd_ < 0) throw BuildError(file_error(to_utf8(dir), "cannot create a scratch file: " + native::last_error()));
 }
 
 SpillFile::~SpillFile() {
@@ -37,7 +38,7 @@ SpillFile::~SpillFile() {
 void SpillFile::put(onnx::TensorProto& t, std::span<const std::byte> bytes) {
   const std::uint64_t offset = aligned(size_, bytes.size());
   if (!native::write_all_at(fd_, bytes.data(), bytes.size(), offset))
-    throw BuildError(file_error(dir_.string(), "cannot write a scratch file: " + native::last_error()));
+    throw BuildError(file_error(to_utf8(dir_), "cannot write a scratch file: " + native::last_error()));
   size_ = offset + bytes.size();
   set_external_ref(t, location_, offset, bytes.size());
 }
@@ -45,8 +46,8 @@ void SpillFile::put(onnx::TensorProto& t, std::span<const std::byte> bytes) {
 void SpillFile::attach(Model& m) const {
   if (size_ == 0) return;
   const int fd = native::duplicate(fd_);
-  if (fd < 0) throw BuildError(file_error(dir_.string(), "cannot map a scratch file: " + native::last_error()));
-  m.external_files[location_] = MappedFile::adopt(fd, dir_ / location_);
+  if (fd < 0) throw BuildError(file_error(to_utf8(dir_), "cannot map a scratch file: " + native::last_error()));
+  m.external_files[location_] = MappedFile::adopt(fd, dir_ / from_utf8(location_));
 }
 
 void spill_if_large(SpillFile* spill, onnx::TensorProto& t) {

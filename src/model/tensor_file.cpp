@@ -8,6 +8,7 @@
 #include "base/checked_size.h"
 #include "base/error.h"
 #include "model/tensor_data.h"
+#include "base/path_text.h"
 
 namespace winml::model {
 
@@ -53,7 +54,7 @@ std::string dict_value(const std::string& header, const std::string& key) {
 TensorFile read_npy(const fs::path& path) {
   std::string bytes = read_file(path);
   auto bad = [&](const std::string& why) {
-    return InputError(file_error(path.string(), "not a usable .npy file: " + why));
+    return InputError(file_error(to_utf8(path), "not a usable .npy file: " + why));
   };
   if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) throw bad("missing the NumPy magic");
   int major = static_cast<unsigned char>(bytes[6]);
@@ -109,7 +110,7 @@ void write_npy(const fs::path& path, const TensorFile& t) {
   for (const auto& [k, v] : npy_types())
     if (v == t.dtype) descr = (k[1] == '1' ? "|" : "<") + k;
   if (descr.empty())
-    throw BuildError(file_error(path.string(), "cannot write " + data_type_name(t.dtype) + " as .npy"));
+    throw BuildError(file_error(to_utf8(path), "cannot write " + data_type_name(t.dtype) + " as .npy"));
   // Python tuple syntax: "()", "(3,)", "(1, 3)".
   std::string shape = "(";
   for (std::size_t i = 0; i < t.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(t.shape[i]);
@@ -140,22 +141,22 @@ TensorFile from_proto(const onnx::TensorProto& p) {
 TensorFile read_tensor_pb(const fs::path& path) {
   onnx::TensorProto p;
   std::string bytes = read_file(path);
-  if (!p.ParseFromString(bytes)) throw InputError(file_error(path.string(), "not a serialized onnx.TensorProto"));
+  if (!p.ParseFromString(bytes)) throw InputError(file_error(to_utf8(path), "not a serialized onnx.TensorProto"));
   if (p.data_location() == onnx::TensorProto::EXTERNAL)
-    throw InputError(file_error(path.string(), "tensor files with external data are not supported"));
+    throw InputError(file_error(to_utf8(path), "tensor files with external data are not supported"));
   if (element_size(p.data_type()) == 0)
-    throw InputError(file_error(path.string(), "unsupported element type " + data_type_name(p.data_type())));
+    throw InputError(file_error(to_utf8(path), "unsupported element type " + data_type_name(p.data_type())));
   const auto size = checked_byte_size(p.dims(), element_size(p.data_type()));
-  if (!size) throw InputError(file_error(path.string(), "has a negative dimension or a shape of more than 2^64 bytes"));
+  if (!size) throw InputError(file_error(to_utf8(path), "has a negative dimension or a shape of more than 2^64 bytes"));
   TensorFile t = from_proto(p);
-  if (t.data.size() != *size) throw InputError(file_error(path.string(), "tensor data does not match its shape"));
+  if (t.data.size() != *size) throw InputError(file_error(to_utf8(path), "tensor data does not match its shape"));
   return t;
 }
 
 TensorFile read_tensor_file(const fs::path& path) {
   if (path.extension() == ".npy") return read_npy(path);
   if (path.extension() == ".pb") return read_tensor_pb(path);
-  throw InputError(file_error(path.string(), "unknown tensor file type (expected .npy or .pb)"));
+  throw InputError(file_error(to_utf8(path), "unknown tensor file type (expected .npy or .pb)"));
 }
 
 }  // namespace winml::model

@@ -39,7 +39,7 @@ void log_to_scope(void*, OrtLoggingLevel severity, const char* category, const c
 }  // namespace
 
 struct Library::Loaded {
-  explicit Loaded(const fs::path& p) : library({p.string()}) {}
+  explicit Loaded(const fs::path& p) : library({to_utf8(p)}) {}
   SharedLibrary library;
   mutable std::once_flag env_once;
   mutable OrtEnv* env = nullptr;  // kept for the process, as the library is
@@ -49,7 +49,7 @@ Library::~Library() = default;
 
 const OrtCompileApi& Library::compile_api() const {
   const OrtCompileApi* c = api_->GetCompileApi();
-  if (!c) throw BuildError(path_.string() + ": ONNX Runtime " + version_ + " has no compile API");
+  if (!c) throw BuildError(to_utf8(path_) + ": ONNX Runtime " + version_ + " has no compile API");
   return *c;
 }
 
@@ -58,7 +58,7 @@ OrtEnv* Library::env() const {
     check_build(*api_,
                 api_->CreateEnvWithCustomLogger(log_to_scope, nullptr, ORT_LOGGING_LEVEL_WARNING, "winml-make",
                                                 &loaded_->env),
-                path_.string() + ": cannot create ONNX Runtime's environment");
+                to_utf8(path_) + ": cannot create ONNX Runtime's environment");
   });
   return loaded_->env;
 }
@@ -72,24 +72,24 @@ const Library& load(const fs::path& path) {
   std::lock_guard lock(mutex);
   if (ec) {
     if (fs::is_symlink(absolute, ec))
-      throw InputError(file_error(absolute.string(), "a symbolic link to a file that does not exist"));
-    throw InputError(file_error(absolute.string(), "no such file (an ONNX Runtime library, libonnxruntime.so)"));
+      throw InputError(file_error(to_utf8(absolute), "a symbolic link to a file that does not exist"));
+    throw InputError(file_error(to_utf8(absolute), "no such file (an ONNX Runtime library, libonnxruntime.so)"));
   }
-  if (auto it = loaded.find(real.string()); it != loaded.end()) return *it->second;
+  if (auto it = loaded.find(to_utf8(real)); it != loaded.end()) return *it->second;
 
   auto lib = std::unique_ptr<Library>(new Library());
   lib->path_ = absolute;
   try {
     lib->loaded_ = std::make_unique<Library::Loaded>(absolute);
   } catch (const BuildError& e) {
-    throw InputError(file_error(absolute.string(), std::string("cannot be loaded as ONNX Runtime: ") + e.what()));
+    throw InputError(file_error(to_utf8(absolute), std::string("cannot be loaded as ONNX Runtime: ") + e.what()));
   }
   using GetApiBase = const OrtApiBase* (*)();
   GetApiBase get_base = nullptr;
   try {
     get_base = lib->loaded_->library.function<GetApiBase>("OrtGetApiBase");
   } catch (const BuildError&) {
-    throw InputError(file_error(absolute.string(), "is not ONNX Runtime (it has no OrtGetApiBase)"));
+    throw InputError(file_error(to_utf8(absolute), "is not ONNX Runtime (it has no OrtGetApiBase)"));
   }
   const OrtApiBase* base = get_base();
   lib->version_ = base && base->GetVersionString ? base->GetVersionString() : "";
@@ -98,10 +98,10 @@ const Library& load(const fs::path& path) {
     if (lib->api_) lib->api_version_ = v;
   }
   if (!lib->api_)
-    throw InputError(file_error(absolute.string(), "ONNX Runtime " + lib->version_ +
+    throw InputError(file_error(to_utf8(absolute), "ONNX Runtime " + lib->version_ +
                                                        " is too old: winml-make needs 1." +
                                                        std::to_string(kOldestApi) + " or newer"));
-  return *loaded.emplace(real.string(), std::move(lib)).first->second;
+  return *loaded.emplace(to_utf8(real), std::move(lib)).first->second;
 }
 
 const std::vector<std::string>& default_library_environment() {

@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "ort/status.h"
+#include "base/path_text.h"
 
 namespace winml::ort {
 
@@ -94,7 +95,7 @@ Session::Session(const Library& library, const fs::path& model, const SessionSet
           "provider options");
   }
   check(api, api.CreateSession(library.env(), model.c_str(), so.get(), session_.out()),
-        file_error(model.string(), "ONNX Runtime " + library.version() + " cannot load it"));
+        file_error(to_utf8(model), "ONNX Runtime " + library.version() + " cannot load it"));
   inputs_ = values(api, session_.get(), true);
   outputs_ = values(api, session_.get(), false);
 }
@@ -109,14 +110,14 @@ std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& 
   for (const auto& [name, t] : feeds) {
     const std::size_t bytes = static_cast<std::size_t>(element_count(t.shape)) * element_size(t.type);
     if (bytes != t.data.size() || element_size(t.type) == 0)
-      throw InputError(file_error(model_.string(), "input '" + name + "': " + std::to_string(t.data.size()) +
+      throw InputError(file_error(to_utf8(model_), "input '" + name + "': " + std::to_string(t.data.size()) +
                                                        " bytes do not make a tensor of its type and shape"));
     Handle<OrtValue> v(api.ReleaseValue);
     // ORT reads the caller's bytes in place (it does not write inputs).
     check(api,
           api.CreateTensorWithDataAsOrtValue(cpu.get(), const_cast<std::byte*>(t.data.data()), t.data.size(),
                                              t.shape.data(), t.shape.size(), t.type, v.out()),
-          file_error(model_.string(), "input '" + name + "'"));
+          file_error(to_utf8(model_), "input '" + name + "'"));
     names.push_back(name.c_str());
     inputs.push_back(v.get());
     values.push_back(std::move(v));
@@ -127,7 +128,7 @@ std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& 
   check_build(api,
               api.Run(session_.get(), nullptr, names.data(), inputs.data(), inputs.size(), output_names.data(),
                       output_names.size(), results.data()),
-              file_error(model_.string(), "ONNX Runtime " + library_->version() + " failed to run it"));
+              file_error(to_utf8(model_), "ONNX Runtime " + library_->version() + " failed to run it"));
   std::vector<Handle<OrtValue>> owned;
   for (OrtValue* r : results) owned.emplace_back(api.ReleaseValue, r);
 
@@ -136,7 +137,7 @@ std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& 
     const std::string& name = outputs_[i].name;
     int is_tensor = 0;
     check_build(api, api.IsTensor(results[i], &is_tensor), "output " + name);
-    if (!is_tensor) throw BuildError(file_error(model_.string(), "output '" + name + "' is not a tensor"));
+    if (!is_tensor) throw BuildError(file_error(to_utf8(model_), "output '" + name + "' is not a tensor"));
     Handle<OrtTensorTypeAndShapeInfo> info(api.ReleaseTensorTypeAndShapeInfo);
     check_build(api, api.GetTensorTypeAndShape(results[i], info.out()), "output " + name);
     Tensor t;
@@ -146,7 +147,7 @@ std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& 
     t.shape.resize(rank);
     check_build(api, api.GetDimensions(info.get(), t.shape.data(), rank), "output " + name);
     if (element_size(t.type) == 0)
-      throw BuildError(file_error(model_.string(), "output '" + name + "' has an element type without a fixed size"));
+      throw BuildError(file_error(to_utf8(model_), "output '" + name + "' has an element type without a fixed size"));
     t.data.resize(static_cast<std::size_t>(element_count(t.shape)) * element_size(t.type));
     void* p = nullptr;
     check_build(api, api.GetTensorMutableData(results[i], &p), "output " + name);

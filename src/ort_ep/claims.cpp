@@ -7,6 +7,7 @@
 #include "model/model.h"
 #include "runtime/errors.h"
 #include "runtime/ref_blob/ref_blob.h"
+#include "base/path_text.h"
 
 namespace winml::ort_ep {
 
@@ -56,7 +57,7 @@ Claims claim_nodes(const GraphReader& reader, const OrtGraph* graph, const std::
   const std::vector<const OrtNode*> nodes = reader.nodes(graph);
   const runtime::Opsets opsets = reader.opsets(graph);
   model::Model context;  // names the model in messages; subgraph tensors are inline
-  context.path = reader.model_path(graph);
+  context.path = from_utf8(reader.model_path(graph));
 
   onnx::GraphProto g;  // partition_graph follows the nodes' inputs, outputs and captures
   std::vector<bool> supported(nodes.size(), false);

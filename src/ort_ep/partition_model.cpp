@@ -1,6 +1,7 @@
 #include "ort_ep/partition_model.h"
 
 #include <set>
+#include "base/path_text.h"
 
 namespace winml::ort_ep {
 
@@ -19,7 +20,7 @@ void import_opsets(const GraphReader& reader, const OrtGraph* graph, onnx::Model
 
 model::Model partition_model(const GraphReader& reader, const OrtGraph* graph, const OrtNode* fused_node) {
   model::Model m;
-  m.path = reader.model_path(graph);
+  m.path = from_utf8(reader.model_path(graph));
   m.proto.set_ir_version(reader.ir_version(graph));
   import_opsets(reader, graph, m.proto);
   onnx::GraphProto& g = *m.proto.mutable_graph();

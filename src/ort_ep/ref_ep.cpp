@@ -15,6 +15,7 @@
 #include "ort_ep/model_file_blob.h"
 #include "ort_ep/partition_model.h"
 #include "runtime/ref_blob/context_node.h"
+#include "base/path_text.h"
 
 namespace winml::ort_ep {
 
@@ -118,12 +119,12 @@ void RefEp::claim(const OrtGraph* graph, OrtEpGraphSupportInfo* support) const {
 fs::path RefEp::context_model_path(const OrtGraph* graph) const {
   if (!settings_.context_model.empty()) return settings_.context_model;
   // ORT's own default: <input stem>_ctx.onnx next to the input.
-  fs::path input = reader_.model_path(graph);
+  fs::path input = from_utf8(reader_.model_path(graph));
   if (input.empty())
     throw InputError(std::string(runtime::ref_blob::kSource) +
                      ": ep.context_embed_mode = 0 writes the blobs next to the compiled model, but neither "
                      "ep.context_file_path nor the input model's path is known: set one, or embed the blobs");
-  return input.parent_path() / (input.stem().string() + "_ctx.onnx");
+  return input.parent_path() / (to_utf8(input.stem()) + "_ctx.onnx");
 }
 
 OrtNode* RefEp::make_context_node(const OrtNode* fused_node, std::string_view cache_context, bool embedded,
@@ -180,7 +181,7 @@ OrtNode* RefEp::make_context_node(const OrtNode* fused_node, std::string_view ca
 RefEp::Compiled RefEp::compile(const OrtGraph* graph, const OrtNode* fused_node) {
   const std::string name = reader_.name(fused_node);
   model::Model part = partition_model(reader_, graph, fused_node);
-  const std::string source = part.path.empty() ? std::string("<model>") : part.path.string();
+  const std::string source = part.path.empty() ? std::string("<model>") : to_utf8(part.path);
   const runtime::Opsets opsets = runtime::model_opsets(part.proto);
   auto planned = std::make_shared<compile::RefPartition>(
       compile::plan_ref_partition(std::move(part), opsets, name, settings_.dims, source));
@@ -202,7 +203,7 @@ RefEp::Compiled RefEp::compile(const OrtGraph* graph, const OrtNode* fused_node)
   if (!settings_.embed) {
     const fs::path model = context_model_path(graph);
     const std::string file = compile::ref_blob_name(model, blobs_written_++);
-    const fs::path path = model.parent_path() / file;
+    const fs::path path = model.parent_path() / from_utf8(file);
     AtomicFileWriter w(path);
     runtime::ref_blob::write_blob(contents, [&](const void* d, std::size_t n) { w.write(d, n); });
     w.commit();
@@ -212,7 +213,7 @@ RefEp::Compiled RefEp::compile(const OrtGraph* graph, const OrtNode* fused_node)
       blob = mapped->view();
       owner = mapped;
     }
-    what = path.string();
+    what = to_utf8(path);
   } else {
     std::size_t size = 0;
     auto bytes = blob_in_memory(contents, size);
@@ -249,7 +250,7 @@ RefEp::Compiled RefEp::load(const OrtGraph* graph, const OrtNode* node, const Or
   if (c.embed_mode == 1) {
     const std::size_t size = reader_.string_attribute_size(node, "ep_cache_context");
     std::optional<MappedBlob> mapped;
-    if (size >= kMapBlobsFrom) mapped = map_blob_in_model_file(model_path, c.node_name, size);
+    if (size >= kMapBlobsFrom) mapped = map_blob_in_model_file(from_utf8(model_path), c.node_name, size);
     if (mapped) {
       c.cache_context = mapped->bytes;
       c.cache_keepalive = mapped->owner;
@@ -272,7 +273,7 @@ RefEp::Compiled RefEp::load(const OrtGraph* graph, const OrtNode* node, const Or
     path = reader_.string_attribute(node, "ep_cache_context").value_or("");
     c.cache_context = path;
   }
-  runtime::ref_blob::LoadedContext loaded = runtime::ref_blob::load_context(c, model_path);
+  runtime::ref_blob::LoadedContext loaded = runtime::ref_blob::load_context(c, from_utf8(model_path));
   // The fused node's inputs and outputs by name; the node's i-th is the plan's i-th.
   std::map<std::string, std::string> plan_name;
   const runtime::Plan& plan = *loaded.plan;

@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "base/text.h"
 #include "runtime/ref_blob/ref_blob.h"
+#include "base/path_text.h"
 
 namespace winml::ort_ep {
 
@@ -63,7 +64,7 @@ Settings read_settings(const Api& api, const OrtSessionOptions* options) {
   };
   s.write_contexts = get("ep.context_enable") == "1";
   s.embed = get("ep.context_embed_mode") == "1";
-  s.context_model = get("ep.context_file_path");
+  s.context_model = from_utf8(get("ep.context_file_path"));
   s.node_name_prefix = get("ep.context_node_name_prefix");
   s.compile_only = get("session.compile_only") == "1";
   const std::string prefix = option_prefix();

@@ -14,6 +14,7 @@
 #include "model/walk.h"
 #include "passes/registry.h"
 #include "passes/runtime_evaluator.h"
+#include "base/path_text.h"
 
 namespace winml::passes {
 
@@ -133,13 +134,13 @@ model::Model load_model_to_optimize(const std::filesystem::path& path) {
     onnx::ModelProto proto;
     std::error_code ec;
     if (std::filesystem::is_regular_file(path, ec) && proto.ParseFromString(read_file(path)))
-      refuse_compiled_model(proto, path.string());
+      refuse_compiled_model(proto, to_utf8(path));
     throw;
   }
 }
 
 OptimizeReport optimize_model(model::Model& model, const OptimizeOptions& options) {
-  refuse_compiled_model(model.proto, model.path.string());
+  refuse_compiled_model(model.proto, to_utf8(model.path));
   OptimizeReport report;
   report.passes = resolve_passes(options.level, options.passes);
   std::unique_ptr<ep::EpTable> table;
@@ -186,7 +187,7 @@ OptimizeReport optimize_model(model::Model& model, const OptimizeOptions& option
   drop_unused_added_opsets(model.proto, imports_before);
 
   if (output_names(model.proto.graph()) != outputs_before)
-    throw BuildError(file_error(model.path.string(), "optimization changed the graph outputs (internal error)"));
+    throw BuildError(file_error(to_utf8(model.path), "optimization changed the graph outputs (internal error)"));
   report.nodes_after = count_nodes(model.proto);
   report.initializers_after = count_initializers(model.proto);
   if (!report.fixed_point)

@@ -46,12 +46,12 @@ void check_output_dir(const store::DiskInterface& disk, const fs::path& project_
   // Builds delete in the output directory: it must not hold the project.
   const fs::path rel = disk.resolve(project_dir).lexically_relative(disk.resolve(out));
   if (!rel.empty() && *rel.begin() != "..")
-    throw InputError(file_error(config_file.string(), named + " '" + out.string() +
+    throw InputError(file_error(to_utf8(config_file), named + " '" + to_utf8(out) +
                                                           "' is the project directory or contains it; choose a "
                                                           "folder of its own, such as \"build\""));
   const store::FileStat st = disk.stat(to_utf8(out));
   if (st.exists && !st.is_dir)
-    throw InputError(file_error(out.string(), named + " names a file that is not a directory"));
+    throw InputError(file_error(to_utf8(out), named + " names a file that is not a directory"));
 }
 
 fs::path output_dir_of(const store::DiskInterface& disk, const config::ProjectConfig& project,
@@ -61,7 +61,7 @@ fs::path output_dir_of(const store::DiskInterface& disk, const config::ProjectCo
     check_output_dir(disk, project.project_dir, project.config_file, out, "-o");
     return out;
   }
-  fs::path p(project.build.output_dir);
+  fs::path p = from_utf8(project.build.output_dir);
   const fs::path out = (p.is_absolute() ? p : project.project_dir / p).lexically_normal();
   check_output_dir(disk, project.project_dir, project.config_file, out, "[build] output_dir");
   return out;
@@ -77,7 +77,7 @@ class PlanMaker {
   void add_model(const config::ModelSettings& t, const fs::path& config_file) {
     const std::string& name = t.model.name;
     if (std::string problem = config::model_name_problem(name); !problem.empty())  // loading checked it already
-      throw InputError(file_error(config_file.string(), "model name '" + name + "' " + problem));
+      throw InputError(file_error(to_utf8(config_file), "model name '" + name + "' " + problem));
     const std::string settings = config::canonical_json_text(t);
     plan_.graph.models.push_back(name);
     plan_.model_settings_digests.push_back(store::digest_of(settings));
@@ -184,12 +184,12 @@ store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& regis
   // whichever binary runs (two builds of the tool would re-hash each other),
   // and under valgrind its stat describes valgrind while its bytes are ours.
   const fs::path& self_path = this_executable();
-  if (auto self = stats.digest(self_path.empty() ? std::string("/proc/self/exe") : self_path.string()))
+  if (auto self = stats.digest(self_path.empty() ? std::string("/proc/self/exe") : to_utf8(self_path)))
     h.update_digest(*self);
   // And the stages' code where it is not in this binary (a module loaded on
   // demand): hashed, not loaded.
   for (const auto& f : registry.code_files()) {
-    h.update_field(f.string());
+    h.update_field(to_utf8(f));
     auto d = stats.digest(f);
     h.update_field(d ? d->hex() : "missing");
   }
@@ -199,9 +199,9 @@ store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& regis
   // Not the runtime's thread count, which no result depends on; a bad
   // $WINML_RUNTIME_THREADS is an input error before any stage runs.
   runtime_threads_override();
-  h.update_field(source.project_dir.string());
-  h.update_field(source.config_file.string());
-  h.update_field(source.output_dir_override.string());
+  h.update_field(to_utf8(source.project_dir));
+  h.update_field(to_utf8(source.config_file));
+  h.update_field(to_utf8(source.output_dir_override));
   h.update_field(std::to_string(source.defines.size()));
   for (const auto& d : source.defines) h.update_field(d);
   auto config_digest = stats.digest(source.config_file);
@@ -211,10 +211,10 @@ store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& regis
   if (auto d = environment_variable("WINML_MAKE_RULES_DIR"); d && !d->empty()) overlays.push_back(from_utf8(*d));
   overlays.push_back(source.project_dir / "rules");
   for (const auto& dir : overlays) {
-    h.update_field(dir.string());
+    h.update_field(to_utf8(dir));
     for (const auto& rel : disk.list_files(dir)) {
       h.update_field(rel);
-      if (auto d = stats.digest(dir / rel)) h.update_digest(*d);
+      if (auto d = stats.digest(dir / from_utf8(rel))) h.update_digest(*d);
     }
   }
   for (const auto& e : env_names) {
@@ -234,7 +234,7 @@ store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& regis
 std::string serialize_plan(const BuildPlan& plan) {
   std::string out;
   store::RecordWriter w;
-  w.field("H").field(kPlanMagic).field(kPlanVersion).field(plan.memo_key).field(plan.output_dir.string());
+  w.field("H").field(kPlanMagic).field(kPlanVersion).field(plan.memo_key).field(to_utf8(plan.output_dir));
   w.finish(out);
   const auto& b = plan.build;
   w.field("B").field(b.output_dir).field(std::uint64_t(b.auto_discover)).field(std::uint64_t(b.rebuild));
@@ -269,7 +269,7 @@ std::optional<BuildPlan> parse_plan(std::string_view text) {
   auto key = store::Digest::from_hex(f[3]);
   if (!key) return std::nullopt;
   plan.memo_key = *key;
-  plan.output_dir = field_text(f[4]);
+  plan.output_dir = from_utf8(field_text(f[4]));
   if (!reader.next(f) || f.size() != 11 || f[0] != "B") return std::nullopt;
   auto& b = plan.build;
   b.output_dir = field_text(f[1]);

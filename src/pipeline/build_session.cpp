@@ -278,7 +278,7 @@ std::set<std::string> select_models(const BuildSession& session, const std::vect
   const auto& all = session.plan().graph.models;
   for (const auto& n : names) {
     if (std::find(all.begin(), all.end(), n) == all.end())
-      throw InputError(session.options().source.config_file.string() + ": no model named '" + n + "'" +
+      throw InputError(to_utf8(session.options().source.config_file) + ": no model named '" + n + "'" +
                        did_you_mean(n, all) + " (models: " + join(all, ", ") + ")");
     out.insert(n);
   }

@@ -21,7 +21,7 @@ std::vector<std::string> entries_of(const store::DiskInterface& disk, const fs::
 // `path` is a folder itself, not a symlink to one.
 bool is_real_folder(const store::DiskInterface& disk, const fs::path& path) {
   for (const auto& e : disk.list_dir(path.parent_path()))
-    if (e.name == path.filename().string()) return e.kind == store::EntryKind::kDirectory;
+    if (e.name == to_utf8(path.filename())) return e.kind == store::EntryKind::kDirectory;
   return false;
 }
 
@@ -47,7 +47,7 @@ std::vector<CleanedModel> clean_models(BuildSession& session, const std::set<std
     c.name = model;
     c.dir = session.model_dir(model);
     if (!owned.contains(c.dir / kManifestFile)) {  // e.g. the model's folder was replaced by a symlink
-      c.problem = "refusing to delete in " + c.dir.string() + ": it lies outside " + owned.root().string();
+      c.problem = "refusing to delete in " + to_utf8(c.dir) + ": it lies outside " + to_utf8(owned.root());
       out.push_back(std::move(c));
       continue;
     }

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "graph/runner.h"
+#include "base/path_text.h"
 
 namespace winml::pipeline {
 
@@ -11,7 +12,7 @@ void StageContext::check_cancel() const {
 }
 
 fs::path StageContext::project_path(const std::string& relative) const {
-  fs::path p(relative);
+  fs::path p = from_utf8(relative);
   return p.is_absolute() ? p : project_dir / p;
 }
 

@@ -24,6 +24,7 @@
 #include "quant/runtime_runner.h"
 #include "quant/strip_qdq.h"
 #include "runtime/thread_pool.h"
+#include "base/path_text.h"
 
 namespace winml::quant {
 
@@ -33,7 +34,7 @@ using nlohmann::json;
 namespace {
 
 fs::path resolve(const fs::path& base, const std::string& p) {
-  fs::path path(p);
+  fs::path path = from_utf8(p);
   return path.is_absolute() || base.empty() ? path : base / path;
 }
 
@@ -134,7 +135,7 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
   const config::QuantizeConfig c = config::quantize_schema()->resolved(configured);
   QuantizeContext ctx = given;
   if (!ctx.runner) ctx.runner = runtime_runner_factory({.threads = ctx.threads, .dims = ctx.dims});
-  const std::string path = ctx.model_path.empty() ? in.path.string() : ctx.model_path;
+  const std::string path = ctx.model_path.empty() ? to_utf8(in.path) : ctx.model_path;
   model::refuse_epcontext_input(in.proto, path, ". Run quantize on the original ONNX model before compilation.");
 
   QuantizeResult r;

@@ -10,6 +10,7 @@
 #include "remote/action_message.h"
 #include "remote/sha256.h"
 #include "store/digest.h"
+#include "base/path_text.h"
 
 namespace winml::remote {
 
@@ -125,7 +126,7 @@ HttpCache::Blob HttpCache::download(HttpClient& http, const RemoteBlob& blob, co
   bool verified = false;
   const HttpResult r = with_retries(http, [&](HttpClient& h) {
     const int fd = native::create(part, native::Create::kReplace);
-    if (fd < 0) return HttpResult{0, "cannot write " + part.string()};
+    if (fd < 0) return HttpResult{0, "cannot write " + to_utf8(part)};
     Sha256 sha;
     store::Hasher xxh;
     std::uint64_t size = 0;
@@ -181,7 +182,7 @@ std::optional<store::Rejection> HttpCache::screen(const RemoteEntry& remote, con
   const auto free = native::free_bytes(local.incoming_dir());
   if (free && needed + kFreeSpaceReserve > *free)
     return store::Rejection{store::rejection::kNoSpace, human_bytes(needed) + " to download, " + human_bytes(*free) +
-                                                            " free in " + local.root().string()};
+                                                            " free in " + to_utf8(local.root())};
   return std::nullopt;
 }
 

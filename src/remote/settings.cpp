@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "base/error.h"
+#include "base/path_text.h"
 
 namespace winml::remote {
 
@@ -47,8 +48,8 @@ std::optional<RemoteSettings> resolve_remote_settings(const std::string& flag_ur
   if (const std::string t = env("WINML_MAKE_REMOTE_CACHE_TRANSFER_TIMEOUT"); !t.empty())
     s.http.transfer_seconds = seconds_from("WINML_MAKE_REMOTE_CACHE_TRANSFER_TIMEOUT", t, 0, 86400);
 
-  s.signing_key = env("WINML_MAKE_REMOTE_CACHE_SIGNING_KEY");
-  s.verify_key = env("WINML_MAKE_REMOTE_CACHE_VERIFY_KEY");
+  s.signing_key = from_utf8(env("WINML_MAKE_REMOTE_CACHE_SIGNING_KEY"));
+  s.verify_key = from_utf8(env("WINML_MAKE_REMOTE_CACHE_VERIFY_KEY"));
   if (!s.signing_key.empty() && !s.verify_key.empty())
     throw InputError(
         "WINML_MAKE_REMOTE_CACHE_SIGNING_KEY and WINML_MAKE_REMOTE_CACHE_VERIFY_KEY are both set: a writer gives the "

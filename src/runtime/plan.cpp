@@ -18,6 +18,7 @@
 #include "runtime/relu_folding.h"
 #include "runtime/static_shapes.h"
 #include "runtime/thread_pool.h"
+#include "base/path_text.h"
 
 namespace winml::runtime {
 
@@ -516,7 +517,7 @@ bool streams_weights(const model::Model& model, const PlanOptions& options) {
 
 std::shared_ptr<const Plan> build_plan(const model::Model& model, const PlanOptions& options) {
   const Opsets opsets = model_opsets(model.proto);
-  std::string source = model.path.empty() ? std::string("<model>") : model.path.string();
+  std::string source = model.path.empty() ? std::string("<model>") : to_utf8(model.path);
   std::shared_ptr<const Plan> plan;
   with_error_prefix(source + ": ", [&] {
     plan = PlanBuilder(model.proto.graph(), opsets, &model, source, options, /*top_level=*/true).build();

@@ -11,6 +11,7 @@
 #include "model/tensor_file.h"
 #include "runtime/buffer_cache.h"
 #include "runtime/errors.h"
+#include "base/path_text.h"
 
 namespace winml::runtime {
 
@@ -128,7 +129,7 @@ Shape proto_shape(const onnx::TensorProto& p) { return Shape(p.dims().begin(), p
 
 // The external file's mapping, to keep it alive as long as views of it.
 std::shared_ptr<const void> external_keepalive(const onnx::TensorProto& p, const model::Model& m) {
-  auto ref = model::read_external_ref(p, m.path.string());
+  auto ref = model::read_external_ref(p, to_utf8(m.path));
   auto it = m.external_files.find(ref.location);
   return it == m.external_files.end() ? nullptr : it->second;
 }

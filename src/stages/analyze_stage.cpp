@@ -8,6 +8,7 @@
 #include "ep/ep_table.h"
 #include "model/model_io.h"
 #include "passes/optimize.h"
+#include "base/path_text.h"
 
 namespace winml::stages {
 
@@ -26,7 +27,7 @@ pipeline::StageResult AnalyzeStage::run(const pipeline::StageContext& ctx) {
   model::Model m = model::load_model(ctx.input);
   analyze::AnalyzeOptions options;
   options.timestamp = false;
-  options.model_path = ctx.input.filename().string();  // no absolute paths in artifacts
+  options.model_path = to_utf8(ctx.input.filename());  // no absolute paths in artifacts
   if (!ctx.config.compile.device.empty()) options.devices[ep] = ctx.config.compile.device;
   nlohmann::json analysis = analyze::analyze_model(m, options);
   write_file_atomic(ctx.output, analysis.dump(2) + "\n");

@@ -8,6 +8,7 @@
 #include "ort/library.h"
 #include "model/model_io.h"
 #include "quant/calibration/samples.h"
+#include "base/path_text.h"
 
 namespace winml::stages {
 
@@ -32,7 +33,7 @@ void use_first_calibration_sample(const pipeline::StageContext& ctx, compile::Co
 void declare_ort_target(const config::ModelSettings& config, pipeline::Declarations& d) {
   compile::CompileOptions o = compile::CompileOptions::from_config(config.compile);
   o.project_dir = config.base_dir;
-  o.config_origin = config.config_file.empty() ? "the configuration" : config.config_file.string();
+  o.config_origin = config.config_file.empty() ? "the configuration" : to_utf8(config.config_file);
   for (const auto& [key, where] : config.set_by)
     if (key.starts_with("compile.")) o.ort_set_by[key.substr(8)] = where;
   const compile::OrtTargetSpec spec = compile::ort_target_spec(o, ep::load_ep_table(config.compile.ep));
@@ -46,9 +47,9 @@ void declare_ort_target(const config::ModelSettings& config, pipeline::Declarati
     // Only what runs the stage needs the libraries (status, graph and clean
     // do not); the plan is made again once one appears where it was looked for.
     d.cannot_run = e.what();
-    d.plan_files.push_back(spec.ort_library.string());
-    if (!spec.ep_library.empty()) d.plan_files.push_back(spec.ep_library.string());
-    for (const auto& place : spec.ep_library_places) d.plan_files.push_back(place.string());
+    d.plan_files.push_back(to_utf8(spec.ort_library));
+    if (!spec.ep_library.empty()) d.plan_files.push_back(to_utf8(spec.ep_library));
+    for (const auto& place : spec.ep_library_places) d.plan_files.push_back(to_utf8(place));
     return;
   }
   const compile::OrtTarget& t = *found;
@@ -59,10 +60,10 @@ void declare_ort_target(const config::ModelSettings& config, pipeline::Declarati
   d.values["ep.version"] = t.ep_version;
   d.values["ep.hardware"] = t.hardware;
   if (!t.driver_version.empty()) d.values["ep.driver_version"] = t.driver_version;
-  d.plan_files.push_back(spec.ort_library.string());
+  d.plan_files.push_back(to_utf8(spec.ort_library));
   if (!spec.ep_library.empty()) {
     d.values["ep.library"] = t.ep_library_digest.hex();
-    d.plan_files.push_back(spec.ep_library.string());
+    d.plan_files.push_back(to_utf8(spec.ep_library));
   }
 }
 

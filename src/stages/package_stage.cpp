@@ -1,6 +1,7 @@
 #include "stages/package_stage.h"
 
 #include "model/sidecars.h"
+#include "base/path_text.h"
 
 namespace winml::stages {
 
@@ -13,7 +14,7 @@ pipeline::Declarations PackageStage::declare(const config::ModelSettings&) const
 pipeline::StageResult PackageStage::run(const pipeline::StageContext& ctx) {
   model::copy_model(ctx.input, ctx.output);
   pipeline::StageResult r;
-  r.metrics["source"] = ctx.input.filename().string();
+  r.metrics["source"] = to_utf8(ctx.input.filename());
   return r;
 }
 

@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "model/model_io.h"
 #include "quant/quantize.h"
+#include "base/path_text.h"
 
 namespace winml::stages {
 
@@ -56,7 +57,7 @@ pipeline::StageResult QuantizeStage::run(const pipeline::StageContext& ctx) {
   q.ep = ctx.config.compile.ep;
   q.dims = ctx.config.model.dims;
   q.base_dir = ctx.project_dir;
-  q.model_path = ctx.input.filename().string();
+  q.model_path = to_utf8(ctx.input.filename());
   q.log = ctx.start_log();
   q.scratch_dir = ctx.output.parent_path();
   quant::QuantizeResult result = quant::quantize_model(in, ctx.config.quantize, q);

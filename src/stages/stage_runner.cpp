@@ -4,6 +4,7 @@
 #include "base/worker_process.h"
 #include "model/sidecars.h"
 #include "pipeline/stage_request.h"
+#include "base/path_text.h"
 
 namespace winml::stages {
 
@@ -48,7 +49,7 @@ graph::RunResult StageRunner::run(const graph::RunRequest& req) {
                                             : "ended without an answer (" + w.end.describe() + ")";
     std::string message = "the stage " + how;  // (the report puts the node's name before it)
     std::error_code ec;
-    if (!req.log_file.empty() && fs::exists(req.log_file, ec)) message += "; its log: " + req.log_file.string();
+    if (!req.log_file.empty() && fs::exists(req.log_file, ec)) message += "; its log: " + to_utf8(req.log_file);
     throw BuildError(message);
   }
   return from_reply(w.reply);
@@ -62,7 +63,7 @@ std::vector<std::string> StageRunner::model_files(const fs::path& model) {
 }
 
 std::vector<std::string> artifact_files(const fs::path& primary) {
-  if (primary.extension() != ".onnx") return {primary.filename().string()};
+  if (primary.extension() != ".onnx") return {to_utf8(primary.filename())};
   std::vector<std::string> names;
   for (const auto& f : model::model_files(primary).all())
     names.push_back(f.lexically_relative(primary.parent_path()).generic_string());

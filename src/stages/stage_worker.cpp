@@ -11,6 +11,7 @@
 #include "pipeline/stage_request.h"
 #include "pipeline/stage.h"
 #include "stages/builtin.h"
+#include "base/path_text.h"
 
 namespace winml::stages {
 
@@ -30,7 +31,7 @@ std::string run_stage(const pipeline::StageRequest& r) {
   static const std::atomic<bool> never{false};
   const pipeline::StageContext ctx{.config = view.config,
                                    .project_dir = r.project_dir,
-                                   .config_file = r.config_file.string(),
+                                   .config_file = to_utf8(r.config_file),
                                    .input = r.input,
                                    .input_files = r.input_files,
                                    .output = r.output,

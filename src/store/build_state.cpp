@@ -86,7 +86,7 @@ void BuildState::load() {
     if (StateImage::looks_like_image(text)) {
       open_image(text, keep, snapshot);
     } else if (!text.empty() && !parse_text_snapshot(text, keep)) {
-      warnings_.push_back(file_error(snapshot.string(), "is corrupt; starting without build records"));
+      warnings_.push_back(file_error(to_utf8(snapshot), "is corrupt; starting without build records"));
       nodes_.clear();
       model_sidecars_.clear();
       generation_ = 0;
@@ -122,7 +122,7 @@ void BuildState::open_image(std::string_view bytes, const std::shared_ptr<const 
       break;
     case StateImage::Open::kNotAnImage:
     case StateImage::Open::kCorrupt:
-      warnings_.push_back(file_error(file.string(), "is corrupt; starting without build records"));
+      warnings_.push_back(file_error(to_utf8(file), "is corrupt; starting without build records"));
       break;
   }
 }

@@ -62,7 +62,7 @@ void sweep_store(DiskInterface& disk, const fs::path& dir, std::vector<std::stri
 std::vector<fs::path> files_under(const DiskInterface& disk, const fs::path& dir) {
   std::vector<fs::path> out;
   for (const auto& rel : disk.list_files(dir))
-    if (!is_temp_name(dir / rel)) out.push_back(dir / rel);
+    if (!is_temp_name(dir / from_utf8(rel))) out.push_back(dir / from_utf8(rel));
   return out;
 }
 
@@ -250,7 +250,7 @@ CacheVerifyReport LocalCache::verify(const ArtifactFiles& artifact_files) {
   r.problems = sweep_leftovers();
   for (const auto& f : files_under(disk_, root_ / "cas")) {
     ++r.blobs_checked;
-    auto want = Digest::from_hex(f.filename().string());
+    auto want = Digest::from_hex(to_utf8(f.filename()));
     std::uint64_t n = 0;
     Digest got = disk_.hash(f, &n);
     r.bytes_checked += n;
@@ -264,7 +264,7 @@ CacheVerifyReport LocalCache::verify(const ArtifactFiles& artifact_files) {
     r.bytes_checked += disk_.stat(to_utf8(f)).size;  // as stats() counts: entries and blobs
     auto e = read_entry(f);
     std::string why;
-    if (!e || e->key.hex() != f.filename().string()) why = "is unreadable or torn";
+    if (!e || e->key.hex() != to_utf8(f.filename())) why = "is unreadable or torn";
     else if (auto broken = outputs_problem(e->outputs)) why = broken->reason + ": " + broken->detail;
     else
       for (const auto& o : e->outputs)
@@ -297,7 +297,7 @@ CacheGcReport LocalCache::gc(std::uint64_t max_bytes) {
   std::map<Digest, std::pair<fs::path, std::uint64_t>> blobs;
   std::uint64_t total = 0;
   for (const auto& f : files_under(disk_, root_ / "cas")) {
-    auto d = Digest::from_hex(f.filename().string());
+    auto d = Digest::from_hex(to_utf8(f.filename()));
     const std::uint64_t size = disk_.stat(to_utf8(f)).size;
     total += size;
     if (d) blobs[*d] = {f, size};

@@ -1,6 +1,7 @@
 #include "store/confined_dir.h"
 
 #include "base/error.h"
+#include "base/path_text.h"
 
 namespace winml::store {
 
@@ -20,8 +21,8 @@ bool ConfinedDir::contains(const fs::path& p) const {
 
 void ConfinedDir::require(const fs::path& p, const char* action) const {
   if (!contains(p))
-    throw BuildError(file_error(p.string(), std::string("refusing to ") + action + " it: it lies outside " +
-                                                root().string() + ", the only folder this build may change"));
+    throw BuildError(file_error(to_utf8(p), std::string("refusing to ") + action + " it: it lies outside " +
+                                                to_utf8(root()) + ", the only folder this build may change"));
 }
 
 bool ConfinedDir::remove_file(const fs::path& p) const {

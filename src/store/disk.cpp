@@ -10,6 +10,7 @@
 #include "base/native_file.h"
 #include "base/regular_file.h"
 #include "base/this_process.h"
+#include "base/path_text.h"
 
 namespace winml::store {
 
@@ -70,7 +71,7 @@ std::size_t read_whole(int fd, std::size_t size, const fs::path& path, Grow grow
     if (n < 0) {
       const std::string why = native::last_error();
       native::close(fd);
-      throw InputError(file_error(path.string(), "read failed: " + why));
+      throw InputError(file_error(to_utf8(path), "read failed: " + why));
     }
     if (n == 0) break;
     got += static_cast<std::size_t>(n);
@@ -121,7 +122,7 @@ void RealDisk::rename(const fs::path& from, const fs::path& to) {
   const native::Rename r = native::rename_replace(from, to);
   if (r == native::Rename::kDone) return;
   if (r == native::Rename::kFailed)
-    throw BuildError(file_error(to.string(), "cannot move into place: " + native::last_error()));
+    throw BuildError(file_error(to_utf8(to), "cannot move into place: " + native::last_error()));
   copy_file_atomic(from, to);
   std::error_code ec;
   fs::remove(from, ec);
@@ -132,7 +133,7 @@ void RealDisk::sync_directory(const fs::path& dir) { fsync_directory(dir); }
 void RealDisk::make_directories(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) throw BuildError(file_error(dir.string(), "cannot create the directory: " + ec.message()));
+  if (ec) throw BuildError(file_error(to_utf8(dir), "cannot create the directory: " + ec.message()));
 }
 
 void RealDisk::remove(const fs::path& path) {
@@ -152,7 +153,7 @@ class FdAppendFile : public AppendFile {
   ~FdAppendFile() override { native::close(fd_); }
   void append(std::string_view record) override {
     if (!native::write_all(fd_, record.data(), record.size()))
-      throw BuildError(file_error(path_.string(), "write failed: " + native::last_error()));
+      throw BuildError(file_error(to_utf8(path_), "write failed: " + native::last_error()));
   }
 
  private:
@@ -163,11 +164,11 @@ class FdAppendFile : public AppendFile {
 
 std::unique_ptr<AppendFile> RealDisk::open_append(const fs::path& path, std::uint64_t valid_size) {
   const int fd = native::open_write(path);
-  if (fd < 0) throw BuildError(file_error(path.string(), "cannot open: " + native::last_error()));
+  if (fd < 0) throw BuildError(file_error(to_utf8(path), "cannot open: " + native::last_error()));
   if (!native::truncate(fd, valid_size) || !native::seek_to_end(fd)) {
     const std::string why = native::last_error();
     native::close(fd);
-    throw BuildError(file_error(path.string(), "cannot append: " + why));
+    throw BuildError(file_error(to_utf8(path), "cannot append: " + why));
   }
   return std::make_unique<FdAppendFile>(path, fd);
 }
@@ -194,7 +195,7 @@ std::vector<DirEntry> RealDisk::list_dir(const fs::path& dir) const {
     const EntryKind kind = type == fs::file_type::regular     ? EntryKind::kFile
                            : type == fs::file_type::directory ? EntryKind::kDirectory
                                                               : EntryKind::kOther;
-    out.push_back({it->path().filename().string(), kind});
+    out.push_back({to_utf8(it->path().filename()), kind});
   }
   std::sort(out.begin(), out.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
   return out;
@@ -207,7 +208,7 @@ std::int64_t RealDisk::now_ns() const { return native::wall_clock_ns(); }
 // caught by the stat cache and by the digest check on restore.
 void RealDisk::link_or_copy(const fs::path& from, const fs::path& to) {
   fs::create_directories(to.parent_path());
-  const fs::path temp = to.parent_path() / ("." + to.filename().string() + std::string(kTempMarker) +
+  const fs::path temp = to.parent_path() / ("." + to_utf8(to.filename()) + std::string(kTempMarker) +
                                             std::to_string(current_process_id()) + ".link");
   native::remove_file(temp);
   if (native::hard_link(from, temp)) {

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "base/atomic_file.h"
+#include "base/path_text.h"
 
 namespace winml::store {
 
@@ -24,7 +25,7 @@ std::string output_name_problem(std::string_view name) {
   for (char c : name)
     if (c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
       return "'" + printable(name) + "' is not a plain file name";
-  if (is_temp_name(fs::path(std::string(name)))) return "'" + printable(name) + "' is a temporary file's name";
+  if (is_temp_name(from_utf8(name))) return "'" + printable(name) + "' is a temporary file's name";
   return {};
 }
 

@@ -8,6 +8,7 @@
 #include "base/mapped_file.h"
 #include "base/native_file.h"
 #include "base/regular_file.h"
+#include "base/path_text.h"
 
 namespace winml::store {
 
@@ -126,7 +127,7 @@ Digest hash_file_via(const std::filesystem::path& path, ReadPath how, std::uint6
     ChunkHasher chunks(fd, st.size, path, h);
     hash_chunks(chunks, st.size, how, bytes_hashed, progress);
   } catch (const InputError& e) {
-    throw InputError(file_error(path.string(), e.what()));
+    throw InputError(file_error(to_utf8(path), e.what()));
   }
   return h.finish();
 }

@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/native_file.h"
 #include "base/this_process.h"
+#include "base/path_text.h"
 
 namespace winml::store {
 
@@ -52,9 +53,9 @@ std::unique_ptr<DirectoryLock> DirectoryLock::acquire(const fs::path& lock_file,
   // A path through a file, or no permission: the directory was named wrongly.
   std::error_code ec;
   fs::create_directories(lock_file.parent_path(), ec);
-  if (ec) throw InputError(file_error(lock_file.parent_path().string(), "cannot create the directory: " + ec.message()));
+  if (ec) throw InputError(file_error(to_utf8(lock_file.parent_path()), "cannot create the directory: " + ec.message()));
   const int fd = native::open_read_write(lock_file);
-  if (fd < 0) throw BuildError(file_error(lock_file.string(), "cannot open lock: " + native::last_error()));
+  if (fd < 0) throw BuildError(file_error(to_utf8(lock_file), "cannot open lock: " + native::last_error()));
   const auto start = std::chrono::steady_clock::now();
   bool told = false;
   // Polling rather than a blocking flock: the wait stays interruptible and can time out.
@@ -63,7 +64,7 @@ std::unique_ptr<DirectoryLock> DirectoryLock::acquire(const fs::path& lock_file,
     if (got == native::Locked::kFailed) {
       const std::string why = native::last_error();
       native::close(fd);
-      throw BuildError(file_error(lock_file.string(), "cannot lock: " + why));
+      throw BuildError(file_error(to_utf8(lock_file), "cannot lock: " + why));
     }
     if (!told && on_wait) on_wait(holder_of(fd));
     told = true;
@@ -75,7 +76,7 @@ std::unique_ptr<DirectoryLock> DirectoryLock::acquire(const fs::path& lock_file,
     if (timeout_seconds >= 0 && waited >= timeout_seconds) {
       std::string holder = holder_of(fd);
       native::close(fd);
-      throw BuildError(file_error(lock_file.string(), "still locked by " + holder + " after " +
+      throw BuildError(file_error(to_utf8(lock_file), "still locked by " + holder + " after " +
                                                           std::to_string(static_cast<int>(waited)) +
                                                           " s; another winml-make is building into this directory"));
     }

@@ -43,7 +43,7 @@ std::string_view StatCache::key_view(const std::string& raw, std::string& storag
       raw.compare(0, base_prefix_.size(), base_prefix_) == 0 && raw.find("/.") == std::string::npos &&
       raw.find("//") == std::string::npos)
     return std::string_view(raw).substr(base_prefix_.size());
-  storage = key_of(fs::path(raw));
+  storage = key_of(from_utf8(raw));
   return storage;
 }
 
@@ -153,9 +153,9 @@ std::optional<Digest> StatCache::digest(const std::string& path, std::uint64_t* 
   }
   if (known && known->stat.same_identity(st) && !is_racily_clean(*known)) return known->digest;
   lock.unlock();
-  if (on_hash_start) on_hash_start(fs::path(path), st.size);
+  if (on_hash_start) on_hash_start(from_utf8(path), st.size);
   std::uint64_t n = 0;
-  Digest d = disk_.hash(path, &n, hash_progress);
+  Digest d = disk_.hash(from_utf8(path), &n, hash_progress);
   if (bytes_hashed) *bytes_hashed += n;
   files_hashed_ += 1;
   bytes_hashed_ += n;

@@ -20,6 +20,7 @@
 #include "model/model_diff.h"
 #include "model/model_io.h"
 #include "tools/commands.h"
+#include "base/path_text.h"
 
 
 namespace winml::tools {
@@ -150,20 +151,20 @@ cli::Command add_check_command(CLI::App& app) {
               if (!fs::exists(output_dir / m / "build_manifest.json")) never_built.push_back(m);
             if (!never_built.empty())
               throw InputError("check: nothing to compare: " + join_names(never_built) + " never built (no " +
-                               (output_dir / never_built.front() / "build_manifest.json").string() +
+                               to_utf8((output_dir / never_built.front() / "build_manifest.json")) +
                                "); build first, then check");
             Scratch scratch{session.state_dir() / ("check-" + std::to_string(current_process_id()))};
             fs::create_directories(scratch.dir);
-            std::vector<std::string> argv = {this_executable().string(),
+            std::vector<std::string> argv = {to_utf8(this_executable()),
                                              "-C",
-                                             session.options().source.project_dir.string(),
+                                             to_utf8(session.options().source.project_dir),
                                              "-o",
-                                             (scratch.dir / "out").string(),
+                                             to_utf8((scratch.dir / "out")),
                                              "--cache-dir",
-                                             (scratch.dir / "cache").string(),
+                                             to_utf8((scratch.dir / "cache")),
                                              "--no-remote-cache",
                                              "--json"};
-            if (!ctx.config.empty()) argv.insert(argv.begin() + 1, {"-c", ctx.config_file().string()});
+            if (!ctx.config.empty()) argv.insert(argv.begin() + 1, {"-c", to_utf8(ctx.config_file())});
             for (const auto& d : ctx.defines) argv.insert(argv.end(), {"-D", d});
             if (opts->keep_going) argv.push_back("-k");
             argv.insert(argv.end(), models.begin(), models.end());

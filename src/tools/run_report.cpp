@@ -10,6 +10,7 @@
 #include "base/this_process.h"
 #include "model/tensor_file.h"
 #include "runtime/tensor_stats.h"
+#include "base/path_text.h"
 
 namespace winml::tools {
 
@@ -41,7 +42,7 @@ int print_run_report(const RunOptions& o, RunResult r) {
     for (const auto& [name, t] : r.outputs) {
       std::string file = name;
       std::replace(file.begin(), file.end(), '/', '_');
-      model::write_npy(std::filesystem::path(o.output_dir) / (file + ".npy"), runtime::to_tensor_file(t));
+      model::write_npy(from_utf8(o.output_dir) / (file + ".npy"), runtime::to_tensor_file(t));
     }
   }
   const auto rss = static_cast<std::int64_t>(peak_resident_bytes());

@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "base/regular_file.h"
 #include "base/windows/wide.h"
+#include "base/path_text.h"
 
 namespace winml {
 
@@ -18,7 +19,7 @@ std::shared_ptr<const MappedFile> MappedFile::adopt(int fd, const std::filesyste
   f->path_ = path;
   f->fd_ = fd;
   const native::FileStatus st = native::status(fd);
-  if (!st.exists()) throw InputError(file_error(path.string(), "cannot stat: " + native::last_error()));
+  if (!st.exists()) throw InputError(file_error(to_utf8(path), "cannot stat: " + native::last_error()));
   f->size_ = st.size;
   if (f->size_ > 0) {
     HANDLE file = reinterpret_cast<HANDLE>(_get_osfhandle(fd));
@@ -27,7 +28,7 @@ std::shared_ptr<const MappedFile> MappedFile::adopt(int fd, const std::filesyste
     void* p = section ? MapViewOfFile(section, FILE_MAP_READ, 0, 0, 0) : nullptr;
     const DWORD error = GetLastError();
     if (section) CloseHandle(section);
-    if (!p) throw InputError(file_error(path.string(), "cannot map: " + windows::error_text(error)));
+    if (!p) throw InputError(file_error(to_utf8(path), "cannot map: " + windows::error_text(error)));
     f->data_ = static_cast<const std::byte*>(p);
   }
   return f;

@@ -168,7 +168,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
     start.std_in = handles.keep(windows::null_device(false));
   }
   HANDLE log = spec.log_file.empty() ? nullptr : handles.keep(append_to(spec.log_file));
-  if (!spec.log_file.empty() && !log) return r.error = "cannot open " + spec.log_file.string(), r;
+  if (!spec.log_file.empty() && !log) return r.error = "cannot open " + to_utf8(spec.log_file), r;
   start.std_out = log ? log : handles.keep(inheritable_copy(STD_OUTPUT_HANDLE));
   start.std_err = log ? log : handles.keep(inheritable_copy(STD_ERROR_HANDLE));
   if (spec.output) {

@@ -11,6 +11,7 @@
 #include "model/input_dims.h"
 #include "model/tensor_data.h"
 #include "quant/calibration/random.h"
+#include "base/path_text.h"
 
 namespace winml::quant {
 
@@ -44,13 +45,13 @@ std::string sample_file_stem(const std::string& input_name) {
 std::vector<fs::path> calibration_sample_dirs(const fs::path& dir, std::int64_t samples) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
-    throw InputError(file_error(dir.string(), "calibration data directory does not exist"));
+    throw InputError(file_error(to_utf8(dir), "calibration data directory does not exist"));
   std::vector<fs::path> subdirs;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.is_directory()) subdirs.push_back(e.path());
   std::sort(subdirs.begin(), subdirs.end());
   if (subdirs.empty())
-    throw InputError(file_error(dir.string(),
+    throw InputError(file_error(to_utf8(dir),
                                 "calibration data directory has no sample subdirectories (one per "
                                 "sample, each with <input>.npy or <input>.pb)"));
   if (samples > 0 && subdirs.size() > static_cast<std::size_t>(samples))
@@ -89,7 +90,7 @@ class DirectorySamples : public SampleSource {
     for (const auto& d : subdirs_) files_of(d);
   }
   std::size_t size() const override { return subdirs_.size(); }
-  std::string describe() const override { return dir_.string(); }
+  std::string describe() const override { return to_utf8(dir_); }
 
   std::map<std::string, model::TensorFile> sample(std::size_t i) const override {
     std::map<std::string, model::TensorFile> feeds;
@@ -100,12 +101,12 @@ class DirectorySamples : public SampleSource {
       const InputSpec& spec =
           *std::find_if(inputs_.begin(), inputs_.end(), [&](const InputSpec& s) { return s.name == name; });
       if (t.dtype != spec.dtype)
-        throw InputError(file_error(path.string(), "holds " + model::data_type_name(t.dtype) + " but model input '" +
+        throw InputError(file_error(to_utf8(path), "holds " + model::data_type_name(t.dtype) + " but model input '" +
                                                        name + "' is " + model::data_type_name(spec.dtype)));
       bool fits = t.shape.size() == spec.shape.size();
       for (std::size_t k = 0; fits && k < t.shape.size(); ++k) fits = spec.shape[k] < 0 || spec.shape[k] == t.shape[k];
       if (!fits)
-        throw InputError(file_error(path.string(), "has shape " + shape_text(t.shape) + " but model input '" + name +
+        throw InputError(file_error(to_utf8(path), "has shape " + shape_text(t.shape) + " but model input '" + name +
                                                        "' is " + shape_text(spec.shape)));
       feeds.emplace(name, std::move(t));
     }
@@ -121,16 +122,16 @@ class DirectorySamples : public SampleSource {
       if (!e.is_regular_file()) continue;
       auto ext = e.path().extension();
       if (ext != ".npy" && ext != ".pb") continue;
-      auto it = stem_to_input.find(e.path().stem().string());
+      auto it = stem_to_input.find(to_utf8(e.path().stem()));
       if (it == stem_to_input.end())
-        throw InputError(file_error(e.path().string(), "does not name a model input (inputs: " + input_list() + ")"));
+        throw InputError(file_error(to_utf8(e.path()), "does not name a model input (inputs: " + input_list() + ")"));
       if (found.count(it->second))
-        throw InputError(file_error(e.path().string(), "input '" + it->second + "' is given twice (.npy and .pb)"));
+        throw InputError(file_error(to_utf8(e.path()), "input '" + it->second + "' is given twice (.npy and .pb)"));
       found[it->second] = e.path();
     }
     for (const auto& in : inputs_)
       if (!found.count(in.name))
-        throw InputError(file_error(d.string(), "calibration sample has no " + sample_file_stem(in.name) + ".npy or " +
+        throw InputError(file_error(to_utf8(d), "calibration sample has no " + sample_file_stem(in.name) + ".npy or " +
                                                     sample_file_stem(in.name) + ".pb for model input '" + in.name +
                                                     "'"));
     return found;

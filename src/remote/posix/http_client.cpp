@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <new>
+#include "base/path_text.h"
 
 namespace winml::remote {
 
@@ -127,7 +128,7 @@ HttpResult HttpClient::get(const std::string& url, const Sink& sink) {
 
 HttpResult HttpClient::put_file(const std::string& url, const std::filesystem::path& file) {
   FILE* f = std::fopen(file.c_str(), "rb");
-  if (!f) return {0, "cannot read " + file.string()};
+  if (!f) return {0, "cannot read " + to_utf8(file)};
   std::error_code ec;
   const auto size = std::filesystem::file_size(file, ec);
   CURL* c = connection_->curl;

@@ -4,6 +4,7 @@
 #include "base/mapped_file.h"
 #include "model/path_safety.h"
 #include "runtime/errors.h"
+#include "base/path_text.h"
 
 namespace winml::runtime::ref_blob {
 
@@ -15,7 +16,7 @@ LoadedContext load_context(const ContextNode& n, const std::filesystem::path& mo
   if (n.main_context != 1)
     throw UnsupportedError("main_context = 0 (a node sharing another node's context) is not used by `ref` blobs");
   if (n.cache_context.empty()) throw InputError("EPContext node has no ep_cache_context");
-  const std::string model_name = model_path.empty() ? std::string("<model>") : model_path.string();
+  const std::string model_name = model_path.empty() ? std::string("<model>") : to_utf8(model_path);
   LoadedContext r;
   std::string_view blob;
   std::shared_ptr<const void> keepalive = n.cache_keepalive;
@@ -29,7 +30,7 @@ LoadedContext load_context(const ContextNode& n, const std::filesystem::path& mo
     auto file = MappedFile::open(path);
     blob = file->view();
     keepalive = file;
-    r.what = path.string();
+    r.what = to_utf8(path);
   } else {
     throw InputError("embed_mode must be 0 or 1, got " + std::to_string(n.embed_mode));
   }
