@@ -15,6 +15,7 @@
 #                 library and libwinml_ref_ep.so, ORT's Windows DLL and
 #                 winml_ref_ep.dll
 #
+# All of it below a folder named "ünï 模型".
 # Prints one line per project and file count; exit 1 naming each file that
 # differs. usage: scripts/windows/same-bytes.sh
 set -euo pipefail
@@ -25,8 +26,12 @@ windows=$root/build-windows/winml-make.exe
 # (ONNX Runtime's Windows DLLs are in the same cache as the Linux libraries.)
 ort_cache=${WINML_ORT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/winml-make/ort}
 run_windows() { WINML_ORT_CACHE=$ort_cache bash "$root/scripts/windows/wine-run.sh" "$windows" "$@"; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+# Every project lives below a folder whose name is not ASCII (accented Latin
+# and CJK): paths are UTF-8 inside winml-make and wide at Windows' API.
+work="$scratch/ünï 模型"
+mkdir -p "$work"
 
 # compare NAME DIR_A DIR_B: every file below the two output folders.
 status=0

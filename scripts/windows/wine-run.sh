@@ -40,6 +40,9 @@ cache=${WINML_WINDOWS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/winml-make/windows}
 export WINEPREFIX=${WINML_WINEPREFIX:-$cache/wineprefix}
 export WINEARCH=win64
 export WINEDEBUG=-all
+# Wine names Unix files through the locale's character set: in the POSIX
+# locale a folder named in UTF-8 (ü, 模型) is not found.
+export LC_ALL=C.UTF-8
 unset WINELOADERNOEXEC WINESERVER
 
 # What a ready prefix's marker holds: a prefix made by an older recipe is made again.
