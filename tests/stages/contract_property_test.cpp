@@ -13,7 +13,7 @@
 // compiled through ONNX Runtime with the ref plugin EP; with
 // `[build] auto` off and on. A key may not apply to every model (a source and
 // an export command exclude each other) but must apply to one of them. Then
-// 200 seeded random sequences of edits on the CNN.
+// 120 seeded random sequences of edits on the CNN.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -373,9 +373,9 @@ Outcome check(const fs::path& base, const json& base_config, const std::vector<c
   return Outcome::kSame;
 }
 
-// Every generated edit on every model kind with `auto` as given; every edit
-// must apply to at least one of them.
-void every_edit_on_every_model(bool auto_on, const std::vector<ModelKind>& kinds) {
+// Every generated edit on every model kind with `auto` as given; with
+// `all_kinds`, every edit must apply to at least one of them.
+void every_edit_on_every_model(bool auto_on, const std::vector<ModelKind>& kinds, bool all_kinds = true) {
   test::TempDir work(test::memory_temp_dir());
   std::map<std::string, int> applied;  // edit -> models it applied to
   std::size_t cases = 0;
@@ -402,7 +402,7 @@ void every_edit_on_every_model(bool auto_on, const std::vector<ModelKind>& kinds
   std::size_t covered = 0;
   for (const auto& [name, models] : applied) {
     if (models > 0) ++covered;
-    else if (!kNotExercised.count(name))
+    else if (all_kinds && !kNotExercised.count(name))
       ADD_FAILURE() << name << " applied to no model: give it an alternative that builds";
   }
   std::cout << "stage contract, auto " << (auto_on ? "on" : "off") << ": " << applied.size() << " edits (" << covered
@@ -415,11 +415,15 @@ TEST(StageContractProperty, EveryKeyAndRulesFileWithAutoOff) {
   every_edit_on_every_model(false, {cnn(), folding(), vendor(), through_ort()});
 }
 
+// With auto on, what differs is the optimize stage (optimize.auto) and so
+// the bytes every later stage reads: the CNN and the folding model cover
+// it; how the vendor compiler and ONNX Runtime compile what they are given
+// is the same with auto on or off (the test above).
 TEST(StageContractProperty, EveryKeyAndRulesFileWithAutoOn) {
-  every_edit_on_every_model(true, {cnn(), folding(), vendor(), through_ort()});
+  every_edit_on_every_model(true, {cnn(), folding()}, /*all_kinds=*/false);
 }
 
-TEST(StageContractProperty, TwoHundredRandomEditSequencesOnTheCnn) {
+TEST(StageContractProperty, ARandomEditSequenceOnTheCnnPerSeed) {
   test::TempDir work(test::memory_temp_dir());
   ModelKind kind = cnn();
   json config = kind.config;
@@ -431,7 +435,8 @@ TEST(StageContractProperty, TwoHundredRandomEditSequencesOnTheCnn) {
   ASSERT_EQ(build(base).exit_code, 0);
   const std::vector<Edit> edits = all_edits(config);
   std::size_t same = 0;
-  for (std::uint32_t seed = 1; seed <= 200; ++seed) {
+  constexpr std::uint32_t kSeeds = 120;
+  for (std::uint32_t seed = 1; seed <= kSeeds; ++seed) {
     std::mt19937 rng(seed);
     std::vector<const Edit*> sequence;
     const int length = 1 + static_cast<int>(rng() % 4);
@@ -442,6 +447,6 @@ TEST(StageContractProperty, TwoHundredRandomEditSequencesOnTheCnn) {
     EXPECT_NE(o, Outcome::kDifferent) << "seed " << seed << ":" << names << ": " << why;
     if (o == Outcome::kSame) ++same;
   }
-  std::cout << "stage contract: 200 random edit sequences, " << same << " built and compared\n";
-  EXPECT_GT(same, 100u);
+  std::cout << "stage contract: " << kSeeds << " random edit sequences, " << same << " built and compared\n";
+  EXPECT_GT(same, kSeeds / 2);
 }
