@@ -105,15 +105,13 @@ for f in $(find "$work/cache/ac" -type f | head -8); do
   { printf '\3'; strip "$f"; } > "$seeds/fuzz_records/entry$((i++))"
 done
 
-status=0
-for t in "${targets[@]}"; do
-  corpus=$out/corpus/$t
-  crashes=$out/crashes/$t
+# fuzz_one TARGET: one target's run; prints its line, returns non-zero on a finding.
+fuzz_one() {
+  local t=$1
+  local corpus=$out/corpus/$t crashes=$out/crashes/$t log=$out/$t.log max_len=65536 n
   mkdir -p "$corpus" "$crashes"
-  log=$out/$t.log
-  max_len=65536
   [ "$t" != fuzz_ref_blob ] || max_len=1048576  # the seed blobs are ~320 KB
-  budget=(-max_total_time="$seconds")
+  local budget=(-max_total_time="$seconds")
   if ((ci)); then
     rm -rf "$corpus"; mkdir -p "$corpus"
     # About 30 s each on a 2-core CI machine.
@@ -129,14 +127,34 @@ for t in "${targets[@]}"; do
   if ! "$out/tests/fuzz/$t" "$corpus" "$seeds/$t" "${budget[@]}" -timeout=10 \
       -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len=$max_len -print_final_stats=1 \
       -artifact_prefix="$crashes/" >"$log" 2>&1; then
-    status=1
     echo "fuzz: $t FAILED; see $log and $crashes/"
     grep -m5 -E "ERROR|SUMMARY|==[0-9]+==" "$log" || tail -20 "$log"
-    continue
+    return 1
   fi
+  local runs cov took
   runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo '?')
   cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 || true)
   took=$(grep -oE 'Done [0-9]+ runs in [0-9]+ second' "$log" | grep -oE '[0-9]+ second' || echo "$seconds second")
   echo "fuzz: $t: $runs inputs in ${took}s, $cov, 0 crashes"
+}
+
+# Each target is one process on one core: as many at once as there are
+# cores, the longest (the ref blob's) first.
+ordered=()
+for t in "${targets[@]}"; do [ "$t" != fuzz_ref_blob ] || ordered+=("$t"); done
+for t in "${targets[@]}"; do [ "$t" = fuzz_ref_blob ] || ordered+=("$t"); done
+status=0
+running=0
+for t in "${ordered[@]}"; do
+  if ((running >= $(nproc))); then
+    wait -n || status=1
+    running=$((running - 1))
+  fi
+  fuzz_one "$t" &
+  running=$((running + 1))
+done
+while ((running > 0)); do
+  wait -n || status=1
+  running=$((running - 1))
 done
 exit $status
