@@ -7,6 +7,7 @@
 #include "config/project.h"
 #include "config/reference.h"
 #include "support/temp_dir.h"
+#include "base/path_text.h"
 
 using namespace winml;
 using namespace winml::config;
@@ -94,7 +95,7 @@ TEST(Config, ACrlfFileIsTheSameConfigAsItsLfTwin) {
 TEST(Config, UnknownKeyNamesLineColumnAndSuggests) {
   test::TempDir dir;
   std::string e = error_of(dir, "[model]\nsource = \"m.onnx\"\n\n[quantize]\nweigth_type = \"int8\"\n");
-  EXPECT_EQ(e.substr(0, e.find(": ")), (dir / "winml.toml").string() + ":5:1") << e;
+  EXPECT_EQ(e.substr(0, e.find(": ")), to_utf8((dir / "winml.toml")) + ":5:1") << e;
   EXPECT_NE(e.find("unknown key 'quantize.weigth_type'"), std::string::npos) << e;
   EXPECT_NE(e.find("did you mean 'quantize.weight_type'"), std::string::npos) << e;
 }
@@ -124,7 +125,7 @@ TEST(Config, BadEnumValueSuggests) {
 TEST(Config, MalformedTomlNamesLine) {
   test::TempDir dir;
   std::string e = error_of(dir, "[model]\nsource = \"m.onnx\n");
-  EXPECT_EQ(e.rfind((dir / "winml.toml").string() + ":2:", 0), 0u) << e;
+  EXPECT_EQ(e.rfind(to_utf8((dir / "winml.toml")) + ":2:", 0), 0u) << e;
   EXPECT_NE(e.find("TOML syntax error"), std::string::npos) << e;
 }
 

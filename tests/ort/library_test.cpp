@@ -69,7 +69,7 @@ TEST(OrtLibrary, OpensEachFileOnce) {
 TEST(OrtLibrary, MissingFileIsAnInputErrorNamingIt) {
   test::TempDir dir;
   const std::string m = input_error_of([&] { ort::load(dir / "libonnxruntime.so.1"); });
-  EXPECT_EQ(m.rfind((dir / "libonnxruntime.so.1").string() + ": no such file", 0), 0u) << m;
+  EXPECT_EQ(m.rfind(to_utf8((dir / "libonnxruntime.so.1")) + ": no such file", 0), 0u) << m;
 }
 
 TEST(OrtLibrary, ADanglingSymbolicLinkIsAnInputErrorSayingSo) {
@@ -83,7 +83,7 @@ TEST(OrtLibrary, AFileThatIsNotALibraryIsAnInputError) {
   test::write_text(dir / "libonnxruntime.so.1", "not an ELF file\n");
   const std::string m = input_error_of([&] { ort::load(dir / "libonnxruntime.so.1"); });
   EXPECT_NE(m.find("cannot be loaded as ONNX Runtime"), std::string::npos) << m;
-  EXPECT_EQ(m.rfind(dir.path().string(), 0), 0u) << m;
+  EXPECT_EQ(m.rfind(to_utf8(dir.path()), 0), 0u) << m;
 }
 
 TEST(OrtLibrary, ALibraryThatIsNotOrtIsAnInputError) {

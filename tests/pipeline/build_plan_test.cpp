@@ -285,7 +285,7 @@ TEST(Plan, AnOrtBackendDeclaresWhatOnnxRuntimeReports) {
   test::TempDir dir;
   auto project = load(dir, "[model]\nsource = \"a.onnx\"\n[compile]\nep = \"cpu\"\nbackend = \"ort\"\n");
   auto plan = pipeline::make_plan(project, stages::builtin_stages(), dir / "out");
-  const std::string library = ort::default_library_path().string();
+  const std::string library = to_utf8(ort::default_library_path());
   EXPECT_EQ(plan.plan_files, (std::vector<std::string>{library}));
   for (const auto& name : ort::default_library_environment())
     EXPECT_NE(std::find(plan.env_names.begin(), plan.env_names.end(), name), plan.env_names.end()) << name;

@@ -148,7 +148,7 @@ TEST(Build, NamedModelsAloneAreBuiltAndAnUnknownNameIsAnInputErrorListingTheMode
     c.open();
     FAIL() << "an unknown model was accepted";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), (p.dir / "winml.toml").string() +
+    EXPECT_EQ(std::string(e.what()), to_utf8((p.dir / "winml.toml")) +
                                          ": no model named 'bb' (did you mean 'b'?) (models: a, b)");
   }
 }
@@ -253,7 +253,7 @@ TEST(Build, ACacheLockThatCannotBeTakenWarnsAndTheCacheIsStillUsed) {
   ASSERT_LT(native::open_read_write(p.cache_dir / "lock"), 0);
   const std::string why = native::last_error();
   if (test::on_posix()) EXPECT_EQ(why, "Is a directory");
-  EXPECT_EQ(p.warnings[0], (p.cache_dir / "lock").string() + ": cannot open lock: " + why +
+  EXPECT_EQ(p.warnings[0], to_utf8((p.cache_dir / "lock")) + ": cannot open lock: " + why +
                                "; using the cache without its lock");
   test::FakeNodes runner(p.disk);
   b.run(runner, nullptr);

@@ -12,6 +12,7 @@
 #include "support/model_builder.h"
 #include "support/ort_oracle.h"
 #include "support/temp_dir.h"
+#include "base/path_text.h"
 
 namespace winml::test {
 namespace {
@@ -75,7 +76,7 @@ TEST(CalibrationSamples, ProblemsNameTheFile) {
   write_sample(d / "s1", 1.0f);
   fs::remove(d / "s1" / "meta_scale.npy");
   std::string e = error_of([&] { quant::directory_samples(d.path(), 8, two_inputs()); });
-  EXPECT_NE(e.find((d / "s1").string() + ": calibration sample has no meta_scale.npy or meta_scale.pb for model "
+  EXPECT_NE(e.find(to_utf8((d / "s1")) + ": calibration sample has no meta_scale.npy or meta_scale.pb for model "
                                          "input 'meta/scale'"),
             std::string::npos)
       << e;
