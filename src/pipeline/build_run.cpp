@@ -79,11 +79,6 @@ bool Build::open() {
   session_ = std::make_unique<BuildSession>(request_.session, registry_);
   if (!session_->open()) return false;
   choose_models();
-  // A stage that cannot run on this machine stops the build before any runs.
-  for (const auto& n : plan().graph.nodes)
-    if (n.enabled && !n.cannot_run.empty() && (options_.models.empty() || options_.models.count(n.model)) &&
-        !nothing_in_shard_)
-      throw InputError(n.cannot_run);
   const auto& b = plan().build;
   options_.jobs = request_.jobs > 0 ? request_.jobs
                   : b.jobs > 0      ? static_cast<int>(b.jobs)
@@ -95,6 +90,10 @@ bool Build::open() {
   options_.cached_only = request_.cached_only;
   options_.cancel = request_.session.cancel;
   if (nothing_in_shard_) return true;
+  // A stage that cannot run on this machine stops the build before any runs.
+  for (const auto& n : plan().graph.nodes)
+    if (n.enabled && !n.cannot_run.empty() && (options_.models.empty() || options_.models.count(n.model)))
+      throw InputError(n.cannot_run);
   open_local_cache();
   if (options_.cache && !cache_lock_ && request_.session.cancel && request_.session.cancel->load()) return false;
   open_remote_cache();

@@ -66,8 +66,8 @@ std::vector<graph::Ingredient> key_ingredients(const Declarations& d, const std:
   out.push_back(graph::text_ingredient("implementation", implementation));
   for (const auto& key : d.config_keys()) add_config(config, key, out);
   std::erase_if(out, [&](const graph::Ingredient& i) {
-    return std::find(d.located.begin(), d.located.end(), i.name.substr(std::string_view("config:").size())) !=
-           d.located.end();
+    return i.name.starts_with("config:") &&
+           std::find(d.located.begin(), d.located.end(), i.name.substr(7)) != d.located.end();
   });
   // What a user sets before what the schema computes from it: --explain and
   // reasons name changes in this order (graph/explain.h).

@@ -40,6 +40,8 @@ void declare_ort_target(const config::ModelSettings& config, pipeline::Declarati
   d.located = {"compile.ort_library", "compile.ep_library"};  // their digests are the values below
   // Where the default library is looked for.
   if (config.compile.ort_library.empty()) d.plan_environment = ort::default_library_environment();
+  d.plan_files.push_back(to_utf8(spec.ort_library));
+  if (!spec.ep_library.empty()) d.plan_files.push_back(to_utf8(spec.ep_library));
   const compile::OrtTarget* found = nullptr;
   try {
     found = &compile::find_ort_target(spec);
@@ -47,8 +49,6 @@ void declare_ort_target(const config::ModelSettings& config, pipeline::Declarati
     // Only what runs the stage needs the libraries (status, graph and clean
     // do not); the plan is made again once one appears where it was looked for.
     d.cannot_run = e.what();
-    d.plan_files.push_back(to_utf8(spec.ort_library));
-    if (!spec.ep_library.empty()) d.plan_files.push_back(to_utf8(spec.ep_library));
     for (const auto& place : spec.ep_library_places) d.plan_files.push_back(to_utf8(place));
     return;
   }
@@ -60,11 +60,7 @@ void declare_ort_target(const config::ModelSettings& config, pipeline::Declarati
   d.values["ep.version"] = t.ep_version;
   d.values["ep.hardware"] = t.hardware;
   if (!t.driver_version.empty()) d.values["ep.driver_version"] = t.driver_version;
-  d.plan_files.push_back(to_utf8(spec.ort_library));
-  if (!spec.ep_library.empty()) {
-    d.values["ep.library"] = t.ep_library_digest.hex();
-    d.plan_files.push_back(to_utf8(spec.ep_library));
-  }
+  if (!spec.ep_library.empty()) d.values["ep.library"] = t.ep_library_digest.hex();
 }
 
 }  // namespace
