@@ -29,6 +29,7 @@ nlohmann::json metrics_of(const graph::NodeResult& r) {
 
 std::string decibels(const nlohmann::json& row) {
   const auto& v = row.value("sqnr_db", nlohmann::json());
+  if (row.value("constant", false)) return "not measured (constant output)";
   if (row.value("identical", false)) return "identical";
   if (!v.is_number() && row.contains("shape_changed_samples")) return "not comparable (its shape changed)";
   if (!v.is_number()) return "not measured";

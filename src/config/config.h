@@ -80,6 +80,7 @@ struct QuantizeConfig {
   double percentile = 99.999;
   std::optional<std::int64_t> num_bins;
   std::optional<double> min_sqnr_db;  // the stage fails when an output's SQNR is lower
+  bool allow_constant_outputs = false;  // min_sqnr_db passes outputs that never vary
   std::int64_t samples = 8;
   std::string calibration_data;
   std::string distribution = "uniform";

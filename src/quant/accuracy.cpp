@@ -56,7 +56,11 @@ void AccuracyMeter::add(const std::string& output, const model::TensorFile& refe
     return;
   }
   std::vector<double> a = as_doubles(reference), b = as_doubles(candidate);
+  if (s.samples == 0) s.first = a;
+  const bool same_size = s.first.size() == a.size();
   for (std::size_t i = 0; i < a.size(); ++i) {
+    s.reference_magnitude = std::max(s.reference_magnitude, std::fabs(a[i]));
+    if (same_size) s.reference_spread = std::max(s.reference_spread, std::fabs(a[i] - s.first[i]));
     double d = a[i] - b[i];
     s.signal += a[i] * a[i];
     s.noise += d * d;
@@ -64,7 +68,9 @@ void AccuracyMeter::add(const std::string& output, const model::TensorFile& refe
     if (std::isnan(ad)) ad = INFINITY;
     s.max_abs = std::max(s.max_abs, ad);
   }
+  if (!same_size) s.reference_spread = INFINITY;  // a size that varies is not constant
   s.n += a.size();
+  ++s.samples;
 }
 
 std::vector<OutputAccuracy> AccuracyMeter::results() const {
@@ -75,7 +81,12 @@ std::vector<OutputAccuracy> AccuracyMeter::results() const {
     a.max_abs_error = s.max_abs;
     a.elements = s.n;
     a.shape_changed = s.shape_changed;
-    if (s.noise > 0) a.sqnr_db = 10.0 * std::log10(s.signal / s.noise);
+    a.samples = s.samples;
+    // One sample cannot show it. Within 1e-5 of its magnitude a float32
+    // output is the same up to rounding (a random-weight network whose
+    // BatchNorm statistics collapse every input to one answer).
+    a.constant = s.samples >= 2 && !(s.reference_spread > kConstantTolerance * s.reference_magnitude);
+    if (s.noise > 0 && !a.constant) a.sqnr_db = 10.0 * std::log10(s.signal / s.noise);
     r.push_back(a);
   }
   return r;
@@ -117,9 +128,12 @@ nlohmann::json accuracy_json(const std::vector<OutputAccuracy>& table) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& a : table) {
     nlohmann::json row = {{"output", a.output}, {"max_abs_error", a.max_abs_error}, {"elements", a.elements}};
-    row["sqnr_db"] = a.sqnr_db ? nlohmann::json(*a.sqnr_db) : nlohmann::json(nullptr);  // null: identical
+    row["sqnr_db"] = a.sqnr_db ? nlohmann::json(*a.sqnr_db) : nlohmann::json(nullptr);
+    // An output the float model never varies tells nothing: not "identical".
+    if (a.constant) row["constant"] = true;
     // Identical outputs have no finite SQNR; say so rather than leave a bare null.
-    if (!a.sqnr_db && a.elements > 0 && a.max_abs_error == 0) row["identical"] = true;
+    else if (!a.sqnr_db && a.elements > 0 && a.max_abs_error == 0) row["identical"] = true;
+    row["samples"] = a.samples;
     // An output empty on every sample (a detector that found nothing) has nothing to compare.
     if (a.elements == 0 && a.shape_changed == 0) row["empty"] = true;
     if (a.shape_changed) row["shape_changed_samples"] = a.shape_changed;
@@ -136,14 +150,22 @@ std::string format_accuracy(const std::vector<OutputAccuracy>& table) {
   for (const auto& a : table) {
     char sqnr[32] = "inf";
     if (a.sqnr_db) std::snprintf(sqnr, sizeof sqnr, "%.2f", *a.sqnr_db);
+    else if (a.constant) std::snprintf(sqnr, sizeof sqnr, "-");
     else if (a.elements == 0) std::snprintf(sqnr, sizeof sqnr, a.shape_changed ? "-" : "empty");
     std::snprintf(line, sizeof line, "  %-32s %10s %16.6g\n", a.output.c_str(), sqnr, a.max_abs_error);
     o << line;
+    if (a.constant) o << "    (" << constant_output_message(a) << ")\n";
     if (a.shape_changed)
       o << "    (another shape on " << a.shape_changed << " sample" << (a.shape_changed == 1 ? "" : "s")
         << ", not compared: the output's size depends on its values)\n";
   }
   return o.str();
+}
+
+std::string constant_output_message(const OutputAccuracy& a) {
+  return "output '" + a.output + "' is constant over the " + std::to_string(a.samples) +
+         " samples: no accuracy figure (the float model gives every sample the same values; random weights "
+         "with BatchNorm's default statistics or a zero head do)";
 }
 
 }  // namespace winml::quant

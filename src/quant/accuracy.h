@@ -25,7 +25,18 @@ struct OutputAccuracy {
   // Samples on which the converted model's output had another shape: a count
   // that depends on the values (a detector's detections), so not compared.
   std::size_t shape_changed = 0;
+  // The float model's output took the same values on every sample (to
+  // float32 precision): errors cannot show, so no figure is given.
+  bool constant = false;
+  std::size_t samples = 0;  // samples whose pair was compared
 };
+
+// How far (relative to its magnitude) a reference output may move over the
+// samples and still be called constant.
+inline constexpr double kConstantTolerance = 1e-5;
+
+// "output 'x' is constant over the N samples: no accuracy figure (...)".
+std::string constant_output_message(const OutputAccuracy& a);
 
 class AccuracyMeter {
  public:
@@ -37,7 +48,11 @@ class AccuracyMeter {
  private:
   struct Sums {
     double signal = 0, noise = 0, max_abs = 0;
-    std::size_t n = 0, shape_changed = 0;
+    std::size_t n = 0, shape_changed = 0, samples = 0;
+    // The first sample's reference values, and how far any later sample's
+    // reference moved from them (relative to the largest magnitude).
+    std::vector<double> first;
+    double reference_spread = 0, reference_magnitude = 0;
   };
   std::map<std::string, Sums> sums_;
 };

@@ -369,9 +369,6 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
                        (report.value("nodes_skipped", 0) ? " (every candidate was skipped: see skipped_op_types)"
                                                          : " (the model has no node of a type quantize handles)") +
                        "; the model stays in float");
-  report["warnings"] = warnings;
-  for (const auto& w : warnings) log(ctx, "warning: " + w.get<std::string>());
-
   if (ctx.accuracy_report) {
     log(ctx, "comparing against the float model on " + std::to_string(samples->size()) + " samples");
     std::vector<OutputAccuracy> table;
@@ -379,7 +376,11 @@ QuantizeResult quantize_model(const model::Model& in, const config::QuantizeConf
       table = compare_models(reference, out, *samples, sample_runner, reference_outputs, sample_workers);
     });
     report["accuracy"] = accuracy_json(table);
+    for (const auto& a : table)
+      if (a.constant) warnings.push_back(constant_output_message(a));
   }
+  report["warnings"] = warnings;
+  for (const auto& w : warnings) log(ctx, "warning: " + w.get<std::string>());
   r.report = std::move(report);
   return r;
 }

@@ -27,7 +27,7 @@ namespace {
 
 // [quantize] min_sqnr_db: an accuracy floor the build enforces, naming the
 // output and the figure.
-void check_min_sqnr(const nlohmann::json& report, double limit) {
+void check_min_sqnr(const nlohmann::json& report, double limit, bool allow_constant_outputs) {
   const auto& accuracy = report.value("accuracy", nlohmann::json::array());
   if (accuracy.empty())
     throw BuildError("[quantize] min_sqnr_db = " + nlohmann::json(limit).dump() +
@@ -36,6 +36,14 @@ void check_min_sqnr(const nlohmann::json& report, double limit) {
     const std::string output = a.value("output", std::string("?"));
     const auto& sqnr = a.value("sqnr_db", nlohmann::json());
     if (a.value("identical", false)) continue;  // no loss at all meets any floor
+    if (a.value("constant", false)) {
+      if (allow_constant_outputs) continue;
+      throw BuildError("output '" + output + "' is constant over the " + std::to_string(a.value("samples", 0)) +
+                       " calibration samples, so its SQNR cannot be measured; [quantize] min_sqnr_db = " +
+                       nlohmann::json(limit).dump() +
+                       " needs an output that varies with the input (check the model's weights; "
+                       "[quantize] allow_constant_outputs = true accepts it)");
+    }
     if (!sqnr.is_number())
       throw BuildError("the SQNR of output '" + output + "' could not be measured; [quantize] min_sqnr_db = " +
                        nlohmann::json(limit).dump() + " needs it");
@@ -62,7 +70,7 @@ pipeline::StageResult QuantizeStage::run(const pipeline::StageContext& ctx) {
   q.scratch_dir = ctx.output.parent_path();
   quant::QuantizeResult result = quant::quantize_model(in, ctx.config.quantize, q);
   ctx.check_cancel();
-  if (const auto& limit = ctx.config.quantize.min_sqnr_db) check_min_sqnr(result.report, *limit);
+  if (const auto& limit = ctx.config.quantize.min_sqnr_db) check_min_sqnr(result.report, *limit, ctx.config.quantize.allow_constant_outputs);
   model::save_model(result.model, ctx.output, save_options(ctx));
   pipeline::StageResult r;
   r.metrics = std::move(result.report);

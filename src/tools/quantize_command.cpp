@@ -134,6 +134,8 @@ void print_summary(const std::string& in, const std::string& out, const nlohmann
       a.max_abs_error = row["max_abs_error"];
       a.elements = row.value("elements", std::size_t{0});
       a.shape_changed = row.value("shape_changed_samples", std::size_t{0});
+      a.constant = row.value("constant", false);
+      a.samples = row.value("samples", std::size_t{0});
       if (!row["sqnr_db"].is_null()) a.sqnr_db = row["sqnr_db"].get<double>();
       table.push_back(a);
     }

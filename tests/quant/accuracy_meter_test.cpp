@@ -47,3 +47,37 @@ TEST(AccuracyMeter, AnOutputThatChangedShapeOnEverySampleIsNotCalledEmpty) {
   EXPECT_FALSE(row.contains("empty")) << "it was not empty: it was not comparable";
   EXPECT_FALSE(row.contains("identical"));
 }
+
+TEST(AccuracyMeter, AReferenceThatNeverVariesIsConstantNotIdentical) {
+  quant::AccuracyMeter meter;
+  for (int i = 0; i < 3; ++i) meter.add("logits", floats({2}, {0, 0}), floats({2}, {0, 0}));
+  meter.add("varies", floats({2}, {1, 2}), floats({2}, {1, 2}));
+  meter.add("varies", floats({2}, {1, 3}), floats({2}, {1, 3}));
+  const auto r = meter.results();
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_TRUE(r[0].constant);
+  EXPECT_FALSE(r[0].sqnr_db.has_value());
+  const auto rows = quant::accuracy_json(r);
+  EXPECT_EQ(rows[0]["constant"], true);
+  EXPECT_FALSE(rows[0].contains("identical"));
+  EXPECT_EQ(rows[0]["samples"], 3);
+  EXPECT_EQ(quant::constant_output_message(r[0]).rfind("output 'logits' is constant over the 3 samples", 0), 0u);
+  // Equal outputs that do vary over the samples: quantization changed nothing.
+  EXPECT_FALSE(r[1].constant);
+  EXPECT_EQ(rows[1]["identical"], true);
+}
+
+TEST(AccuracyMeter, OneSampleCannotShowAConstantOutput) {
+  quant::AccuracyMeter meter;
+  meter.add("y", floats({2}, {1, 2}), floats({2}, {1, 2.5f}));
+  const auto r = meter.results();
+  EXPECT_FALSE(r[0].constant);
+  EXPECT_TRUE(r[0].sqnr_db.has_value());
+}
+
+TEST(AccuracyMeter, MovesWithinFloatRoundingOfItsMagnitudeAreConstant) {
+  quant::AccuracyMeter meter;
+  meter.add("y", floats({1}, {1000.0f}), floats({1}, {1001.0f}));
+  meter.add("y", floats({1}, {1000.001f}), floats({1}, {1001.0f}));
+  EXPECT_TRUE(meter.results()[0].constant);
+}

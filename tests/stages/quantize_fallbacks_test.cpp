@@ -130,6 +130,39 @@ TEST(QuantizeFallbacks, AModelWithNothingToQuantizeSaysSo) {
   EXPECT_EQ(p.run({"--rebuild", "--min-sqnr", "40"}).exit_code, 0);
 }
 
+// A zero weight makes y the bias whatever x is (as a zero-initialized head
+// makes a random ViT's logits): no sample can show an error, so no figure.
+TEST(QuantizeFallbacks, AnOutputThatNeverVariesIsNotCalledIdentical) {
+  Project p;
+  test::GraphBuilder b;
+  b.input("x", {1, 8});
+  b.output("y", {1, 4});
+  b.initializer("W", {8, 4}, std::vector<float>(32, 0.0f));
+  b.initializer("B", {4}, test::random_floats(4, 8));
+  b.node("MatMul", {"x", "W"}, {"m"}, "matmul");
+  b.node("Add", {"m", "B"}, {"y"}, "add");
+  write(p, test::make_model(b.graph(), 17));
+  p.write_config(kConfig);
+  auto r = p.run({});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("SQNR y not measured (constant output)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("warning: quantize: output 'y' is constant over the 8 samples: no accuracy figure"),
+            std::string::npos)
+      << r.out;
+  const auto q = metrics(p.build(), "quantize");
+  EXPECT_EQ(q["accuracy"][0]["constant"], true) << q.dump(2);
+  EXPECT_FALSE(q["accuracy"][0].contains("identical")) << q.dump(2);
+  EXPECT_TRUE(q["accuracy"][0]["sqnr_db"].is_null()) << q.dump(2);
+
+  // A floor cannot be met by an output nothing can be measured on, unless asked.
+  auto strict = p.run({"--rebuild", "--min-sqnr", "40"});
+  EXPECT_EQ(strict.exit_code, 1);
+  EXPECT_NE(strict.err.find("output 'y' is constant over the 8 calibration samples, so its SQNR cannot be measured"),
+            std::string::npos)
+      << strict.err;
+  EXPECT_EQ(p.run({"--min-sqnr", "40", "-D", "quantize.allow_constant_outputs=true"}).exit_code, 0);
+}
+
 TEST(QuantizeFallbacks, ValidationRunsOnTheFirstCalibrationSample) {
   // y = Log(x - 1): all-ones inputs give -inf, the calibration samples (x = 3) do not -- as a model whose
   // sample-rate input picks a branch runs only on real rates.

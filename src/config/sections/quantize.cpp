@@ -111,6 +111,9 @@ std::shared_ptr<const Section<QuantizeConfig>> quantize_schema() {
     sqnr.default_doc = "no limit";
     sqnr.alternative = -50.0;  // a change of the key that no model of the tests falls below
     sqnr.example = 30.0;
+    s->key("allow_constant_outputs", &QuantizeConfig::allow_constant_outputs, ValueType::kBool,
+           "With min_sqnr_db set, let an output pass that the float model gives the same values on every "
+           "calibration sample (its accuracy cannot be measured); otherwise such an output fails the stage.");
     auto& n = s->key("samples", &QuantizeConfig::samples, ValueType::kInt,
                      "Number of calibration samples (from calibration_data, or generated).");
     n.min = 1, n.max = 100000;
