@@ -33,7 +33,9 @@ std::shared_ptr<const Section<ExportConfig>> export_schema() {
       return "";
     };
     s->key("weights", &ExportConfig::weights, ValueType::kString,
-           "A state_dict .pt file for the torchvision model; random weights (seed 0) when empty.")
+           "A state_dict .pt file for the torchvision model. Empty: random weights (seed 0) with BatchNorm "
+           "statistics measured on random inputs, so that outputs vary with the input; for trying the pipeline, "
+           "not for accuracy.")
         .alternative = "weights.pt";
     auto& o = s->key("opset", &ExportConfig::opset, ValueType::kInt, "ONNX opset of the exported model.");
     o.min = 7, o.max = 17;
