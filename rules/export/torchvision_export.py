@@ -3,12 +3,65 @@
 
 Run by `[export] torchvision = "<name>"` with Debian's python3-torch and
 python3-torchvision. Weights are random (torch.manual_seed(0)) unless
---weights gives a state_dict file. Exit codes: 0 ok, 2 bad arguments,
-3 missing Python packages.
+--weights gives a state_dict file; random weights are settled so that the
+outputs vary with the input (settle_random_weights). Exit codes: 0 ok,
+2 bad arguments, 3 missing Python packages.
 """
 import argparse
 import json
 import sys
+
+
+def random_batch(example, generator, batch=2, draw=None):
+    """Arguments shaped as `example` with `batch` items (a tensor's first
+    dimension, a list's length: a detector takes a list of images), floats
+    drawn anew by `draw` (torch.rand: uniform in [0, 1), as the recipe's
+    example). Two items, as BatchNorm in train mode needs more than one value
+    per channel."""
+    import torch
+    draw = draw or torch.rand
+
+    def fresh(t, shape):
+        return draw(shape, generator=generator).to(t.dtype) if t.is_floating_point() else t
+
+    out = []
+    for arg in example:
+        if isinstance(arg, (list, tuple)):
+            out.append(type(arg)(fresh(arg[0], arg[0].shape) for _ in range(batch)))
+        elif isinstance(arg, torch.Tensor) and arg.dim() >= 1:
+            out.append(fresh(arg, (batch,) + tuple(arg.shape[1:])))
+        else:
+            out.append(arg)
+    return out
+
+
+def settle_random_weights(model, example, passes=2, draw=None):
+    """Gives a randomly initialized network what a trained one has, so that
+    its outputs depend on its input: a weight torchvision leaves at zero (ViT's
+    classification head) drawn from normal(0, 0.02), and BatchNorm statistics
+    measured on `passes` random batches of two inputs shaped as `example` (the defaults, mean
+    0 and variance 1, collapse deep random networks to one output for every
+    input), with inputs drawn as the model will be fed (`draw`, see
+    random_batch). Leaves the model in eval mode."""
+    import torch
+    generator = torch.Generator().manual_seed(2)
+    with torch.no_grad():
+        for module in model.modules():
+            for weight in module.parameters(recurse=False):
+                if weight.dim() >= 2 and not weight.any():
+                    weight.copy_(torch.randn(weight.shape, generator=generator) * 0.02)
+    model.eval()
+    norms = [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
+    for norm in norms:
+        norm.reset_running_stats()
+        norm.momentum = None  # a plain average over the passes
+        norm.train()
+    if norms:
+        with torch.no_grad():
+            for _ in range(passes):
+                model(*random_batch(example, generator, draw=draw))
+    model.eval()
+    return model
 
 
 def parse_input(spec):
@@ -69,6 +122,8 @@ def main():
         names = ["input"]
         example = [torch.rand(args.batch_size, 3, size, size, generator=torch.Generator().manual_seed(1))]
 
+    if not args.weights:
+        settle_random_weights(model, tuple(example))
     dynamic = {name: {int(axis): dim for axis, dim in axes.items()}
                for name, axes in json.loads(args.dynamic_axes).items()}
     torch.onnx.export(model, tuple(example), args.out, opset_version=args.opset, input_names=names,

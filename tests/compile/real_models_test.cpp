@@ -20,9 +20,9 @@ namespace {
 
 const runtime::Shape kImageShape{1, 3, 224, 224};
 
-// torchvision initializes ViT's classification head to zeros, so its output
-// says nothing: the head's input (the class-token features) becomes an
-// extra graph output, compiled into the blob like the rest.
+// The head's input (the class-token features) becomes an extra graph
+// output, compiled into the blob like the rest, and compared with the
+// logits (ViT's head is one small MatMul).
 fs::path with_head_input_output(const fs::path& source, const fs::path& dir) {
   model::Model m = model::load_model(source);
   auto* graph = m.proto.mutable_graph();

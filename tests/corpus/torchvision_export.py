@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Exports the torchvision corpus: torchvision architectures with random
-weights (torch.manual_seed(0) before each model), small inputs, through
+weights (torch.manual_seed(0) before each model, settled so that outputs
+vary with the input: tests/fixtures/varied_outputs.py), small inputs, through
 Debian's python3-torch / python3-torchvision, offline. One model per line of
 MODELS: name, constructor, input shape, opset, kind.
 
@@ -20,6 +21,9 @@ import time
 import torch
 import torchvision
 from torchvision import models as m
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
+from varied_outputs import RECIPE, check_outputs_vary, settle_random_weights  # noqa: E402
 
 # name, constructor, input shape, opset, kind
 MODELS = [
@@ -79,7 +83,9 @@ MODELS = [
 ]
 
 
-EXPORTER = hashlib.sha256(open(__file__, "rb").read()).hexdigest()
+EXPORTER = hashlib.sha256(b"".join(open(f, "rb").read() for f in (
+    __file__, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "varied_outputs.py"),
+    RECIPE))).hexdigest()
 
 
 def exported_by_this_script(name, out_dir):
@@ -107,6 +113,12 @@ def export(name, make, shape, opset, kind, out_dir):
     pair = kind.startswith("optical flow")
     names = ["input", "input2"] if pair else ["input"]
     args = ([x[0]],) if detection else (x, torch.roll(x, 3, dims=3)) if pair else (x,)
+    settle_random_weights(model, args)
+    # A random detector's scores (about 1/classes) stay below its score
+    # threshold: it finds nothing in any image, and says so in the same
+    # outputs, empty. (With a threshold of 0 its hundred tied scores make the
+    # order of detections a matter of rounding, in any two runtimes.)
+    check_outputs_vary(model, args, allow_empty=detection)
     # Not under torch.no_grad(): there nn.MultiheadAttention takes its fused
     # fast path (aten::_native_multi_head_attention), which has no ONNX export.
     torch.onnx.export(model, args, path, opset_version=opset, input_names=names, do_constant_folding=True)

@@ -171,8 +171,8 @@ TEST(Examples, VitExternalDataFlowsThroughEveryStage) {
   ASSERT_TRUE(ours.count("output"));
   EXPECT_LT(test::max_abs_diff(runtime::to_tensor_file(ours.at("output")), ort.outputs.at("output")), 1e-3);
   // The quantized model (weights in a .data sidecar) compiled with the `ref` plugin EP through ORT,
-  // embedded and .bin, computes in ORT 1.29 and 1.30 what ORT's CPU EP computes on it. (torchvision
-  // starts ViT's head at zero: the class-token features, the head's input, are an output too.)
+  // embedded and .bin, computes in ORT 1.29 and 1.30 what ORT's CPU EP computes on it. (The
+  // class-token features, the head's input, are an output too: compared on their own scale.)
   const fs::path features = e.root() / "ort" / "features.onnx";
   fs::create_directories(features.parent_path());
   with_head_input_as_output(e.out("vit", "quantized.onnx"), features);

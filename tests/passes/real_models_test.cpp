@@ -1,14 +1,13 @@
 // Optimized exported models compute what the originals compute, in ONNX
-// Runtime (max relative difference <= 1e-4 on all-ones and seeded random
-// inputs) and in winml-make's own runtime, pass libonnx's checker (opset <=
-// 17), and get smaller.
+// Runtime (max |a - b| <= 1e-4 of the output's scale, on all-ones and seeded
+// random inputs) and in winml-make's own runtime, pass libonnx's checker
+// (opset <= 17), and never grow.
 //
-// torchvision initializes ViT's classification head to zeros, so the logits
-// alone would prove nothing: every model also exposes the input of its final
-// node (the pooled features) as a graph output, and that is compared too,
-// relative to its scale (max|a-b| <= 1e-4 * max|b|): element-wise relative
-// error is no measure for features near zero — ONNX Runtime's own basic
-// optimizer moves ViT's features by 8e-4 element-wise (1e-6 of their scale).
+// Every model also exposes the input of its final node (the pooled
+// features) as a graph output, and that is compared too. Element-wise
+// relative error is no measure for values near zero: ONNX Runtime's own
+// basic optimizer moves ViT's features by 8e-4 element-wise (1e-6 of their
+// scale).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -86,8 +85,10 @@ void expect_close(const test::OrtResult& got, const test::OrtResult& want, const
   ASSERT_EQ(got.outputs.size(), want.outputs.size()) << what;
   for (const auto& [name, t] : want.outputs) {
     ASSERT_TRUE(got.outputs.count(name)) << what << ": output " << name << " is gone";
-    if (name == features) EXPECT_LE(scale_relative_diff(got.outputs.at(name), t), 1e-4) << what << ": features";
-    else EXPECT_LE(test::max_relative_diff(got.outputs.at(name), t), 1e-4) << what << ": output " << name;
+    // Against the output's scale: a logit near zero carries the rounding of
+    // the large ones (an element-wise bound held only while the exported
+    // ViT's logits were all zero).
+    EXPECT_LE(scale_relative_diff(got.outputs.at(name), t), 1e-4) << what << ": output " << name;
   }
 }
 
@@ -109,7 +110,10 @@ TEST_P(RealModel, BasicAndExtendedKeepOutputs) {
     if (std::string(level) == "extended") options.ep = "cpu";  // enables com.microsoft Gelu
     auto report = passes::optimize_model(m, options);
     EXPECT_TRUE(report.fixed_point);
-    EXPECT_LT(report.nodes_after, report.nodes_before);
+    // Never more nodes. (ResNet-50 exports with nothing left to do at basic:
+    // the Identity nodes it lost here were the exporter's for biases all
+    // zero, which BatchNorm's default statistics had made equal.)
+    EXPECT_LE(report.nodes_after, report.nodes_before);
     fs::path out = dir / (std::string(level) + ".onnx");
     model::save_model(m, out);
 

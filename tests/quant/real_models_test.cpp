@@ -65,16 +65,16 @@ Measured quantize_and_measure(const fs::path& model, const std::vector<std::stri
     if (!want.ok || !got.ok) return m;
     for (const auto& [o, t] : want.outputs) meter.add(o, t, got.outputs.at(o));
   }
-  // The first output with a signal (ViT's logits are all zero, see below).
+  // The worst output is the figure; every output is printed.
+  m.sqnr_db = 1e9;
   for (const auto& row : meter.results()) {
-    if (!row.sqnr_db && row.max_abs_error == 0) continue;
-    m.sqnr_db = row.sqnr_db.value_or(1e9);
-    m.max_abs_error = row.max_abs_error;
-    break;
+    EXPECT_FALSE(row.constant) << name << ": output " << row.output << " is the same for every input";
+    const double sqnr = row.sqnr_db.value_or(1e9);
+    std::printf("[ result ] %-28s SQNR %6.2f dB  max abs error %.4g  (%s; calibration %.2f s, %d nodes quantized)\n",
+                name.c_str(), sqnr, row.max_abs_error, row.output.c_str(),
+                m.report["calibration_time_seconds"].get<double>(), m.report["nodes_quantized"].get<int>());
+    if (sqnr < m.sqnr_db) m.sqnr_db = sqnr, m.max_abs_error = row.max_abs_error;
   }
-  std::printf("[ result ] %-28s SQNR %6.2f dB  max abs error %.4g  (calibration %.2f s, %d nodes quantized)\n",
-              name.c_str(), m.sqnr_db, m.max_abs_error, m.report["calibration_time_seconds"].get<double>(),
-              m.report["nodes_quantized"].get<int>());
   std::fflush(stdout);
   return m;
 }
@@ -82,13 +82,19 @@ Measured quantize_and_measure(const fs::path& model, const std::vector<std::stri
 const std::vector<std::string> kW8A16 = {"--weight-type", "uint8", "--activation-type", "uint16", "--per-channel"};
 const std::vector<std::string> kW8A8 = {"--weight-type", "int8", "--activation-type", "uint8", "--per-channel"};
 
+// The floors sit below what was measured (docs/quantize.md), and above what
+// rounding the weights alone costs these random networks in PyTorch (8-bit
+// per output channel, BatchNorm folded, no activation quantization:
+// benchmarks/quantize/weights_only_reference.py): ResNet-50 15.6 dB,
+// MobileNetV3-Small 26.1 dB. They are deep random
+// networks that amplify any perturbation, not a measure of trained ones.
 TEST(RealModels, ResNet50) {
   TempDir d;
   fs::path model = exported_model("resnet50_op13");
   Measured a16 = quantize_and_measure(model, kW8A16, d.path(), "resnet50 w8a16");
-  EXPECT_GE(a16.sqnr_db, 35.0);
+  EXPECT_GE(a16.sqnr_db, 16.0);
   Measured a8 = quantize_and_measure(model, kW8A8, d.path(), "resnet50 w8a8");
-  EXPECT_GE(a8.sqnr_db, 25.0);
+  EXPECT_GE(a8.sqnr_db, 14.0);
   // ORT recognises every Conv group of the w8a8 model.
   OrtResult r = run_in_ort(d / "resnet50 w8a8.onnx", fresh_inputs(model)[0],
                            {.opt_level = "extended", .optimized_model = d / "opt.onnx"});
@@ -102,13 +108,13 @@ TEST(RealModels, MobileNetV3Small) {
   TempDir d;
   fs::path model = exported_model("mobilenet_v3_small_op13");
   Measured a16 = quantize_and_measure(model, kW8A16, d.path(), "mobilenet_v3_small w8a16");
-  EXPECT_GE(a16.sqnr_db, 35.0);
+  EXPECT_GE(a16.sqnr_db, 27.0);
   quantize_and_measure(model, kW8A8, d.path(), "mobilenet_v3_small w8a8");
 }
 
-// torchvision initialises ViT's classification head to zeros, so its logits
-// are identically 0 for any input; the encoder output (the head's input) is
-// the signal to compare, added as a second model output.
+// The encoder output (the head's input) is measured as well as the logits,
+// added as a second model output: ViT's head is one small MatMul (drawn from
+// normal(0, 0.02) by the exporter, where torchvision starts it at zero).
 fs::path vit_with_encoder_output(const fs::path& dir) {
   model::Model m = model::load_model(exported_model("vit_b_16_op17"));
   auto& g = *m.proto.mutable_graph();

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -86,6 +87,30 @@ double max_abs_diff(const model::TensorFile& a, const model::TensorFile& b) {
     worst = std::max(worst, d);
   }
   return worst;
+}
+
+std::vector<std::string> outputs_that_do_not_vary(const std::map<std::string, model::TensorFile>& a,
+                                                  const std::map<std::string, model::TensorFile>& b) {
+  std::vector<std::string> constant;
+  int judged = 0;
+  for (const auto& [name, x] : a) {
+    auto it = b.find(name);
+    if (it == b.end() || x.dtype != onnx::TensorProto::FLOAT || it->second.dtype != x.dtype) continue;
+    ++judged;
+    if (!same_shape(x, it->second)) continue;
+    double magnitude = 0;
+    for (const auto* t : {&x, &it->second})
+      for (std::int64_t i = 0; i < t->element_count(); ++i)
+        magnitude = std::max(magnitude, std::fabs(double(t->as<float>()[i])));
+    const double spread = max_abs_diff(x, it->second);
+    if (x.element_count() > 0 && !(spread > std::max(1e-5 * magnitude, 1e-5))) {
+      char figures[96];
+      std::snprintf(figures, sizeof figures, " (moved %.2g, magnitude %.2g)", spread, magnitude);
+      constant.push_back(name + figures);
+    }
+  }
+  if (judged == 0) constant.push_back("no float output");
+  return constant;
 }
 
 model::TensorFile ones(const std::vector<std::int64_t>& shape) {

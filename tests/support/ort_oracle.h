@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "model/tensor_file.h"
 
@@ -32,6 +33,13 @@ OrtResult run_in_ort(const std::filesystem::path& model, const std::map<std::str
 // max |a-b| / max(|b|, 1e-3) over float32 tensors of equal shape; infinity on a shape mismatch.
 double max_relative_diff(const model::TensorFile& a, const model::TensorFile& b);
 double max_abs_diff(const model::TensorFile& a, const model::TensorFile& b);
+
+// The float32 outputs that two runs on different inputs left (nearly) equal,
+// each with how far it moved: less than 1e-5 of its magnitude, or than
+// 1e-5 (tests/fixtures/varied_outputs.py says why). An output with another
+// shape moved; other types are not judged. "no float output" when none was.
+std::vector<std::string> outputs_that_do_not_vary(const std::map<std::string, model::TensorFile>& a,
+                                                  const std::map<std::string, model::TensorFile>& b);
 
 // A float32 tensor of the given shape, all ones or seeded uniform [-1, 1).
 model::TensorFile ones(const std::vector<std::int64_t>& shape);

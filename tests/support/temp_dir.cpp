@@ -1,5 +1,7 @@
 #include "support/temp_dir.h"
 
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -53,7 +55,12 @@ fs::path memory_temp_dir() {
 }
 
 fs::path source_dir() { return WINML_SOURCE_DIR; }
-fs::path test_models_dir() { return WINML_TEST_MODELS; }
+// WINML_TEST_MODELS in the environment: another export of them (an older
+// exporter's, to show what a test would have said of it).
+fs::path test_models_dir() {
+  const char* dir = std::getenv("WINML_TEST_MODELS");
+  return dir && *dir ? fs::path(dir) : fs::path(WINML_TEST_MODELS);
+}
 fs::path winml_make_binary() { return WINML_MAKE_BIN; }
 fs::path test_command() { return WINML_TEST_COMMAND; }
 
