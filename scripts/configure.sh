@@ -9,3 +9,9 @@ configure() {
   [ -f "$dir/CMakeCache.txt" ] || ! command -v ninja >/dev/null || generator=(-G Ninja)
   cmake -S . -B "$dir" "${generator[@]}" "$@" >/dev/null
 }
+
+# The sanitize subset's tests scripts/sanitize.sh does not run, as one
+# alternation for ctest -R/-E (scripts/uninstrumented-only.txt says why).
+uninstrumented_only() {
+  grep -v '^#' scripts/uninstrumented-only.txt | paste -sd'|'
+}

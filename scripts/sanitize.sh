@@ -33,10 +33,6 @@ export WINML_TEST_CHILD_ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_lea
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # Leaks inside libraries we do not build (ONNX Runtime's), with their reasons.
 export LSAN_OPTIONS=suppressions=$root/scripts/lsan-suppressions.txt
-# Two ViT-B/16 runs are left to the uninstrumented tree, where they run too:
-# the embedded form is the sidecar form's blob inside the model (ResNet-50's
-# embedded form and ViT's sidecar form run here), and opset 13's graph is
-# opset 17's with LayerNormalization spelled out in operators the other
-# models run; under ASan they took 150 s of the 2-core budget.
-ctest --test-dir "$out" -L sanitize -E '^(RefRealModels\.VitB16Embedded|RuntimeOracle\.VitB16Opset13)$' \
+# scripts/uninstrumented-only.txt names the tests left to the uninstrumented tree.
+ctest --test-dir "$out" -L sanitize -E "^($(uninstrumented_only))\$" \
   --no-tests=error --output-on-failure -j"$(nproc)" "$@"

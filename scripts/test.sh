@@ -21,10 +21,16 @@ phase() {
 }
 phase install-deps bash scripts/install-deps.sh
 phase build bash scripts/build.sh
-phase ctest ctest --test-dir build --no-tests=error --output-on-failure -j"$(nproc)" "$@"
-# The runtime's and compile's tests again, built with ASan and UBSan; then
-# the fuzz targets in the same instrumented tree, a bounded and repeatable
-# run (scripts/fuzz.sh for longer ones).
+# The sanitize subset (label `<tier>+sanitize`) runs once, in the
+# instrumented tree below, except the few scripts/uninstrumented-only.txt
+# leaves to this one.
+source scripts/configure.sh
+phase ctest ctest --test-dir build -LE sanitize --no-tests=error --output-on-failure -j"$(nproc)" "$@"
+phase uninstrumented-only ctest --test-dir build -R "^($(uninstrumented_only))\$" \
+  --no-tests=error --output-on-failure -j"$(nproc)" "$@"
+# The runtime's, compile's and the corpora's tests, built with ASan and
+# UBSan; then the fuzz targets in the same instrumented tree, a bounded and
+# repeatable run (scripts/fuzz.sh for longer ones).
 phase sanitize bash scripts/sanitize.sh
 phase fuzz bash scripts/fuzz.sh --ci
 # The Windows build, cross-compiled, its tests run under Wine
