@@ -56,7 +56,7 @@ void AccuracyMeter::add(const std::string& output, const model::TensorFile& refe
     return;
   }
   std::vector<double> a = as_doubles(reference), b = as_doubles(candidate);
-  if (s.samples == 0) s.first = a;
+  if (s.samples == 0) s.first.assign(a.begin(), a.end());
   const bool same_size = s.first.size() == a.size();
   for (std::size_t i = 0; i < a.size(); ++i) {
     s.reference_magnitude = std::max(s.reference_magnitude, std::fabs(a[i]));

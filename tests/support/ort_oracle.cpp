@@ -89,9 +89,9 @@ double max_abs_diff(const model::TensorFile& a, const model::TensorFile& b) {
   return worst;
 }
 
-std::vector<std::string> outputs_that_do_not_vary(const std::map<std::string, model::TensorFile>& a,
-                                                  const std::map<std::string, model::TensorFile>& b) {
-  std::vector<std::string> constant;
+std::string outputs_that_do_not_vary(const std::map<std::string, model::TensorFile>& a,
+                                     const std::map<std::string, model::TensorFile>& b) {
+  std::string constant;
   int judged = 0;
   for (const auto& [name, x] : a) {
     auto it = b.find(name);
@@ -106,11 +106,10 @@ std::vector<std::string> outputs_that_do_not_vary(const std::map<std::string, mo
     if (x.element_count() > 0 && !(spread > std::max(1e-5 * magnitude, 1e-5))) {
       char figures[96];
       std::snprintf(figures, sizeof figures, " (moved %.2g, magnitude %.2g)", spread, magnitude);
-      constant.push_back(name + figures);
+      constant += (constant.empty() ? "" : ", ") + name + figures;
     }
   }
-  if (judged == 0) constant.push_back("no float output");
-  return constant;
+  return judged == 0 ? "no float output" : constant;
 }
 
 model::TensorFile ones(const std::vector<std::int64_t>& shape) {
