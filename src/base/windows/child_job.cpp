@@ -35,7 +35,7 @@ void forget_job(HANDLE job) {
 void end_all_children_now() {
   for (auto& slot : g_jobs) {
     HANDLE job = slot.load();
-    if (job) TerminateJobObject(job, 0xC000013A);
+    if (job) TerminateJobObject(job, windows::ChildJob::kTerminatedStatus);
   }
 }
 
@@ -63,7 +63,7 @@ ChildJob::~ChildJob() {
 }
 
 void ChildJob::terminate() {
-  if (job_) TerminateJobObject(job_, 0xC000013A);
+  if (job_) TerminateJobObject(job_, kTerminatedStatus);
 }
 
 HANDLE start_in_job(const ChildStart& start, ChildJob& job, std::string& error) {

@@ -24,8 +24,10 @@ class ChildJob {
   ChildJob& operator=(const ChildJob&) = delete;
   bool valid() const { return job_ != nullptr; }
   HANDLE handle() const { return job_; }
-  // Ends every process in the job at once.
+  // Ends every process in the job at once, each with kTerminatedStatus.
   void terminate();
+  // STATUS_CONTROL_C_EXIT: what a console reports of a process Ctrl-C ended.
+  static constexpr DWORD kTerminatedStatus = 0xC000013A;
 
  private:
   HANDLE job_ = nullptr;
