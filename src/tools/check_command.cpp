@@ -11,6 +11,7 @@
 
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "base/native_file.h"
 #include "base/subprocess.h"
 #include "base/this_executable.h"
 #include "base/this_process.h"
@@ -35,12 +36,11 @@ struct Mismatch {
 };
 
 // The scratch directory, removed however check ends.
+// (Its artifacts are hard links to read-only cache blobs: Windows removes
+// them only once that attribute is cleared, which remove_tree does.)
 struct Scratch {
   fs::path dir;
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
+  ~Scratch() { native::remove_tree(dir); }
 };
 
 json read_manifest(const fs::path& file) {
