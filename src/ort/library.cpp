@@ -73,7 +73,8 @@ const Library& load(const fs::path& path) {
   if (ec) {
     if (fs::is_symlink(absolute, ec))
       throw InputError(file_error(to_utf8(absolute), "a symbolic link to a file that does not exist"));
-    throw InputError(file_error(to_utf8(absolute), "no such file (an ONNX Runtime library, libonnxruntime.so)"));
+    throw InputError(file_error(to_utf8(absolute), std::string("no such file (an ONNX Runtime library, ") +
+                                                           system_names::kOrtLibraryKind + ")"));
   }
   if (auto it = loaded.find(to_utf8(real)); it != loaded.end()) return *it->second;
 
