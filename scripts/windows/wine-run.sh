@@ -19,6 +19,8 @@
 # - WINEDEBUG=-all (Wine's own diagnostics would mix with the program's
 #   stderr) and winedbg disabled: a crashing program exits with its exception
 #   code at once instead of starting Wine's debugger.
+# - WINML_ORT_CACHE names fetch-ort.sh's cache on drive Z:, so winml-make
+#   finds ONNX Runtime's Windows DLLs where a Windows user's fetch puts them.
 # - stdin, stdout and stderr are the program's; wine64 exits with the
 #   program's exit code (its low 8 bits, as any Unix exit status: an access
 #   violation, 0xC0000005, is 5).
@@ -44,6 +46,12 @@ export WINEDEBUG=-all
 # locale a folder named in UTF-8 (ü, 模型) is not found.
 export LC_ALL=C.UTF-8
 unset WINELOADERNOEXEC WINESERVER
+# ONNX Runtime's Windows DLLs are in scripts/fetch-ort.sh's cache, which a
+# Windows program sees on Wine's drive Z: (the Linux root).
+ort_cache=${WINML_ORT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/winml-make/ort}
+case $ort_cache in
+  /*) export WINML_ORT_CACHE="Z:$ort_cache" ;;
+esac
 
 # What a ready prefix's marker holds: a prefix made by an older recipe is made again.
 recipe="win10"
@@ -86,8 +94,15 @@ export WINEDLLOVERRIDES="winedbg.exe=d${WINEDLLOVERRIDES:+;$WINEDLLOVERRIDES}"
 # test (and a warm-looking run would start a new session each time). So when
 # no server runs (exit 0: this call started one), the session is started
 # with stdio on /dev/null by a trivial program first; the program then runs
-# in it, and the next test within 3 s finds it warm.
+# in it, and the next test within 3 s finds it warm. Parallel tests take
+# turns at this under a lock: else a second test, finding the server just
+# started, would run its program before the session's processes are up, and
+# they would keep its stderr (and its ctest slot) for the whole run.
+exec 9>"$WINEPREFIX.session-lock"
+flock 9
 if "$(dirname "$wine")/wineserver" </dev/null >/dev/null 2>&1; then
   "$wine" cmd.exe /c exit </dev/null >/dev/null 2>&1 || true
 fi
+flock -u 9
+exec 9>&-
 exec "$wine" "$@"
