@@ -1,7 +1,11 @@
 #include "support/help_text.h"
 
+#include <gtest/gtest.h>
+
 #include <regex>
 #include <sstream>
+
+#include "support/cli_runner.h"
 
 namespace winml::test {
 
@@ -29,6 +33,17 @@ std::set<std::string> options_in_help(const std::string& help) {
     for (std::sregex_iterator it(names.begin(), names.end(), name), end; it != end; ++it) out.insert((*it)[2]);
   }
   return out;
+}
+
+std::vector<std::string> bash_completions(const std::string& script_file, const std::string& words, int cword) {
+  auto r = run_program({"bash", "-c",
+                        "source '" + script_file + "'; COMP_WORDS=(" + words + "); COMP_CWORD=" +
+                            std::to_string(cword) + "; _winml_make; echo \"${COMPREPLY[*]}\""});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> offered;
+  std::istringstream in(r.out);
+  for (std::string w; in >> w;) offered.push_back(w);
+  return offered;
 }
 
 }  // namespace winml::test

@@ -56,6 +56,20 @@ std::filesystem::path a_system_library();
 // privilege); `why` then says why.
 bool make_symlink(const std::filesystem::path& target, const std::filesystem::path& link, std::string& why);
 
+// Removes a file, read-only or not (a cache blob, or a hard link to one):
+// Windows refuses to delete a file whose read-only attribute is set, so it
+// is cleared first (for every link of the file).
+void remove_file(const std::filesystem::path& path);
+
+// A character device every installation has, that reads without end
+// (POSIX: /dev/zero; Windows: \\.\NUL).
+std::filesystem::path a_device();
+
+// Makes a FIFO (a named pipe in the file system) at `path`. False where
+// file systems have none (Windows: named pipes live in \\.\pipe\, not in
+// a folder); `why` then says so.
+bool make_fifo(const std::filesystem::path& path, std::string& why);
+
 }  // namespace winml::test
 
 // Skips the rest of a test where no symbolic link can be made.
@@ -64,4 +78,12 @@ bool make_symlink(const std::filesystem::path& target, const std::filesystem::pa
     std::string why_no_symlink;                                                \
     if (!::winml::test::make_symlink((target), (link), why_no_symlink))        \
       GTEST_SKIP() << "no symbolic link can be made here: " << why_no_symlink; \
+  } while (0)
+
+// Skips the rest of a test where no FIFO can be made in the file system.
+#define WINML_MAKE_FIFO_OR_SKIP(path)                                              \
+  do {                                                                             \
+    std::string why_no_fifo;                                                       \
+    if (!::winml::test::make_fifo((path), why_no_fifo))                            \
+      GTEST_SKIP() << "no FIFO can be made in a file system here: " << why_no_fifo; \
   } while (0)

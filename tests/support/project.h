@@ -75,6 +75,9 @@ class Background {
   static bool signals_arrive(std::string& why);
   void signal_group(int sig);  // to winml-make and everything it started
   void kill_group();           // SIGKILL to all of them (Windows: the job terminated)
+  // The exit code wait() reports for a winml-make that kill_group() ended
+  // (POSIX: 128 + SIGKILL; Windows: the job's termination status).
+  static int killed_exit_code();
   CliResult wait();
 
  private:

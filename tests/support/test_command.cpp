@@ -16,6 +16,10 @@
 //   print TEXT           TEXT and a newline on stdout; eprint: on stderr
 //   exit CODE            ends with CODE
 //   crash                dies of an access violation (SIGSEGV on POSIX)
+//   script FILE ARG      runs the steps written in FILE, a step a line: its
+//                        words separated by spaces (the text of print, eprint,
+//                        write and append: the rest of the line), `$1` for
+//                        ARG; a line starting with # is a comment
 //
 // Exit code 2 for a step it does not know.
 #include <chrono>
@@ -25,6 +29,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -67,6 +72,28 @@ void skip_block(std::size_t& i) {
       return;
     }
   }
+}
+
+// The steps a `script` file holds, as arguments (see the top of the file).
+std::vector<std::string> script_steps(const fs::path& file, const std::string& first_argument) {
+  std::vector<std::string> steps;
+  std::istringstream lines(read(file));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream words(line);
+    std::vector<std::string> step;
+    for (std::string w; words >> w;) step.push_back(w == "$1" ? first_argument : w);
+    const bool takes_text = step[0] == "print" || step[0] == "eprint" || step[0] == "write" || step[0] == "append";
+    const std::size_t text_at = step[0] == "print" || step[0] == "eprint" ? 1 : 2;
+    if (takes_text && step.size() > text_at + 1) {
+      std::string text = step[text_at];
+      for (std::size_t k = text_at + 1; k < step.size(); ++k) text += " " + step[k];
+      step.resize(text_at);
+      step.push_back(text);
+    }
+    steps.insert(steps.end(), step.begin(), step.end());
+  }
+  return steps;
 }
 
 [[noreturn]] void crash() {
@@ -127,6 +154,10 @@ int main(int argc, char** argv) {
       return std::stoi(arg(i));
     } else if (step == "crash") {
       crash();
+    } else if (step == "script") {
+      const fs::path file = path_arg(i);
+      const std::vector<std::string> steps = script_steps(file, arg(i));
+      g_args.insert(g_args.begin() + static_cast<std::ptrdiff_t>(i), steps.begin(), steps.end());
     } else {
       std::cerr << "winml_test_command: unknown step '" << step << "'\n";
       return 2;

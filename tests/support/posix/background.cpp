@@ -67,6 +67,8 @@ void Background::signal_group(int sig) { ::kill(-pid_, sig); }
 
 void Background::kill_group() { ::kill(-pid_, SIGKILL); }
 
+int Background::killed_exit_code() { return 128 + SIGKILL; }
+
 CliResult Background::wait() {
   int status = 0;
   ::waitpid(pid_, &status, 0);

@@ -2,9 +2,12 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -39,6 +42,16 @@ bool make_symlink(const std::filesystem::path& target, const std::filesystem::pa
   std::filesystem::create_symlink(target, link, ec);
   if (ec) why = ec.message();
   return !ec;
+}
+
+void remove_file(const std::filesystem::path& path) { std::filesystem::remove(path); }
+
+std::filesystem::path a_device() { return "/dev/zero"; }
+
+bool make_fifo(const std::filesystem::path& path, std::string& why) {
+  if (::mkfifo(path.c_str(), 0644) == 0) return true;
+  why = std::strerror(errno);
+  return false;
 }
 
 }  // namespace winml::test

@@ -76,6 +76,8 @@ void Background::signal_group(int sig) { signal(sig); }
 
 void Background::kill_group() { static_cast<windows::ChildJob*>(job_)->terminate(); }
 
+int Background::killed_exit_code() { return windows::end_of(windows::ChildJob::kTerminatedStatus).shell_code(); }
+
 CliResult Background::wait() {
   CliResult r;
   if (process_) {

@@ -79,4 +79,16 @@ bool make_symlink(const std::filesystem::path& target, const std::filesystem::pa
   return true;
 }
 
+void remove_file(const std::filesystem::path& path) {
+  SetFileAttributesW(path.c_str(), FILE_ATTRIBUTE_NORMAL);
+  std::filesystem::remove(path);
+}
+
+std::filesystem::path a_device() { return L"\\\\.\\NUL"; }
+
+bool make_fifo(const std::filesystem::path&, std::string& why) {
+  why = "Windows keeps named pipes in \\\\.\\pipe\\, not in a folder";
+  return false;
+}
+
 }  // namespace winml::test
