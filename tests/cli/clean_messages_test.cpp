@@ -2,6 +2,7 @@
 // which entries keep it; a folder emptied by the user goes on the next clean.
 #include <gtest/gtest.h>
 
+#include "base/path_text.h"
 #include "support/project.h"
 
 using namespace winml;
@@ -12,7 +13,7 @@ TEST(CleanMessages, AFolderKeptForAUsersFileIsOneLineNamingTheFile) {
   p.write_small_project();
   p.build();
   p.write("build/net/notes.txt", "mine");
-  const std::string dir = p.out("net").string();
+  const std::string dir = to_utf8(p.out("net"));
   auto r = p.run({"clean"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   // Not "removed <dir> (...)" and "kept <dir>" for the one folder.

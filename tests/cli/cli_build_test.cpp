@@ -5,6 +5,8 @@
 #include <chrono>
 #include <thread>
 
+#include "base/path_text.h"
+#include "support/platform.h"
 #include "support/project.h"
 #include "model/model_io.h"
 #include "store/digest.h"
@@ -51,6 +53,7 @@ TEST(BuildCli, FirstBuildWritesTheLayoutAndSecondIsANoOp) {
 // stage runs, never for a build with nothing to do, nor for status: the
 // dynamic loader says what it opened (LD_DEBUG=files).
 TEST(BuildCli, ANoOpLoadsNeitherTheModelToolsNorOnnx) {
+  if (!test::on_posix()) GTEST_SKIP() << "the trace is glibc's dynamic loader's (LD_DEBUG)";
   Project p;
   one_model(p);
   const std::map<std::string, std::string> trace = {{"LD_DEBUG", "files"}};
@@ -291,10 +294,11 @@ TEST(BuildCli, RebuildRunsEverythingAgainWithoutTheCache) {
 TEST(BuildCli, ExportCommandWithDeclaredInputsAndEnvironment) {
   Project p;
   p.write_model("weights.onnx", 3);
-  p.write("export.sh", "cp weights.onnx \"$1\"\n");
-  p.write_config(
-      "[model]\nname = \"exported\"\n[export]\ncommand = [\"sh\", \"export.sh\", \"{output}\"]\n"
-      "inputs = [\"export.sh\", \"*.onnx\"]\nenv = [\"EXPORT_FLAVOR\"]\n");
+  // export.steps: a script of winml_test_command's steps (the same program on every system).
+  p.write("export.steps", "copy weights.onnx $1\n");
+  p.write_config("[model]\nname = \"exported\"\n[export]\ncommand = ['" + to_utf8(test::test_command()) +
+                 "', 'script', 'export.steps', '{output}']\ninputs = [\"export.steps\", \"*.onnx\"]\n"
+                 "env = [\"EXPORT_FLAVOR\"]\n");
   auto r = p.build({}, 0, {{"EXPORT_FLAVOR", "a"}});
   EXPECT_EQ(test::statuses(r)["exported/export"], "completed");
   EXPECT_EQ(test::read_text(p.out("exported", "export.onnx")),
@@ -304,11 +308,11 @@ TEST(BuildCli, ExportCommandWithDeclaredInputsAndEnvironment) {
   auto env = p.build({"--explain"}, 0, {{"EXPORT_FLAVOR", "b"}});
   EXPECT_EQ(env["models"][0]["stages"][0]["reason"], "env EXPORT_FLAVOR changed");
   // ...and so is every declared input file.
-  p.write("export.sh", "# a comment\ncp weights.onnx \"$1\"\n");
+  p.write("export.steps", "# a comment\ncopy weights.onnx $1\n");
   auto script = p.build({}, 0, {{"EXPORT_FLAVOR", "b"}});
-  EXPECT_EQ(script["models"][0]["stages"][0]["reason"], "file export.sh changed");
+  EXPECT_EQ(script["models"][0]["stages"][0]["reason"], "file export.steps changed");
   // A failing command is a build failure (exit 1) with its output.
-  p.write("export.sh", "echo 'no torch here' >&2; exit 3\n");
+  p.write("export.steps", "eprint no torch here\nexit 3\n");
   auto bad = p.run({}, {{"EXPORT_FLAVOR", "b"}});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.out.find("export command failed with exit code 3"), std::string::npos) << bad.out;

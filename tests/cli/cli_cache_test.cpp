@@ -2,6 +2,7 @@
 // blobs, and the cache subcommands.
 #include <gtest/gtest.h>
 
+#include "base/path_text.h"
 #include "support/project.h"
 #include "store/cache.h"
 #include "store/digest.h"
@@ -128,7 +129,7 @@ TEST(CacheCli, ACacheDirectoryThatCannotBeMadeIsAnInputErrorNamingIt) {
   const fs::path dir = p.root() / "afile/cache";
   auto r = p.run({"--cache-dir", dir.string()});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find(dir.string() + ": cannot create the directory: Not a directory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(to_utf8(dir) + ": cannot create the directory: Not a directory"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--no-cache builds without one"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("filesystem error"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(p.out("net", "export.onnx")));

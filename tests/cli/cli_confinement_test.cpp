@@ -6,8 +6,12 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <iostream>
 #include <map>
 
+#include "base/path_text.h"
+#include "base/native_file.h"
+#include "support/platform.h"
 #include "support/project.h"
 #include "store/digest.h"
 
@@ -125,7 +129,7 @@ TEST(Confinement, OutputDirThatIsAFileIsAnInputErrorNamingIt) {
   p.write_config("[build]\noutput_dir = \"out\"\n[model]\nsource = \"net.onnx\"\n");
   auto r = p.run({});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find((p.root() / "out").string() + ": [build] output_dir names a file that is not a directory"),
+  EXPECT_NE(r.err.find(to_utf8(p.root() / "out") + ": [build] output_dir names a file that is not a directory"),
             std::string::npos)
       << r.err;
   EXPECT_EQ(test::read_text(p.root() / "out"), "a file");
@@ -145,7 +149,7 @@ TEST(Confinement, CleanRemovesOnlyWhatTheRecordsSayWinmlMakeWrote) {
   auto r = p.run({"clean", "-o", out});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   // One line for the folder: what went, and the entries that keep it.
-  EXPECT_NE(r.out.find(" from " + (user / "net").string() + "; kept the folder: it holds 2 entries winml-make did not "
+  EXPECT_NE(r.out.find(" from " + to_utf8(user / "net") + "; kept the folder: it holds 2 entries winml-make did not "
                        "write (sub, thesis.txt)"),
             std::string::npos)
       << r.out;
@@ -188,10 +192,10 @@ TEST(Confinement, SymlinksInAndOutOfTheOutputDirAreNeverFollowedOut) {
   // User files inside the output directory, links pointing out of it, and a
   // model folder that is a link to somewhere else.
   test::write_text(p.out("net", "user-notes.txt"), "mine");
-  fs::create_directory_symlink(outside / "elsewhere", p.out("net", "link-out"));
-  fs::create_directory_symlink(outside / "elsewhere", p.root() / "build" / "shortcut");
-  fs::remove_all(p.out("two"));
-  fs::create_directory_symlink(outside / "elsewhere", p.out("two"));
+  WINML_MAKE_SYMLINK_OR_SKIP(outside / "elsewhere", p.out("net", "link-out"));
+  WINML_MAKE_SYMLINK_OR_SKIP(outside / "elsewhere", p.root() / "build" / "shortcut");
+  native::remove_tree(p.out("two"));  // (its files: links to read-only cache blobs)
+  WINML_MAKE_SYMLINK_OR_SKIP(outside / "elsewhere", p.out("two"));
   const auto outside_before = snapshot(outside.path());
   auto user_files = [&] {
     auto s = snapshot(p.root() / "build", {".winml-make"});
@@ -208,7 +212,7 @@ TEST(Confinement, SymlinksInAndOutOfTheOutputDirAreNeverFollowedOut) {
   EXPECT_TRUE(fs::exists(p.out("net", "model.onnx")));
   auto clean = p.run({"clean"});
   EXPECT_EQ(clean.exit_code, 1) << clean.err;  // net is cleaned; two cannot be, and says why
-  EXPECT_NE(clean.err.find("refusing to delete in " + p.out("two").string()), std::string::npos) << clean.err;
+  EXPECT_NE(clean.err.find("refusing to delete in " + to_utf8(p.out("two"))), std::string::npos) << clean.err;
   EXPECT_EQ(snapshot(outside.path()), outside_before);
   EXPECT_EQ(user_files(), inside_before);
   EXPECT_FALSE(fs::exists(p.out("net", "model.onnx")));
@@ -218,14 +222,16 @@ TEST(Confinement, FailedAndKilledBuildsLeaveUserFilesAlone) {
   Project p;
   p.write_model("net.onnx", 1);
   // An export that is slow while "slow" exists and fails while "fail" exists.
-  p.write_config(
-      "[model]\nname = \"net\"\n[export]\ncommand = [\"sh\", \"-c\", "
-      "\"if [ -e fail ]; then exit 3; fi; if [ -e slow ]; then sleep 30; fi; cp net.onnx {output}\"]\n"
-      "inputs = [\"net.onnx\"]\n");
+  p.write_config("[model]\nname = \"net\"\n[export]\ncommand = ['" + to_utf8(test::test_command()) +
+                 "', 'when', 'fail', 'exit', '3', 'end', 'when', 'slow', 'sleep', '30', 'end', "
+                 "'copy', 'net.onnx', '{output}']\ninputs = [\"net.onnx\"]\n");
   fill_user_folder(p.root() / "build" / "net");
   test::TempDir outside;
   fill_user_folder(outside / "elsewhere");
-  fs::create_directory_symlink(outside / "elsewhere", p.root() / "build" / "net" / "link-out");
+  // A link out of the output directory, where the system can make one.
+  std::string why;
+  if (!test::make_symlink(outside / "elsewhere", p.root() / "build" / "net" / "link-out", why))
+    std::cout << "no link out of the output directory: " << why << "\n";
   const auto outside_before = snapshot(outside.path());
   auto user = [&] {
     auto s = snapshot(p.out("net"));

@@ -3,6 +3,7 @@
 // nothing else (not a user's file, not a configured model's outputs).
 #include <gtest/gtest.h>
 
+#include "base/path_text.h"
 #include "support/project.h"
 
 using namespace winml;
@@ -32,7 +33,7 @@ TEST(DeadOutputs, StatusListsARenamedModelsFolderAndCleanDeadRemovesOnlyIt) {
 
   auto status = p.run({"status"});
   ASSERT_EQ(status.exit_code, 0) << status.err;
-  EXPECT_NE(status.out.find("old  (" + p.out("old").string() + ")\n  not configured in winml.toml any more: "),
+  EXPECT_NE(status.out.find("old  (" + to_utf8(p.out("old")) + ")\n  not configured in winml.toml any more: "),
             std::string::npos)
       << status.out;
   EXPECT_NE(status.out.find("winml-make clean --dead removes them"), std::string::npos) << status.out;
@@ -51,7 +52,7 @@ TEST(DeadOutputs, StatusListsARenamedModelsFolderAndCleanDeadRemovesOnlyIt) {
   auto clean = p.run({"clean", "--dead"});
   ASSERT_EQ(clean.exit_code, 0) << clean.err;
   // One line: what went, and the entry that keeps the folder.
-  EXPECT_NE(clean.out.find(" from " + p.out("old").string() +
+  EXPECT_NE(clean.out.find(" from " + to_utf8(p.out("old")) +
                            "; kept the folder: it holds 1 entry winml-make did not write (notes.txt)"),
             std::string::npos)
       << clean.out;
@@ -89,7 +90,7 @@ TEST(DeadOutputs, AFolderWithoutRecordsIsListedButNeverDeleted) {
       << status.out;
   auto clean = p.run({"clean", "--dead"});
   EXPECT_EQ(clean.exit_code, 0) << clean.err;
-  EXPECT_NE(clean.out.find("kept " + p.out("old").string() + ": no build records"), std::string::npos) << clean.out;
+  EXPECT_NE(clean.out.find("kept " + to_utf8(p.out("old")) + ": no build records"), std::string::npos) << clean.out;
   EXPECT_TRUE(fs::exists(p.out("old", "model.onnx")));
 }
 

@@ -141,7 +141,7 @@ TEST(KillLoop, EveryKillIsFollowedByABuildEqualToACleanOneWithHonestRecords) {
       test::Background run(args, p.root(), env);
       std::this_thread::sleep_for(std::chrono::milliseconds(ms));
       run.kill_group();
-      if (run.wait().exit_code == 128 + SIGKILL) {
+      if (run.wait().exit_code == test::Background::killed_exit_code()) {
         ++killed_mid_run;
         span *= 1.05;
       } else {

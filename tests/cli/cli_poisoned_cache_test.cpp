@@ -6,6 +6,7 @@
 
 #include <functional>
 
+#include "base/path_text.h"
 #include "support/project.h"
 #include "store/cache.h"
 #include "store/digest.h"
@@ -57,7 +58,7 @@ TEST_P(PoisonedLocalEntry, IsFoundByVerifyAndHealedByTheNextBuild) {
   fs::copy(a.cache_dir(), v.cache_dir(), fs::copy_options::recursive);
   auto verify = v.run({"cache", "verify"});
   EXPECT_EQ(verify.exit_code, 1) << verify.out << verify.err;
-  EXPECT_NE(verify.out.find("removed entry " + store::LocalCache(v.cache_dir()).entry_path(key).string() + ": " +
+  EXPECT_NE(verify.out.find("removed entry " + to_utf8(store::LocalCache(v.cache_dir()).entry_path(key)) + ": " +
                             poison.reason),
             std::string::npos)
       << verify.out;

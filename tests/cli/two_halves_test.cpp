@@ -7,8 +7,11 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "base/path_text.h"
+#include "base/system_names.h"
 #include "cli/command_line.h"
 #include "support/help_text.h"
+#include "support/platform.h"
 #include "support/cli_runner.h"
 #include "support/temp_dir.h"
 
@@ -43,20 +46,24 @@ TEST(TwoHalves, AModelToolAfterGlobalOptionsRunsInTheModule) {
 
 TEST(TwoHalves, AMissingModuleIsAnErrorNamingEveryPlaceTriedAndWhatToCopy) {
   test::TempDir dir;
+  const std::string module = system_names::kToolsModule;
   // The binary alone, without its module beside it or in ../lib/winml-make.
   std::filesystem::create_directories(dir / "bin");
-  std::filesystem::copy_file(WINML_MAKE_BIN, dir / "bin" / "winml-make");
-  const auto r = test::run_program({(dir / "bin" / "winml-make").string(), "inspect", "-m", "x.onnx"});
+  const std::filesystem::path exe = dir / "bin" / std::filesystem::path(WINML_MAKE_BIN).filename();
+  std::filesystem::copy_file(WINML_MAKE_BIN, exe);
+  const auto r = test::run_program({exe.string(), "inspect", "-m", "x.onnx"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   // Each place the module may be, and the fix: which file, from where, to where.
-  for (const auto& place : {dir / "bin" / "winml-make-tools.so", dir / "lib" / "winml-make" / "winml-make-tools.so"})
-    EXPECT_NE(r.err.find(place.string()), std::string::npos) << place << "\n" << r.err;
-  EXPECT_NE(r.err.find("/usr/lib/winml-make/winml-make-tools.so"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("copy winml-make-tools.so"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find(std::filesystem::path(WINML_MAKE_BIN).parent_path().string()), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find(dir.path().string() + "/bin/winml-make"), std::string::npos) << r.err;
+  for (const auto& place : {dir / "bin" / module, dir / "lib" / "winml-make" / module})
+    EXPECT_NE(r.err.find(to_utf8(place)), std::string::npos) << place << "\n" << r.err;
+  if (*system_names::kPackageLibraryDir) {
+    EXPECT_NE(r.err.find(std::string(system_names::kPackageLibraryDir) + "/" + module), std::string::npos) << r.err;
+  }
+  EXPECT_NE(r.err.find("copy " + module), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(to_utf8(std::filesystem::path(WINML_MAKE_BIN).parent_path())), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(to_utf8(exe)), std::string::npos) << r.err;
   // What needs no model still works.
-  const auto v = test::run_program({(dir / "bin" / "winml-make").string(), "--version"});
+  const auto v = test::run_program({exe.string(), "--version"});
   EXPECT_EQ(v.exit_code, 0) << v.err;
 }
 
@@ -65,25 +72,26 @@ TEST(TwoHalves, AMissingModuleIsAnErrorNamingEveryPlaceTriedAndWhatToCopy) {
 // inspect work.
 TEST(TwoHalves, TheBinaryWorksWhereverItIsCopiedWithItsModule) {
   const std::filesystem::path build = std::filesystem::path(WINML_MAKE_BIN).parent_path();
+  const std::string module = system_names::kToolsModule;
   test::TempDir dir;
   for (const auto& [bin, lib] : {std::pair{dir / "flat", dir / "flat"}, {dir / "usr" / "bin", dir / "usr" / "lib" / "winml-make"}}) {
     std::filesystem::create_directories(bin);
     std::filesystem::create_directories(lib);
-    std::filesystem::copy_file(WINML_MAKE_BIN, bin / "winml-make");
-    std::filesystem::copy_file(build / "winml-make-tools.so", lib / "winml-make-tools.so");
+    const std::filesystem::path exe = bin / std::filesystem::path(WINML_MAKE_BIN).filename();
+    std::filesystem::copy_file(WINML_MAKE_BIN, exe);
+    std::filesystem::copy_file(build / module, lib / module);
     const auto project = dir / ("project-" + bin.filename().string());
     std::filesystem::create_directories(project);
     std::filesystem::copy_file(std::filesystem::path(WINML_SOURCE_DIR) / "examples" / "quickstart" / "model.onnx",
                                project / "classifier.onnx");
     test::write_text(project / "winml.toml", "[model]\nsource = \"classifier.onnx\"\n");
     const std::map<std::string, std::string> env = {{"WINML_MAKE_CACHE_DIR", (dir / "cache").string()}};
-    const std::string exe = (bin / "winml-make").string();
-    const auto built = test::run_program({exe}, project, env);
+    const auto built = test::run_program({exe.string()}, project, env);
     EXPECT_EQ(built.exit_code, 0) << bin << "\n" << built.out << built.err;
-    const auto status = test::run_program({exe, "status"}, project, env);
+    const auto status = test::run_program({exe.string(), "status"}, project, env);
     EXPECT_EQ(status.exit_code, 0) << bin << "\n" << status.err;
     EXPECT_NE(status.out.find("everything is up to date"), std::string::npos) << status.out;
-    const auto inspect = test::run_program({exe, "inspect", "-m", "build/classifier/model.onnx"}, project, env);
+    const auto inspect = test::run_program({exe.string(), "inspect", "-m", "build/classifier/model.onnx"}, project, env);
     EXPECT_EQ(inspect.exit_code, 0) << bin << "\n" << inspect.err;
   }
 }
@@ -93,6 +101,7 @@ TEST(TwoHalves, TheBinaryWorksWhereverItIsCopiedWithItsModule) {
 // tools with libonnx and libprotobuf only when a stage or model command runs.
 // The loader lists the binary's libraries without running its main.
 TEST(TwoHalves, TheBinaryLoadsNeitherTheCacheLibrariesNorOnnxAtStartUp) {
+  if (!test::on_posix()) GTEST_SKIP() << "the listing is glibc's dynamic loader's (LD_TRACE_LOADED_OBJECTS)";
   const std::string command = "LD_TRACE_LOADED_OBJECTS=1 " + test::winml_make_binary().string();
   FILE* pipe = ::popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);

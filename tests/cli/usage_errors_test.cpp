@@ -3,7 +3,10 @@
 // offers after a command what that command takes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "support/cli_runner.h"
+#include "support/help_text.h"
 #include "support/temp_dir.h"
 
 using namespace winml;
@@ -32,34 +35,24 @@ TEST(UsageErrors, UnexpectedArgumentsComeInTheOrderGivenWithTheCommandsHelp) {
   EXPECT_NE(r.err.find("winml-make run --help"), std::string::npos) << r.err;
 }
 
-namespace {
-
-std::string bash_complete(const std::string& script_file, const std::string& words, int cword) {
-  auto r = test::run_program({"bash", "-c",
-                              "source '" + script_file + "'; COMP_WORDS=(" + words + "); COMP_CWORD=" +
-                                  std::to_string(cword) + "; _winml_make; echo \" ${COMPREPLY[*]} \""});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return r.out;
-}
-
-}  // namespace
-
 TEST(UsageErrors, CompletionOffersWhatTheCommandTakes) {
   test::TempDir dir;
   const auto script = test::run_cli({"completions", "bash"});
   ASSERT_EQ(script.exit_code, 0);
   test::write_text(dir / "winml-make.bash", script.out);
   const std::string file = (dir / "winml-make.bash").string();
+  auto offers = [](const std::vector<std::string>& offered, const std::string& option) {
+    return std::find(offered.begin(), offered.end(), option) != offered.end();
+  };
   // run takes its own options only: not the global -o, -C or --cache-dir after it (they would be refused).
-  const auto after_run = bash_complete(file, "winml-make run -", 2);
-  EXPECT_NE(after_run.find(" --model "), std::string::npos) << after_run;
-  for (const char* global : {" -o ", " -C ", " --cache-dir ", " --define "})
-    EXPECT_EQ(after_run.find(global), std::string::npos) << global << after_run;
+  const auto after_run = test::bash_completions(file, "winml-make run -", 2);
+  EXPECT_TRUE(offers(after_run, "--model"));
+  for (const char* global : {"-o", "-C", "--cache-dir", "--define"}) EXPECT_FALSE(offers(after_run, global)) << global;
   // A project command takes the global ones too.
-  const auto after_status = bash_complete(file, "winml-make status -", 2);
-  for (const char* global : {" -o ", " -C ", " --cache-dir "})
-    EXPECT_NE(after_status.find(global), std::string::npos) << global << after_status;
+  const auto after_status = test::bash_completions(file, "winml-make status -", 2);
+  for (const char* global : {"-o", "-C", "--cache-dir"}) EXPECT_TRUE(offers(after_status, global)) << global;
   // completions' argument: the shells.
-  EXPECT_EQ(bash_complete(file, "winml-make completions ''", 2), " bash zsh fish \n");
-  EXPECT_EQ(bash_complete(file, "winml-make completions z", 2), " zsh \n");
+  EXPECT_EQ(test::bash_completions(file, "winml-make completions ''", 2),
+            (std::vector<std::string>{"bash", "zsh", "fish"}));
+  EXPECT_EQ(test::bash_completions(file, "winml-make completions z", 2), std::vector<std::string>{"zsh"});
 }

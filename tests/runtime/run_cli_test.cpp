@@ -5,6 +5,7 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "base/path_text.h"
 #include "model/model_io.h"
 #include "model/tensor_file.h"
 #include "support/cli_runner.h"
@@ -241,7 +242,7 @@ TEST(RunCli, OnnxRuntimeOptionsAreCheckedBeforeRunning) {
   EXPECT_NE(r.err.find("not with --runtime ort"), std::string::npos) << r.err;
   r = run({"--runtime", "ort", "--ort-library", (dir / "missing.so").string()});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find((dir / "missing.so").string() + ": no such file"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(to_utf8(dir / "missing.so") + ": no such file"), std::string::npos) << r.err;
   r = run({"--runtime", "ort", "--ep", "qnn"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("has no execution provider QNNExecutionProvider"), std::string::npos) << r.err;

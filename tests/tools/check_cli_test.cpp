@@ -6,7 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/path_text.h"
 #include "model/model_io.h"
+#include "support/platform.h"
 #include "support/project.h"
 #include "support/temp_dir.h"
 
@@ -27,7 +29,7 @@ std::string recorded_digest(const Project& p, const std::string& stage, const st
 
 // Replaces a file (perhaps a read-only cache blob or a hard link to one) with other bytes.
 void overwrite(const fs::path& file, const std::string& bytes) {
-  fs::remove(file);
+  test::remove_file(file);
   test::write_text(file, bytes);
 }
 
@@ -106,7 +108,7 @@ TEST(CheckCli, AProjectNeverBuiltIsSaidSo) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.first_error_line(), "winml-make: error: check: nothing to compare: net was never built (no " +
-                                      (p.root() / "build" / "net" / "build_manifest.json").string() +
+                                      to_utf8(p.root() / "build" / "net" / "build_manifest.json") +
                                       "); build first, then check")
       << r.err;
 }
@@ -122,7 +124,7 @@ TEST(CheckCli, AModelWhoseFreshBuildFailsIsNamedWithTheCause) {
   p.build();
   test::write_text(p.root() / "bad.onnx", "x\n");
   const std::string cause = "winml-make: error: check: bad/export: the fresh build failed: " +
-                            (p.root() / "bad.onnx").string() + ": not a usable ONNX model";
+                            to_utf8(p.root() / "bad.onnx") + ": not a usable ONNX model";
   test::CliResult r = p.run({"check"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_EQ(r.first_error_line().substr(0, cause.size()), cause) << r.err;

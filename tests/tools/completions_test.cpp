@@ -11,18 +11,7 @@
 using namespace winml;
 using test::options_in_help;
 using test::subcommands_in_help;
-
-namespace {
-
-std::string bash_complete(const std::string& script_file, const std::string& words, int cword) {
-  auto r = test::run_program({"bash", "-c",
-                              "source '" + script_file + "'; COMP_WORDS=(" + words + "); COMP_CWORD=" +
-                                  std::to_string(cword) + "; _winml_make; echo \"${COMPREPLY[*]}\""});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return r.out;
-}
-
-}  // namespace
+using Offered = std::vector<std::string>;
 
 TEST(Completions, EverySubcommandAndOptionTheHelpListsIsInEveryScript) {
   const auto top = test::run_cli({"--help"});
@@ -58,13 +47,13 @@ TEST(Completions, BashCompletesSubcommandsTheirOptionsAndTheBuildsOwn) {
   ASSERT_EQ(script.exit_code, 0);
   test::write_text(dir / "winml-make.bash", script.out);
   const std::string file = (dir / "winml-make.bash").string();
-  EXPECT_EQ(bash_complete(file, "winml-make sta", 1), "status\n");
-  EXPECT_EQ(bash_complete(file, "winml-make status --js", 2), "--json\n");
-  EXPECT_EQ(bash_complete(file, "winml-make --reb", 1), "--rebuild\n");
+  EXPECT_EQ(test::bash_completions(file, "winml-make sta", 1), Offered{"status"});
+  EXPECT_EQ(test::bash_completions(file, "winml-make status --js", 2), Offered{"--json"});
+  EXPECT_EQ(test::bash_completions(file, "winml-make --reb", 1), Offered{"--rebuild"});
   // The build's own options are not offered after another subcommand.
-  EXPECT_EQ(bash_complete(file, "winml-make status --reb", 2), "\n");
-  EXPECT_EQ(bash_complete(file, "winml-make cache ver", 2), "verify\n");
-  EXPECT_EQ(bash_complete(file, "winml-make -C proj --no-q", 3), "--no-quant\n");
+  EXPECT_EQ(test::bash_completions(file, "winml-make status --reb", 2), Offered{});
+  EXPECT_EQ(test::bash_completions(file, "winml-make cache ver", 2), Offered{"verify"});
+  EXPECT_EQ(test::bash_completions(file, "winml-make -C proj --no-q", 3), Offered{"--no-quant"});
 }
 
 TEST(Completions, ZshAndFishScriptsParse) {
