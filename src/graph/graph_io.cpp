@@ -18,7 +18,7 @@ void write_graph(const Graph& g, std::string& out) {
     w.field(static_cast<std::uint64_t>(n.deps.size()));
     for (auto d : n.deps) w.field(static_cast<std::uint64_t>(d));
     w.field(static_cast<std::uint64_t>(n.extra_inputs.size()));
-    for (const auto& e : n.extra_inputs) w.field(static_cast<std::uint64_t>(e.kind)).field(e.path);
+    for (const auto& e : n.extra_inputs) w.field(static_cast<std::uint64_t>(e.kind)).field(e.path).field(e.name);
     w.finish(out);
   }
 }
@@ -53,11 +53,13 @@ bool read_graph(store::RecordReader& reader, Graph& g) {
       if (!parse_u64(f[at++], d) || d >= g.nodes.size()) return false;
       node.deps.push_back(d);
     }
-    if (!parse_u64(f[at++], count) || f.size() != at + 2 * count) return false;
+    if (!parse_u64(f[at++], count) || f.size() != at + 3 * count) return false;
     for (std::uint64_t i = 0; i < count; ++i) {
       std::uint64_t kind = 0;
       if (!parse_u64(f[at++], kind) || kind > static_cast<std::uint64_t>(InputKind::kModel)) return false;
-      node.extra_inputs.push_back({static_cast<InputKind>(kind), field_text(f[at++])});
+      InputDecl decl{static_cast<InputKind>(kind), field_text(f[at]), field_text(f[at + 1])};
+      at += 2;
+      node.extra_inputs.push_back(std::move(decl));
     }
     g.nodes.push_back(std::move(node));
   }

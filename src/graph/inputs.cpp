@@ -103,7 +103,10 @@ std::vector<ResolvedInput> resolve_inputs(const std::vector<InputDecl>& decls, c
                           : from_utf8(decl.path).is_absolute() ? from_utf8(decl.path)
                                                               : project_dir / from_utf8(decl.path);
     switch (decl.kind) {
-      case InputKind::kFile: out.push_back(file_input("file:", project_dir, path, state)); break;
+      case InputKind::kFile:
+        out.push_back(file_input("file:", project_dir, path, state));
+        if (!decl.name.empty()) out.back().ingredient.name = "file:" + decl.name;
+        break;
       case InputKind::kTree: add_tree(project_dir, path, state, out); break;
       case InputKind::kGlob: add_glob(project_dir, decl.path, state, out); break;
       case InputKind::kModel: add_model(project_dir, decl.path, path, state, runner, out); break;

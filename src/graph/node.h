@@ -29,6 +29,12 @@ enum class InputKind {
 struct InputDecl {
   InputKind kind = InputKind::kFile;
   std::string path;
+  // kFile: the name its ingredient takes ("file:<name>") in place of the
+  // path, for a file outside the project whose place depends on the machine
+  // (a checkpoint in $TORCH_HOME): its key holds what it is, not where, so
+  // clones elsewhere share results. Empty: the path (relative to the project
+  // when it is inside).
+  std::string name;
   friend bool operator==(const InputDecl&, const InputDecl&) = default;
 };
 

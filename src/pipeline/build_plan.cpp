@@ -23,7 +23,7 @@ namespace winml::pipeline {
 namespace {
 
 constexpr const char* kPlanMagic = "winml-make-plan";
-constexpr std::uint64_t kPlanVersion = 5;
+constexpr std::uint64_t kPlanVersion = 6;
 
 std::string env_value(const std::string& name) {
   const auto v = environment_variable(name);

@@ -341,6 +341,38 @@ TEST(Builder, StepsWithTheSameKeyRunOnceAndTheOthersRestoreIt) {
   EXPECT_EQ(gen_runs, 1);
 }
 
+// A file outside the project declared under a name (a checkpoint in each
+// machine's $TORCH_HOME): its ingredient is the name and the content, so the
+// same bytes in two places give one key; without the name the place counts.
+TEST(Builder, AFileDeclaredUnderANameKeysByWhatItIsNotWhereItIs) {
+  Fixture f;
+  f.add_model("b");
+  const fs::path in_a = "/virtual/home-a/cache/x.pth", in_b = "/virtual/home-b/cache/x.pth";
+  f.write(in_a, "the same weights");
+  f.write(in_b, "the same weights");
+  auto keys = [&](const std::string& name) {
+    graph::Graph g = f.graph();
+    for (auto& n : g.nodes)
+      if (n.name == "gen") n.extra_inputs = {{graph::InputKind::kFile, to_utf8(n.model == "a" ? in_a : in_b), name}};
+    auto r = f.build(g, opts(1));
+    std::map<std::string, graph::NodeResult> by_model;
+    for (std::size_t i = 0; i < g.nodes.size(); ++i)
+      if (g.nodes[i].name == "gen") by_model[g.nodes[i].model] = r[i];
+    EXPECT_EQ(by_model["a"].inputs.at(0).name, name.empty() ? "file:" + to_utf8(in_a) : "file:" + name);
+    return std::pair(by_model["a"].key, by_model["b"].key);
+  };
+  auto [named_a, named_b] = keys("$TORCH_HOME/x.pth");
+  EXPECT_EQ(named_a, named_b);
+  EXPECT_EQ(f.read(f.out() / "b" / "gen.out"), "|the same weights");
+  auto [placed_a, placed_b] = keys("");
+  EXPECT_NE(placed_a, placed_b);
+  // The name does not hide the content: other bytes, another key.
+  f.write(in_b, "other weights");
+  auto [again_a, again_b] = keys("$TORCH_HOME/x.pth");
+  EXPECT_EQ(again_a, named_a);
+  EXPECT_NE(again_b, named_b);
+}
+
 TEST(Builder, InterruptedNodeIsNotRecordedAndRerunsNextTime) {
   Fixture f;
   std::atomic<bool> cancel{false};
