@@ -3,12 +3,17 @@
 
 Run by `[export] torchvision = "<name>"` with Debian's python3-torch and
 python3-torchvision. Weights are random (torch.manual_seed(0)) unless
---weights gives a state_dict file; random weights are settled so that the
-outputs vary with the input (settle_random_weights). Exit codes: 0 ok,
-2 bad arguments, 3 missing Python packages.
+--weights gives a state_dict file, or --weights-enum names torchvision's
+pretrained weights for the model (a member of its weights enum, e.g.
+IMAGENET1K_V1), loaded from --checkpoint, the file torchvision keeps in
+$TORCH_HOME/hub/checkpoints/ (never downloaded here). Random weights are
+settled so that the outputs vary with the input (settle_random_weights); they
+are for trying the pipeline, not for accuracy. Exit codes: 0 ok, 2 bad
+arguments, 3 missing Python packages.
 """
 import argparse
 import json
+import os
 import sys
 
 
@@ -64,6 +69,29 @@ def settle_random_weights(model, example, passes=2, draw=None):
     return model
 
 
+def pretrained_model(torchvision, builder, args):
+    """The model built with its pretrained weights args.weights_enum, which
+    torchvision loads from its cache: torch.hub's folder set so that the file
+    it reads is args.checkpoint. None (after a message) when torchvision has no
+    such weights or the file is not the one they load."""
+    enum = torchvision.models.get_model_weights(builder)
+    weights = enum.__members__.get(args.weights_enum)
+    if weights is None:
+        sys.stderr.write(f"winml-make export: torchvision's {args.model} has no pretrained weights "
+                         f"'{args.weights_enum}'. Known: {', '.join(e.name for e in enum)}\n")
+        return None
+    if os.path.basename(weights.url) != os.path.basename(args.checkpoint):
+        sys.stderr.write(f"winml-make export: {args.model}'s {weights.name} load {os.path.basename(weights.url)}, "
+                         f"not {args.checkpoint}\n")
+        return None
+    if not os.path.isfile(args.checkpoint):
+        sys.stderr.write(f"winml-make export: {args.checkpoint}: no such file (download {weights.url})\n")
+        return None
+    import torch.hub
+    torch.hub.set_dir(os.path.dirname(os.path.dirname(os.path.abspath(args.checkpoint))))
+    return builder(weights=weights, progress=False)
+
+
 def parse_input(spec):
     # NAME:DTYPE:D0,D1,...  (dims are integers)
     try:
@@ -80,6 +108,8 @@ def main():
     p.add_argument("--opset", type=int, default=17)
     p.add_argument("--batch-size", type=int, default=1)
     p.add_argument("--weights", default="")
+    p.add_argument("--weights-enum", default="")
+    p.add_argument("--checkpoint", default="")
     p.add_argument("--input", action="append", type=parse_input, default=[])
     p.add_argument("--dynamic-axes", default="{}")
     args = p.parse_args()
@@ -100,7 +130,12 @@ def main():
         return 2
 
     torch.manual_seed(0)
-    model = builder(weights=None)
+    if args.weights_enum:
+        model = pretrained_model(torchvision, builder, args)
+        if model is None:
+            return 2
+    else:
+        model = builder(weights=None)
     if args.weights:
         state = torch.load(args.weights, map_location="cpu")
         model.load_state_dict(state.get("state_dict", state) if isinstance(state, dict) else state)
@@ -122,7 +157,7 @@ def main():
         names = ["input"]
         example = [torch.rand(args.batch_size, 3, size, size, generator=torch.Generator().manual_seed(1))]
 
-    if not args.weights:
+    if not args.weights and not args.weights_enum:
         settle_random_weights(model, tuple(example))
     dynamic = {name: {int(axis): dim for axis, dim in axes.items()}
                for name, axes in json.loads(args.dynamic_axes).items()}

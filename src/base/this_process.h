@@ -51,4 +51,11 @@ std::string user_cache_home();
 // The environment variables user_cache_home() reads.
 const std::vector<std::string>& user_cache_home_variables();
 
+// The user's home directory as Python's os.path.expanduser("~") finds it
+// from the environment: $HOME on POSIX, %USERPROFILE% on Windows. Empty when
+// it is not set.
+std::string home_directory();
+// The environment variable home_directory() reads.
+const std::vector<std::string>& home_directory_variables();
+
 }  // namespace winml

@@ -140,7 +140,7 @@ struct ModelSettings {
 
 // The keys ModelSettings::set_by records.
 inline const std::vector<std::string> kKeysNamedBySource = {"compile.ep", "compile.device", "compile.ort_library",
-                                                            "compile.ep_library"};
+                                                            "compile.ep_library", "export.weights"};
 
 struct ProjectConfig {
   std::filesystem::path project_dir;  // relative paths in the config are resolved against it

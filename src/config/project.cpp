@@ -7,6 +7,7 @@
 #include "base/text.h"
 #include "config/model_name.h"
 #include "config/overrides.h"
+#include "config/torchvision_weights.h"
 #include "base/path_text.h"
 
 namespace winml::config {
@@ -219,6 +220,15 @@ ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
                                        "choose one way to obtain the model");
     if (!t.export_.command.empty() && !t.export_.torchvision.empty())
       errors.add("export", "[export] command and torchvision are both set; choose one");
+    if (!t.export_.torchvision.empty() && names_pretrained_weights(t.export_.weights)) {
+      std::string problem;
+      if (!find_pretrained_weights(t.export_.torchvision, t.export_.weights, &problem)) {
+        const std::string own = path + ".export.weights";
+        const bool set_here = doc.locations.count(own) || doc.overridden.count(own);
+        errors.add(set_here ? own : "export.weights",
+                   "'export.weights' is '" + t.export_.weights + "': " + problem, ErrorAt::kValue);
+      }
+    }
     resolve(t);
     if (auto problem = value_range_problem(t.quantize); !problem.empty())
       errors.add("quantize.value_range", "'quantize.value_range' " + problem);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <set>
 
 #include "base/atomic_file.h"
@@ -40,13 +41,17 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& patterns,
   return {files.begin(), files.end()};
 }
 
-std::vector<std::string> torchvision_command(const config::ExportConfig& cfg) {
+// `pretrained`: the weights [export] weights names, loaded from `checkpoint`.
+std::vector<std::string> torchvision_command(const config::ExportConfig& cfg,
+                                             const std::optional<config::PretrainedWeights>& pretrained,
+                                             const fs::path& checkpoint) {
   std::vector<std::string> argv = {kPython,        "{recipe}",
                                    "--model",      cfg.torchvision,
                                    "--out",        "{output}",
                                    "--opset",      std::to_string(cfg.opset),
                                    "--batch-size", std::to_string(cfg.batch_size)};
-  if (!cfg.weights.empty()) argv.insert(argv.end(), {"--weights", cfg.weights});
+  if (pretrained) argv.insert(argv.end(), {"--weights-enum", pretrained->name, "--checkpoint", to_utf8(checkpoint)});
+  else if (!cfg.weights.empty()) argv.insert(argv.end(), {"--weights", cfg.weights});
   for (const auto& t : cfg.input_tensors) {
     std::string dims;
     for (const auto& d : t.shape) {
@@ -60,19 +65,67 @@ std::vector<std::string> torchvision_command(const config::ExportConfig& cfg) {
   return argv;
 }
 
+std::string variable(const char* name) { return environment_variable(name).value_or(""); }
+
 }  // namespace
 
+fs::path torch_checkpoints_dir() {
+  std::string home = variable("TORCH_HOME");
+  if (home.empty()) {
+    const std::string cache = variable("XDG_CACHE_HOME");
+    home = (cache.empty() ? std::string("~/.cache") : cache) + "/torch";
+  }
+  if (home == "~" || home.starts_with("~/")) {
+    const std::string user = home_directory();
+    if (user.empty()) return {};
+    home = user + home.substr(1);
+  }
+  return fs::absolute(from_utf8(home)).lexically_normal() / "hub" / "checkpoints";
+}
+
+std::vector<std::string> torch_checkpoints_variables() {
+  std::vector<std::string> names = {"TORCH_HOME", "XDG_CACHE_HOME"};
+  names.insert(names.end(), home_directory_variables().begin(), home_directory_variables().end());
+  return names;
+}
+
+std::string missing_checkpoint_message(const config::PretrainedWeights& w, const fs::path& checkpoint,
+                                       const std::string& weights_value, const std::string& set_at) {
+  return file_error(to_utf8(checkpoint),
+                    "no such file: the checkpoint of torchvision's pretrained weights " + w.name + " for " + w.model +
+                        " ([export] weights = \"" + weights_value + "\" at " + set_at +
+                        "); winml-make downloads nothing: download " + w.url + " into " +
+                        to_utf8(checkpoint.parent_path()) +
+                        "/, or set TORCH_HOME to a folder whose hub/checkpoints/ holds it");
+}
+
 ExportPlan plan_export(const config::ExportConfig& cfg, const fs::path& project_dir, const std::string& config_file,
-                       const std::map<std::string, std::string>& environment) {
+                       const std::map<std::string, std::string>& environment, const fs::path& checkpoint) {
   ExportPlan plan;
   if (!cfg.torchvision.empty()) {
-    plan.command = torchvision_command(cfg);
+    std::optional<config::PretrainedWeights> pretrained;
+    if (config::names_pretrained_weights(cfg.weights)) {
+      std::string problem;
+      pretrained = config::find_pretrained_weights(cfg.torchvision, cfg.weights, &problem);
+      if (!pretrained)
+        throw InputError(file_error(config_file, "'export.weights' is '" + cfg.weights + "': " + problem));
+      if (checkpoint.empty())
+        throw BuildError("pretrained weights " + pretrained->name + " for " + cfg.torchvision +
+                         ": no checkpoint file was declared for them");
+      if (to_utf8(checkpoint.filename()) != pretrained->file)
+        throw BuildError("pretrained weights " + pretrained->name + " for " + cfg.torchvision + " load " +
+                         pretrained->file + ", not " + to_utf8(checkpoint));
+      if (!fs::is_regular_file(checkpoint))
+        throw InputError(missing_checkpoint_message(*pretrained, checkpoint, cfg.weights, config_file));
+    }
+    plan.command = torchvision_command(cfg, pretrained, checkpoint);
     plan.recipe_name = to_utf8(fs::path(kTorchvisionRecipe).filename());
     auto text = rules::active().read(kTorchvisionRecipe);
     if (!text)
       throw BuildError("the torchvision export recipe (rules/" + std::string(kTorchvisionRecipe) + ") is missing");
     plan.recipe_text = *text;
-    if (!cfg.weights.empty()) plan.input_files = expand_inputs({cfg.weights}, project_dir, config_file);
+    if (!cfg.weights.empty() && !pretrained)
+      plan.input_files = expand_inputs({cfg.weights}, project_dir, config_file);
   } else if (!cfg.command.empty()) {
     plan.command = cfg.command;
   } else {

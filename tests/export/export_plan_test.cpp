@@ -117,3 +117,57 @@ TEST(ExportPlan, UnknownPlaceholderIsAnInputError) {
   auto plan = exporting::plan_export(command_config({"echo", "{outptu}"}), dir.path(), "winml.toml", process_env());
   EXPECT_THROW(exporting::run_export(plan, dir.path(), dir / "b" / "export.onnx", dir / "b" / "log"), InputError);
 }
+
+// [export] weights: "DEFAULT" or an enum name is torchvision's pretrained
+// weights; anything else is a state_dict file.
+TEST(PretrainedWeights, WhichValuesNameThem) {
+  for (const std::string v : {"DEFAULT", "IMAGENET1K_V1", "IMAGENET1K_SWAG_E2E_V1", "V2"})
+    EXPECT_TRUE(config::names_pretrained_weights(v)) << v;
+  for (const std::string v : {"", "weights.pt", "Default", "IMAGENET1K.V1", "CHECKPOINTS/A", "1K", "_A", "A-B"})
+    EXPECT_FALSE(config::names_pretrained_weights(v)) << v;
+}
+
+TEST(PretrainedWeights, TheShippedDataResolvesDefaultAndNamesTheChoices) {
+  auto resnet = config::find_pretrained_weights("resnet50", "DEFAULT");
+  ASSERT_TRUE(resnet);
+  EXPECT_EQ(resnet->name, "IMAGENET1K_V2");
+  EXPECT_EQ(resnet->file, "resnet50-11ad3fa6.pth");
+  EXPECT_EQ(fs::path(resnet->url).filename(), resnet->file);
+  auto v1 = config::find_pretrained_weights("resnet50", "IMAGENET1K_V1");
+  ASSERT_TRUE(v1);
+  EXPECT_EQ(v1->file, "resnet50-0676ba61.pth");
+
+  std::string problem;
+  EXPECT_FALSE(config::find_pretrained_weights("resnet50", "IMAGENET1K_V3", &problem));
+  EXPECT_NE(problem.find("expected one of: DEFAULT, IMAGENET1K_V1, IMAGENET1K_V2, or a state_dict file's path"),
+            std::string::npos)
+      << problem;
+  EXPECT_FALSE(config::find_pretrained_weights("resnet_fifty", "DEFAULT", &problem));
+  EXPECT_NE(problem.find("no pretrained weights for torchvision model 'resnet_fifty'"), std::string::npos) << problem;
+  EXPECT_NE(problem.find("resnet50"), std::string::npos) << problem;
+}
+
+// The recipe gets the checkpoint the stage declared, and nothing runs without it.
+TEST(PretrainedWeights, ThePlanLoadsTheDeclaredCheckpointAndRefusesAMissingOne) {
+  test::TempDir dir;
+  config::ExportConfig cfg;
+  cfg.torchvision = "squeezenet1_1";
+  cfg.weights = "DEFAULT";
+  const fs::path checkpoint = dir / "torch" / "hub" / "checkpoints" / "squeezenet1_1-b8a52dc0.pth";
+  try {
+    exporting::plan_export(cfg, dir.path(), "winml.toml", process_env(), checkpoint);
+    FAIL();
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.rfind(to_utf8(checkpoint) + ": no such file", 0), 0u) << msg;
+    EXPECT_NE(msg.find("download https://download.pytorch.org/models/squeezenet1_1-b8a52dc0.pth into " +
+                       to_utf8(checkpoint.parent_path()) + "/, or set TORCH_HOME"),
+              std::string::npos)
+        << msg;
+  }
+  test::write_text(checkpoint, "a checkpoint");
+  const auto plan = exporting::plan_export(cfg, dir.path(), "winml.toml", process_env(), checkpoint);
+  const std::vector<std::string> tail(plan.command.end() - 4, plan.command.end());
+  EXPECT_EQ(tail, (std::vector<std::string>{"--weights-enum", "IMAGENET1K_V1", "--checkpoint", to_utf8(checkpoint)}));
+  EXPECT_TRUE(plan.input_files.empty());  // not a project file
+}

@@ -277,6 +277,42 @@ TEST(Plan, MemoKeyFollowsTheFilesStagesProbed) {
   EXPECT_NE(k1, pipeline::plan_memo_key(src, stages::builtin_stages(), stats, {}, probed));
 }
 
+// [export] weights naming torchvision's pretrained weights: the checkpoint
+// in torch's cache is an input named for what it is, not where it is; the
+// variables that place it, and the file itself, remake the plan.
+TEST(Plan, PretrainedWeightsDeclareTheirCheckpointByName) {
+  test::TempDir dir, torch_home;
+  test::ScopedEnvironment env;
+  env.set("TORCH_HOME", torch_home.path().string());
+  const std::string toml = "[export]\ntorchvision = \"squeezenet1_1\"\nweights = \"DEFAULT\"\n";
+  const fs::path checkpoint = torch_home / "hub" / "checkpoints" / "squeezenet1_1-b8a52dc0.pth";
+
+  auto plan = pipeline::make_plan(load(dir, toml), stages::builtin_stages(), dir / "build");
+  const graph::Node* exporting = &plan.graph.nodes[plan.graph.find("squeezenet1_1", "export")];
+  EXPECT_NE(exporting->cannot_run.find(to_utf8(checkpoint) + ": no such file"), std::string::npos)
+      << exporting->cannot_run;
+  EXPECT_TRUE(exporting->extra_inputs.empty());
+  EXPECT_TRUE(has(plan.plan_files, to_utf8(checkpoint)));
+  for (const char* name : {"TORCH_HOME", "XDG_CACHE_HOME", "HOME"}) EXPECT_TRUE(has(plan.env_names, name)) << name;
+
+  test::write_text(checkpoint, "a checkpoint");
+  plan = pipeline::make_plan(load(dir, toml), stages::builtin_stages(), dir / "build");
+  exporting = &plan.graph.nodes[plan.graph.find("squeezenet1_1", "export")];
+  EXPECT_EQ(exporting->cannot_run, "");
+  EXPECT_EQ(exporting->extra_inputs,
+            (std::vector<graph::InputDecl>{{graph::InputKind::kFile, to_utf8(checkpoint),
+                                            "$TORCH_HOME/hub/checkpoints/squeezenet1_1-b8a52dc0.pth"}}));
+  EXPECT_TRUE(has(ingredient_names(*exporting), "rules:export/torchvision_weights.toml"));
+  EXPECT_TRUE(has(ingredient_names(*exporting), "rules:export/torchvision_export.py"));
+  // Where the file is does not enter the key (the path is the plan's).
+  for (const auto& name : ingredient_names(*exporting)) EXPECT_EQ(name.find("TORCH_HOME"), std::string::npos) << name;
+  // The stored plan keeps the name.
+  plan.memo_key = store::digest_of("key");
+  auto back = pipeline::parse_plan(pipeline::serialize_plan(plan));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->graph.nodes[plan.graph.find("squeezenet1_1", "export")].extra_inputs, exporting->extra_inputs);
+}
+
 TEST(Plan, AnOrtBackendDeclaresWhatOnnxRuntimeReports) {
   // The default library is the one this build fetched (<cache>/1.29.0/<library in the cache>),
   // wherever this system's default cache is.

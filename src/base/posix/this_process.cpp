@@ -55,6 +55,16 @@ const std::vector<std::string>& user_cache_home_variables() {
   return names;
 }
 
+std::string home_directory() {
+  const char* h = std::getenv("HOME");
+  return h ? h : "";
+}
+
+const std::vector<std::string>& home_directory_variables() {
+  static const std::vector<std::string> names = {"HOME"};
+  return names;
+}
+
 std::string describe_signal(int signal) {
   const char* abbrev = ::sigabbrev_np(signal);
   const char* text = ::sigdescr_np(signal);

@@ -98,6 +98,13 @@ const std::vector<std::string>& user_cache_home_variables() {
   return names;
 }
 
+std::string home_directory() { return environment_variable("USERPROFILE").value_or(""); }
+
+const std::vector<std::string>& home_directory_variables() {
+  static const std::vector<std::string> names = {"USERPROFILE"};
+  return names;
+}
+
 std::uint64_t peak_resident_bytes() {
   PROCESS_MEMORY_COUNTERS counters{};
   if (!GetProcessMemoryInfo(GetCurrentProcess(), &counters, sizeof counters)) return 0;

@@ -33,9 +33,14 @@ std::shared_ptr<const Section<ExportConfig>> export_schema() {
       return "";
     };
     s->key("weights", &ExportConfig::weights, ValueType::kString,
-           "A state_dict .pt file for the torchvision model. Empty: random weights (seed 0) with BatchNorm "
-           "statistics measured on random inputs, so that outputs vary with the input; for trying the pipeline, "
-           "not for accuracy.")
+           "The torchvision model's weights. \"DEFAULT\" or a name of the model's weights enum (e.g. "
+           "\"IMAGENET1K_V1\"; names are upper-case letters, digits and '_'): torchvision's pretrained weights, "
+           "loaded offline from its cache, $TORCH_HOME/hub/checkpoints/ (else $XDG_CACHE_HOME/torch/..., else "
+           "~/.cache/torch/...; the files and their URLs per model: rules/export/torchvision_weights.toml); the "
+           "checkpoint's content enters the export key, and a missing one stops the build, naming where to put "
+           "it. Any other value: a state_dict .pt file in the project. Empty: random weights (seed 0) with "
+           "BatchNorm statistics measured on random inputs, so that outputs vary with the input; for trying the "
+           "pipeline, not for accuracy.")
         .alternative = "weights.pt";
     auto& o = s->key("opset", &ExportConfig::opset, ValueType::kInt, "ONNX opset of the exported model.");
     o.min = 7, o.max = 17;
