@@ -95,7 +95,9 @@ class TroubleshootingPage {
     for (std::size_t at; !dir.empty() && (at = line.find(dir)) != std::string::npos;)
       line.replace(at, dir.size(), "/work/proj");
     static const std::regex ort_cache("[^ ]*/1\\.29\\.0/lib/");
-    return std::regex_replace(line, ort_cache, "/home/me/.cache/winml-make/ort/1.29.0/lib/");
+    static const std::regex torch_cache("[^ ]*/hub/checkpoints/");
+    line = std::regex_replace(line, ort_cache, "/home/me/.cache/winml-make/ort/1.29.0/lib/");
+    return std::regex_replace(line, torch_cache, "/home/me/.cache/torch/hub/checkpoints/");
   }
 
   std::vector<std::string> block_lines_;
@@ -108,8 +110,9 @@ struct DocProject {
   DocProject() { fs::copy_file(test::source_dir() / "examples/quickstart/model.onnx", dir / "net.onnx"); }
   fs::path root() const { return dir.path(); }
   void config(const std::string& text) const { test::write_text(dir / "winml.toml", text); }
-  test::CliResult run(const std::vector<std::string>& args) const {
-    return test::run_cli(args, root(), {{"WINML_MAKE_CACHE_DIR", (dir / "cache").string()}});
+  test::CliResult run(const std::vector<std::string>& args, std::map<std::string, std::string> env = {}) const {
+    env["WINML_MAKE_CACHE_DIR"] = (dir / "cache").string();
+    return test::run_cli(args, root(), env);
   }
 };
 
@@ -185,6 +188,12 @@ TEST(TroubleshootingDoc, QuotesTheMessagesWinmlMakePrints) {
       if (a.name() == "ep_cache_context") a.set_s("../compiled_ref.bin");
   model::save_model(escaping, p.dir / "esc" / "compiled.onnx");
   check(p.run({"run", "-m", "esc/compiled.onnx"}), 2);
+
+  // torchvision's pretrained weights: a checkpoint not in torch's cache, a name the model does not have.
+  p.config("[export]\ntorchvision = \"resnet50\"\nweights = \"DEFAULT\"\n");
+  check(p.run({}, {{"TORCH_HOME", (p.dir / "torch").string()}}), 2);
+  p.config("[export]\ntorchvision = \"resnet50\"\nweights = \"IMAGENET1K_V3\"\n");
+  check(p.run({"config"}), 2);
 
   // Command-line flags.
   check(p.run({"quantize", "-m", "net.onnx", "-o", "q.onnx", "--weight-type", "int3"}), 2);
