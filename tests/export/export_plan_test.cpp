@@ -120,14 +120,14 @@ TEST(ExportPlan, UnknownPlaceholderIsAnInputError) {
 
 // [export] weights: "DEFAULT" or an enum name is torchvision's pretrained
 // weights; anything else is a state_dict file.
-TEST(PretrainedWeights, WhichValuesNameThem) {
+TEST(PretrainedWeightsConfig, WhichValuesNameThem) {
   for (const std::string v : {"DEFAULT", "IMAGENET1K_V1", "IMAGENET1K_SWAG_E2E_V1", "V2"})
     EXPECT_TRUE(config::names_pretrained_weights(v)) << v;
   for (const std::string v : {"", "weights.pt", "Default", "IMAGENET1K.V1", "CHECKPOINTS/A", "1K", "_A", "A-B"})
     EXPECT_FALSE(config::names_pretrained_weights(v)) << v;
 }
 
-TEST(PretrainedWeights, TheShippedDataResolvesDefaultAndNamesTheChoices) {
+TEST(PretrainedWeightsConfig, TheShippedDataResolvesDefaultAndNamesTheChoices) {
   auto resnet = config::find_pretrained_weights("resnet50", "DEFAULT");
   ASSERT_TRUE(resnet);
   EXPECT_EQ(resnet->name, "IMAGENET1K_V2");
@@ -148,7 +148,7 @@ TEST(PretrainedWeights, TheShippedDataResolvesDefaultAndNamesTheChoices) {
 }
 
 // The recipe gets the checkpoint the stage declared, and nothing runs without it.
-TEST(PretrainedWeights, ThePlanLoadsTheDeclaredCheckpointAndRefusesAMissingOne) {
+TEST(PretrainedWeightsConfig, ThePlanLoadsTheDeclaredCheckpointAndRefusesAMissingOne) {
   test::TempDir dir;
   config::ExportConfig cfg;
   cfg.torchvision = "squeezenet1_1";
