@@ -193,7 +193,7 @@ store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& regis
     auto d = stats.digest(f);
     h.update_field(d ? d->hex() : "missing");
   }
-  // The machine's arithmetic, which stages declare (stages/runtime_arithmetic.h):
+  // The machine's arithmetic, which stages running the runtime carry (pipeline/declarations.h):
   // a plan made under another (WINML_RUNTIME_ISA, another CPU) is made again.
   h.update_field(arithmetic_identity());
   // Not the runtime's thread count, which no result depends on; a bad

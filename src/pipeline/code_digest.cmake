@@ -2,7 +2,8 @@
 #   cmake -DROOT=<src dir> -DUNITS=<unit list> -DOUT=<file.cpp> -P code_digest.cmake
 # UNITS has one "<unit>|<path relative to ROOT>" per line. A unit's digest
 # covers the paths and contents of its files (sorted), never where the
-# checkout lives, so every clone of the same sources agrees.
+# checkout lives, so every clone of the same sources agrees. A unit with a
+# file of the CPU runtime (runtime/) is marked as computing with it.
 file(STRINGS ${UNITS} lines)
 list(SORT lines)
 set(units "")
@@ -14,6 +15,9 @@ foreach(line IN LISTS lines)
   file(SHA256 ${ROOT}/${rel} h)
   string(MAKE_C_IDENTIFIER "${unit}" var)
   string(APPEND "text_${var}" "${rel} ${h}\n")
+  if(rel MATCHES "^runtime/")
+    set("runtime_${var}" true)
+  endif()
   list(APPEND units ${unit})
 endforeach()
 list(REMOVE_DUPLICATES units)
@@ -26,7 +30,12 @@ foreach(unit IN LISTS units)
   string(MAKE_C_IDENTIFIER "${unit}" var)
   string(SHA256 d "${text_${var}}")
   string(SUBSTRING ${d} 0 32 d)
-  string(APPEND out "    {\"${unit}\", \"${d}\"},\n")
+  if(DEFINED "runtime_${var}")
+    set(runtime true)
+  else()
+    set(runtime false)
+  endif()
+  string(APPEND out "    {\"${unit}\", \"${d}\", ${runtime}},\n")
   math(EXPR n "${n} + 1")
 endforeach()
 string(APPEND out "};\nconst std::size_t kCodeUnitCount = ${n};\n\n}  // namespace winml::pipeline::detail\n")

@@ -17,12 +17,17 @@ namespace winml::pipeline {
 struct CodeUnit {
   std::string_view name;
   std::string_view digest;  // 32 hex digits
+  bool computes_with_runtime;  // one of its files is the CPU runtime's (runtime/)
 };
 
 // Every unit this binary was built from, sorted by name.
 std::vector<CodeUnit> code_units();
 // The digest of `unit`; std::logic_error for a unit that does not exist.
 std::string code_digest(std::string_view unit);
+// Whether `unit` computes with the CPU runtime, whose arithmetic can then
+// reach the stage's bytes (stages declaring it get its identity in their
+// key: pipeline/declarations.h); std::logic_error for an unknown unit.
+bool computes_with_runtime(std::string_view unit);
 
 namespace detail {
 extern const CodeUnit kCodeUnits[];

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <stdexcept>
 
+#include "base/instruction_set.h"
 #include "base/this_process.h"
 #include "config/subset.h"
 #include "graph/key.h"
@@ -85,11 +87,13 @@ std::vector<graph::Ingredient> key_ingredients(const Declarations& d, const std:
   }
   std::vector<std::string> code = d.code;
   code.push_back("pipeline/stage");
+  std::map<std::string, std::string> values = d.values;
   for (const auto& unit : code) {
     const std::string hex = code_digest(unit);
     out.push_back(graph::digest_ingredient("code:" + unit, *store::Digest::from_hex(hex), hex));
+    if (computes_with_runtime(unit)) values["runtime.arithmetic"] = arithmetic_identity();
   }
-  for (const auto& [name, value] : d.values) out.push_back(graph::text_ingredient("value:" + name, value));
+  for (const auto& [name, value] : values) out.push_back(graph::text_ingredient("value:" + name, value));
   return out;
 }
 

@@ -38,7 +38,11 @@ struct Declarations {
   // (shipped or from an overlay) enters the key.
   std::vector<std::string> rules;
   // Code units (pipeline/code_digest.h) whose build-time digest of the sources
-  // enters the key: editing them invalidates exactly this stage.
+  // enters the key: editing them invalidates exactly this stage. A unit that
+  // computes with the CPU runtime brings the machine's arithmetic too
+  // (value:runtime.arithmetic, base/instruction_set.h): AVX2 and AVX-512
+  // share it, the generic variant does not, so no cache serves one's bytes
+  // to the other; no stage has to remember to declare it.
   std::vector<std::string> code;
   // Anything else by name (e.g. a vendor compiler's version).
   std::map<std::string, std::string> values;
@@ -69,7 +73,8 @@ struct Declarations {
 // The static key ingredients of a stage that declared `d`, for a model
 // configured as `config` (canonical JSON, config::to_json):
 //   implementation, config:<section>.<key>, env:<name>, rules:<path>,
-//   code:<unit> (stages/stage is every stage's), value:<name>.
+//   code:<unit> (stages/stage is every stage's), value:<name> (with
+//   value:runtime.arithmetic when a code unit computes with the runtime).
 std::vector<graph::Ingredient> key_ingredients(const Declarations& d, const std::string& implementation,
                                                const nlohmann::json& config);
 

@@ -1,5 +1,4 @@
 #include "stages/analyze_stage.h"
-#include "stages/runtime_arithmetic.h"
 
 #include <algorithm>
 
@@ -18,7 +17,6 @@ pipeline::Declarations AnalyzeStage::declare(const config::ModelSettings&) const
   for (const auto& name : ep::ep_table_names()) d.rules.push_back("ep/" + name + ".toml");
   d.rules.push_back("optimize/presets.toml");
   d.code = {"winml_analyze", "stages/analyze_stage"};
-  declare_runtime_arithmetic(d);
   return d;
 }
 

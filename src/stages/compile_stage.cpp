@@ -1,5 +1,4 @@
 #include "stages/compile_stage.h"
-#include "stages/runtime_arithmetic.h"
 #include "stages/save_options.h"
 
 #include "base/error.h"
@@ -71,7 +70,6 @@ pipeline::Declarations CompileStage::declare(const config::ModelSettings& config
   d.environment = config.compile.env;
   d.rules = {"ep/" + config.compile.ep + ".toml"};
   d.code = {"winml_compile", "stages/compile_stage"};
-  declare_runtime_arithmetic(d);
   // Validation runs on the first calibration sample when there are samples,
   // read by the quantizer's sample reader (its code enters the key too).
   if (!config.quantize.calibration_data.empty()) {

@@ -1,5 +1,4 @@
 #include "stages/optimize_stage.h"
-#include "stages/runtime_arithmetic.h"
 #include "stages/save_options.h"
 
 #include "model/model_io.h"
@@ -14,7 +13,6 @@ pipeline::Declarations OptimizeStage::declare(const config::ModelSettings& confi
   d.config = {"optimize", "compile.ep", "build.auto"};
   d.rules = {"optimize/presets.toml", "ep/" + config.compile.ep + ".toml"};
   d.code = {"winml_passes", "stages/optimize_stage"};
-  declare_runtime_arithmetic(d);
   d.writes_models = true;
   return d;
 }

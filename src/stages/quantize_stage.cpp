@@ -1,5 +1,4 @@
 #include "stages/quantize_stage.h"
-#include "stages/runtime_arithmetic.h"
 #include "stages/save_options.h"
 
 #include <cstdio>
@@ -18,7 +17,6 @@ pipeline::Declarations QuantizeStage::declare(const config::ModelSettings& confi
     d.files = {{graph::InputKind::kTree, config.quantize.calibration_data}};
   d.rules = {"ep/" + config.compile.ep + ".toml"};
   d.code = {"winml_quant", "stages/quantize_stage"};
-  declare_runtime_arithmetic(d);
   d.writes_models = true;
   return d;
 }

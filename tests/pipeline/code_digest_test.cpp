@@ -32,7 +32,7 @@ Digests run_script(const fs::path& root, const test::TempDir& work) {
                               (test::source_dir() / "src/pipeline/code_digest.cmake").string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   Digests d;
-  std::regex entry(R"re(\{"([^"]+)", "([0-9a-f]{32})"\})re");
+  std::regex entry(R"re(\{"([^"]+)", "([0-9a-f]{32})", (true|false)\})re");
   const std::string text = test::read_text(out);
   for (std::sregex_iterator it(text.begin(), text.end(), entry), end; it != end; ++it) d[(*it)[1]] = (*it)[2];
   return d;
@@ -72,6 +72,18 @@ std::set<std::string> stages_affected(const std::set<std::string>& units) {
   for (const auto& [stage, own] : units_by_stage())
     for (const auto& u : units)
       if (own.count(u)) out.insert(stage);
+  return out;
+}
+
+// The stages whose key holds the machine's arithmetic (value:runtime.arithmetic).
+std::set<std::string> stages_keyed_by_arithmetic() {
+  test::TempDir dir;
+  test::write_text(dir / "winml.toml", "[model]\nsource = \"m.onnx\"\n");
+  auto plan = pipeline::make_plan(config::load_project(dir.path()), stages::builtin_stages(), dir / "build");
+  std::set<std::string> out;
+  for (const auto& n : plan.graph.nodes)
+    for (const auto& i : n.static_ingredients)
+      if (i.name == "value:runtime.arithmetic") out.insert(n.name);
   return out;
 }
 
@@ -122,6 +134,9 @@ TEST(CodeDigest, EditingAKernelChangesEveryStageThatRunsTheRuntime) {
   EXPECT_TRUE(units.count("winml_runtime"));
   EXPECT_FALSE(units.count("winml_model"));
   EXPECT_EQ(stages_affected(units), (std::set<std::string>{"analyze", "compile", "optimize", "quantize"}));
+  // The same stages are keyed by the machine's arithmetic, derived from
+  // their code units: none declares it.
+  EXPECT_EQ(stages_keyed_by_arithmetic(), stages_affected(units));
 }
 
 TEST(CodeDigest, EditingAStageChangesThatStageAlone) {
