@@ -97,6 +97,13 @@ TEST(Confinement, EveryDerivedModelNamePassesTheNameCheck) {
   auto hidden = p.run({});
   EXPECT_EQ(hidden.exit_code, 2) << hidden.err;
   EXPECT_NE(hidden.err.find("may not start with '.'"), std::string::npos) << hidden.err;
+  // A name Windows opens as a device, on every system (a project builds anywhere).
+  for (const char* device : {"nul", "Con.v2", "COM3"}) {
+    p.write_config(std::string("[model]\nname = \"") + device + "\"\nsource = \"my model (v2).onnx\"\n");
+    auto reserved = p.run({});
+    EXPECT_EQ(reserved.exit_code, 2) << device << ": " << reserved.err;
+    EXPECT_NE(reserved.err.find("a name Windows keeps for a device"), std::string::npos) << reserved.err;
+  }
 }
 
 TEST(Confinement, OutputDirThatHoldsTheProjectIsRefused) {
