@@ -6,6 +6,8 @@
 // id and then waits for a file "go" that the test never writes.
 #include <gtest/gtest.h>
 
+#include <cctype>
+
 #include <chrono>
 #include <csignal>
 #include <thread>
@@ -30,8 +32,18 @@ std::string waiting_export(const std::string& name = "net", const std::string& p
 
 // The export command's process id once it is running (0 if it never starts).
 long long command_pid(const Project& p, const std::string& pid_file = "export.pid") {
-  if (!test::wait_until([&] { return fs::exists(p.root() / pid_file); }, 60)) return 0;
-  return std::stoll(test::read_text(p.root() / pid_file));
+  // (Read until it holds a number: Wine may show the renamed file before its bytes.)
+  std::string text;
+  if (!test::wait_until(
+          [&] {
+            std::error_code ec;
+            if (!fs::exists(p.root() / pid_file, ec)) return false;
+            text = test::read_text(p.root() / pid_file);
+            return !text.empty() && std::isdigit(static_cast<unsigned char>(text[0]));
+          },
+          60))
+    return 0;
+  return std::stoll(text);
 }
 
 // Whether the process ends within a few seconds.
