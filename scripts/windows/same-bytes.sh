@@ -58,14 +58,18 @@ compare() {
   echo "same-bytes: $name: $n files, $differ differ"
 }
 
-# build NAME SOURCE_DIR: copies the project twice, builds each copy with one binary.
+# build NAME SOURCE_DIR: copies the project twice, builds each copy with one
+# binary, the two at once (a Wine build waits on wineserver a good part of
+# its time).
 build_both() {
-  local name=$1 src=$2
+  local name=$1 src=$2 linux_build
   cp -r "$src" "$work/$name-linux"
   cp -r "$src" "$work/$name-windows"
   rm -rf "$work/$name-linux/build" "$work/$name-windows/build"
-  (cd "$work/$name-linux" && "$linux" --no-cache -j2 >/dev/null)
+  (cd "$work/$name-linux" && "$linux" --no-cache -j2 >/dev/null) &
+  linux_build=$!
   (cd "$work/$name-windows" && run_windows --no-cache -j2 >/dev/null)
+  wait "$linux_build"
   compare "$name" "$work/$name-linux/build" "$work/$name-windows/build"
 }
 
