@@ -15,9 +15,9 @@ prefix=$(bash scripts/windows/deps.sh --print-prefix)
 source scripts/configure.sh
 # Exported test models and the ONNX Runtime oracle are the Linux build's
 # (made by Linux programs: PyTorch, Node.js), shared rather than made twice.
+mapfile -t shared < <(shared_with_main_tree WINML_TEST_MODELS WINML_ORT_NODE_DIR)
 configure build-windows -DCMAKE_TOOLCHAIN_FILE=scripts/windows/toolchain.cmake -DWINML_WINDOWS_DEPS="$prefix" \
-  -DCMAKE_BUILD_TYPE=Release -DWINML_BUILD_BENCHMARKS=OFF \
-  -DWINML_TEST_MODELS="$PWD/build/test-models" -DWINML_ORT_NODE_DIR="$PWD/build/ort-node"
+  -DCMAKE_BUILD_TYPE=Release -DWINML_BUILD_BENCHMARKS=OFF "${shared[@]}"
 if [ $# -gt 0 ]; then
   cmake --build build-windows -j"$(nproc)" --target "$@"
 else

@@ -15,3 +15,14 @@ configure() {
 uninstrumented_only() {
   grep -v '^#' scripts/uninstrumented-only.txt | paste -sd'|'
 }
+
+# shared_with_main_tree NAME...: -DNAME=VALUE for each cache variable the main
+# tree (build/) has, so that another tree's tests use the same exported
+# models and onnxruntime-node instead of making them again.
+shared_with_main_tree() {
+  local name value
+  for name in "$@"; do
+    value=$(sed -n "s/^$name:[A-Z]*=//p" build/CMakeCache.txt 2>/dev/null)
+    [ -z "$value" ] || echo "-D$name=$value"
+  done
+}

@@ -15,9 +15,8 @@ root=$PWD
 out=$root/build-sanitize
 
 source scripts/configure.sh
-CC=clang CXX=clang++ configure "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWINML_SANITIZE=ON \
-  -DWINML_TEST_MODELS="$root/build/test-models" -DWINML_ORT_NODE_DIR="$root/build/ort-node" \
-  -DWINML_TORCHVISION_CORPUS="$root/build/torchvision-corpus"
+mapfile -t shared < <(shared_with_main_tree WINML_TEST_MODELS WINML_ORT_NODE_DIR WINML_TORCHVISION_CORPUS)
+CC=clang CXX=clang++ configure "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWINML_SANITIZE=ON "${shared[@]}"
 targets=(sanitized_unit_tests sanitized_tests sanitized_cli_tests sanitized_model_ort_tests corpus_tests ort_ep_tests)
 cmake --build "$out" -j"$(nproc)" --target "${targets[@]}"
 

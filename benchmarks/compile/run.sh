@@ -12,11 +12,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../../build}
 reps=${2:-15}
 models=(resnet50_op13 vit_b_16_op13 vit_b_16_op17)
+source "$here/../common/test_models.sh"
+models_dir=$(test_models_dir "$build")
 paths=()
 for m in "${models[@]}"; do
-  [ -f "$build/test-models/$m.onnx" ] ||
-    /usr/bin/python3 "$here/../../tests/fixtures/export_models.py" --out "$build/test-models" "$m"
-  paths+=("$build/test-models/$m.onnx")
+  [ -f "$models_dir/$m.onnx" ] ||
+    /usr/bin/python3 "$here/../../tests/fixtures/export_models.py" --out "$models_dir" "$m"
+  paths+=("$models_dir/$m.onnx")
 done
 "$build/benchmarks/bench_compile_load" --reps "$reps" "${@:3}" "${paths[@]}"
 

@@ -8,8 +8,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../../build}
 runs=${2:-3}
-model=$build/test-models/vit_b_16_op17.onnx
-[ -f "$model" ] || /usr/bin/python3 "$here/../../tests/fixtures/export_models.py" --out "$build/test-models" vit_b_16_op17
+source "$here/../common/test_models.sh"
+models=$(test_models_dir "$build")
+model=$models/vit_b_16_op17.onnx
+[ -f "$model" ] || /usr/bin/python3 "$here/../../tests/fixtures/export_models.py" --out "$models" vit_b_16_op17
 size=$(( $(stat -c %s "$model") + $(stat -c %s "$model.data") ))
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -13,7 +13,8 @@ root=$here/../..
 build=$(cd "${1:-$root/build}" && pwd)
 runs=${2:-5}
 bin=$build/winml-make
-models_dir=$build/test-models
+source "$here/../common/test_models.sh"
+models_dir=$(test_models_dir "$build")
 export NODE_PATH=$build/ort-node/node_modules
 [ -x "$bin" ] || { echo "build winml-make first ($bin)" >&2; exit 1; }
 [ -d "$NODE_PATH/onnxruntime-node" ] || bash "$root/tests/ort/install.sh" "$build/ort-node"

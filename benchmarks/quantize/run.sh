@@ -16,8 +16,10 @@ samples=${2:-16}
 threads=${3:-2}
 rounds=${4:-3}
 method=${5:-minmax}
-model=$build/test-models/resnet50_op13.onnx
-[ -f "$model" ] || /usr/bin/python3 "$here/../../tests/fixtures/export_models.py" --out "$build/test-models" resnet50_op13
+source "$here/../common/test_models.sh"
+models=$(test_models_dir "$build")
+model=$models/resnet50_op13.onnx
+[ -f "$model" ] || /usr/bin/python3 "$here/../../tests/fixtures/export_models.py" --out "$models" resnet50_op13
 [ -d "$build/ort-node/node_modules/onnxruntime-node" ] || bash "$here/../../tests/ort/install.sh" "$build/ort-node"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -6,12 +6,13 @@
 # winml-make's restore throughput / curl's (goal >= 0.5).
 #
 # usage: benchmarks/remote/run.sh [BUILD_DIR] [MODEL_DIR]
-#   MODEL_DIR holds vit_b_16_op17.onnx(.data) (default: BUILD_DIR/test-models,
-#   made by the test suite's fixture.export_models)
+#   MODEL_DIR holds vit_b_16_op17.onnx(.data) (default: the build's exported
+#   test models, made by the test suite's fixture.export_models)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../../build}" && pwd)
-models=${2:-$build/test-models}
+source "$here/../common/test_models.sh"
+models=${2:-$(test_models_dir "$build")}
 bin=$build/winml-make
 [ -x /usr/sbin/nginx ] || { echo "needs nginx (scripts/install-deps.sh)"; exit 2; }
 [ -f "$models/vit_b_16_op17.onnx" ] || { echo "needs $models/vit_b_16_op17.onnx (ctest -R fixture.export_models)"; exit 2; }

@@ -22,6 +22,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 
 
+def test_models_dir(build):
+    """Where the build's tests keep the exported models: its WINML_TEST_MODELS
+    (by default in the user's cache)."""
+    try:
+        with open(os.path.join(build, "CMakeCache.txt")) as f:
+            for line in f:
+                if line.startswith("WINML_TEST_MODELS:"):
+                    return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(cache, "winml-make", "test-models")
+
+
 def run_json(argv, env=None):
     out = subprocess.run(argv, check=True, capture_output=True, text=True, env=env).stdout
     return json.loads(out[out.index("{"):])
@@ -36,7 +50,7 @@ def main():
     p.add_argument("models", nargs="*", default=["resnet50_op13", "vit_b_16_op13"])
     a = p.parse_args()
 
-    models_dir = os.path.join(a.build, "test-models")
+    models_dir = test_models_dir(a.build)
     missing = [m for m in a.models if not os.path.exists(os.path.join(models_dir, m + ".onnx"))]
     if missing:
         subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tests", "fixtures", "export_models.py"),

@@ -7,12 +7,11 @@ MODELS: name, constructor, input shape, opset, kind.
 
 usage: /usr/bin/python3 tests/corpus/torchvision_export.py OUT_DIR [--keep] [--list FILE.json] [NAME...]
 Writes OUT_DIR/<name>.onnx and OUT_DIR/<name>.json (input shape, opset, kind,
-and the digest of this script); prints one line per model: name, ok or the
+and the digest of this script and PyTorch's version); prints one line per model: name, ok or the
 exporter's error. --list takes the names from a JSON list of {"name": ...}
 (tests/corpus/torchvision_ci.json); --keep leaves a model this very script
 exported as it is.
 """
-import hashlib
 import json
 import os
 import sys
@@ -23,7 +22,7 @@ import torchvision
 from torchvision import models as m
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
-from varied_outputs import RECIPE, check_outputs_vary, settle_random_weights  # noqa: E402
+from varied_outputs import RECIPE, check_outputs_vary, exclusive_folder, exporter_digest, settle_random_weights  # noqa: E402,E501
 
 # name, constructor, input shape, opset, kind
 MODELS = [
@@ -83,9 +82,8 @@ MODELS = [
 ]
 
 
-EXPORTER = hashlib.sha256(b"".join(open(f, "rb").read() for f in (
-    __file__, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "varied_outputs.py"),
-    RECIPE))).hexdigest()
+EXPORTER = exporter_digest(
+    __file__, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "varied_outputs.py"), RECIPE)
 
 
 def exported_by_this_script(name, out_dir):
@@ -121,7 +119,9 @@ def export(name, make, shape, opset, kind, out_dir):
     check_outputs_vary(model, args, allow_empty=detection)
     # Not under torch.no_grad(): there nn.MultiheadAttention takes its fused
     # fast path (aten::_native_multi_head_attention), which has no ONNX export.
-    torch.onnx.export(model, args, path, opset_version=opset, input_names=names, do_constant_folding=True)
+    # Through a rename: a test reading the cache never sees half a model.
+    torch.onnx.export(model, args, path + ".tmp", opset_version=opset, input_names=names, do_constant_folding=True)
+    os.replace(path + ".tmp", path)
     # Detection models take a list of images: their one input is the image itself.
     spec = {"name": name, "kind": kind, "opset": opset, "exporter": EXPORTER,
             "inputs": {n: {"shape": shape[1:] if detection else shape, "range": [0, 1]} for n in names}}
@@ -141,7 +141,11 @@ def main():
         with open(args[i + 1]) as f:
             args = args[:i] + [entry["name"] for entry in json.load(f)] + args[i + 2:]
     wanted = set(args)
-    os.makedirs(out_dir, exist_ok=True)
+    with exclusive_folder(out_dir):
+        return export_all(out_dir, wanted, keep)
+
+
+def export_all(out_dir, wanted, keep):
     failed = 0
     for name, make, shape, opset, kind in MODELS:
         if wanted and name not in wanted:
