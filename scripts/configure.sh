@@ -11,9 +11,23 @@ configure() {
 }
 
 # The sanitize subset's tests scripts/sanitize.sh does not run, as one
-# alternation for ctest -R/-E (scripts/uninstrumented-only.txt says why).
+# regular expression for ctest -R/-E (scripts/uninstrumented-only.txt says
+# why). A parameterized test's ctest name goes on after its googletest name
+# ("  # GetParam() = ..."): the name ends at a space or at the end.
 uninstrumented_only() {
-  grep -v '^#' scripts/uninstrumented-only.txt | paste -sd'|'
+  echo "^($(grep -v '^#' scripts/uninstrumented-only.txt | paste -sd'|'))( |\$)"
+}
+
+# Fails naming each line of scripts/uninstrumented-only.txt that is no test
+# of the tree in $1: a renamed test would otherwise run nowhere.
+check_uninstrumented_only() {
+  local name missing=0
+  while read -r name; do
+    ctest --test-dir "$1" -N -R "^$name( |\$)" | grep -q "Test *#" && continue
+    echo "scripts/uninstrumented-only.txt: no test named $name in $1" >&2
+    missing=1
+  done < <(grep -v '^#' scripts/uninstrumented-only.txt)
+  return $missing
 }
 
 # shared_with_main_tree NAME...: -DNAME=VALUE for each cache variable the main

@@ -26,7 +26,8 @@ phase build bash scripts/build.sh
 # leaves to this one.
 source scripts/configure.sh
 phase ctest ctest --test-dir build -LE sanitize --no-tests=error --output-on-failure -j"$(nproc)" "$@"
-phase uninstrumented-only ctest --test-dir build -R "^($(uninstrumented_only))\$" \
+check_uninstrumented_only build
+phase uninstrumented-only ctest --test-dir build -R "$(uninstrumented_only)" \
   --no-tests=error --output-on-failure -j"$(nproc)" "$@"
 # The runtime's, compile's and the corpora's tests, built with ASan and
 # UBSan; then the fuzz targets in the same instrumented tree, a bounded and
