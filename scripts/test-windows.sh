@@ -13,8 +13,8 @@ tiers='unit|cli'
 targets=(winml-make winml-make-tools winml_ref_ep winml_test_command unit_tests sanitized_unit_tests stop_tests cli_tests)
 bash scripts/build-windows.sh "${targets[@]}"
 # A kill and the rebuild after it cost about 4 s under Wine: the kill loop
-# (tests/cli/cli_kill_loop_test.cpp) kills 15 times here, 50 on Linux.
-export WINML_MAKE_KILL_ITERATIONS=${WINML_MAKE_KILL_ITERATIONS:-15}
+# (tests/cli/cli_kill_loop_test.cpp) kills 10 times here, 50 on Linux.
+export WINML_MAKE_KILL_ITERATIONS=${WINML_MAKE_KILL_ITERATIONS:-10}
 ctest --test-dir build-windows -L "$tiers" --no-tests=error --output-on-failure -j"$(nproc)" "$@"
 # A unit binary runs as one ctest test here (tests/CMakeLists.txt): its own
 # counts, from googletest's summary.
