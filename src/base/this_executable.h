@@ -6,7 +6,7 @@
 
 namespace winml {
 
-// Empty when /proc is not mounted.
+// Empty when the system cannot say (Linux without /proc mounted).
 const std::filesystem::path& this_executable();
 
 }  // namespace winml

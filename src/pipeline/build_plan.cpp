@@ -1,6 +1,8 @@
 #include "pipeline/build_plan.h"
 
+#include <chrono>
 #include <cstdlib>
+#include <random>
 #include <set>
 
 #include "base/error.h"
@@ -180,11 +182,14 @@ store::Digest plan_memo_key(const PlanSource& source, const StageRegistry& regis
   h.update_field(WINML_VERSION);
   h.update_field(registry.fingerprint());
   // This very binary: a rebuilt winml-make never trusts another's plan.
-  // Named by its real path: "/proc/self/exe" is one stat-cache entry for
-  // whichever binary runs (two builds of the tool would re-hash each other),
-  // and under valgrind its stat describes valgrind while its bytes are ours.
+  // Named by its real path, one stat-cache entry per binary (two builds of
+  // the tool never re-hash each other). A binary that cannot name itself
+  // trusts no memo: its key takes a value no other run makes.
   const fs::path& self_path = this_executable();
-  if (auto self = stats.digest(self_path.empty() ? std::string("/proc/self/exe") : to_utf8(self_path)))
+  if (self_path.empty())
+    h.update_field("unidentified binary " + std::to_string(std::random_device{}()) + " " +
+                   std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+  else if (auto self = stats.digest(to_utf8(self_path)))
     h.update_digest(*self);
   // And the stages' code where it is not in this binary (a module loaded on
   // demand): hashed, not loaded.
