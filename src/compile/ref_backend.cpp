@@ -1,5 +1,7 @@
 #include "compile/ref_backend.h"
 
+#include "base/progress.h"
+
 #include <climits>
 #include <map>
 #include <set>
@@ -147,7 +149,11 @@ class RefCompiler {
     partition();
     ValueTypes types(graph_, opsets_, options_.dims);
     nlohmann::json partitions = nlohmann::json::array();
-    for (std::size_t k = 0; k < parts_.size(); ++k) partitions.push_back(compile_partition(k, types));
+    for (std::size_t k = 0; k < parts_.size(); ++k) {
+      progress::report("compile", k, parts_.size(), "partitions");
+      partitions.push_back(compile_partition(k, types));
+    }
+    progress::report("compile", parts_.size(), parts_.size(), "partitions");
     save_outer_model();
 
     nlohmann::json metrics;

@@ -355,14 +355,24 @@ void Builder::run_stage(Attempt& a) {
     artifacts.push_back(std::move(in));
   }
   disk_.make_directories(paths_.state_dir / "logs");
+  const fs::path log = paths_.state_dir / "logs" / (a.node.model + "." + a.node.name + ".log");
   RunRequest req{.node = a.node,
                  .project_dir = paths_.project_dir,
                  .staging_dir = a.staging,
                  .inputs = std::move(artifacts),
                  .extra_inputs = {},
                  .cancel = a.o.cancel,
-                 .log_file = paths_.state_dir / "logs" / (a.node.model + "." + a.node.name + ".log")};
+                 .log_file = log,
+                 .progress_file = fs::path(log).replace_extension(".progress")};
   for (const auto& e : a.d.extra) req.extra_inputs.push_back(from_utf8(e.path));
+  // No record of an earlier run may be shown for this one, nor left behind.
+  struct RemovedAround {
+    store::DiskInterface& disk;
+    const fs::path& file;
+    explicit RemovedAround(store::DiskInterface& d, const fs::path& f) : disk(d), file(f) { disk.remove_file(file); }
+    ~RemovedAround() { disk.remove_file(file); }
+  } progress_record(disk_, req.progress_file);
+  if (observer_) observer_->node_running(a.node, req.progress_file);
   RunResult run = runner_.run(req);
   if (a.o.cancel && a.o.cancel->load()) throw Interrupted();
   a.r.status = Status::kCompleted;

@@ -88,6 +88,9 @@ class BuildObserver {
   virtual ~BuildObserver() = default;
   virtual void node_started(const Node& node, const std::string& reason) {}
   virtual void node_finished(const Node& node, const NodeResult& result) {}
+  // The started node's stage runs, reporting how far it is into `progress_file`
+  // (base/progress.h) until node_finished.
+  virtual void node_running(const Node& node, const fs::path& progress_file) {}
   // A file of `size` bytes is about to be hashed (called for big files only).
   virtual void hashing(const fs::path& file, std::uint64_t size) {}
   // Bytes hashed so far in this build; grows while files are read. Called

@@ -34,6 +34,8 @@ struct RunRequest {
   std::vector<fs::path> extra_inputs;  // the declared inputs, resolved
   const std::atomic<bool>* cancel = nullptr;
   fs::path log_file;  // <state>/logs/<model>.<node>.log, kept for the user
+  // Where the stage reports how far it is (base/progress.h), for the build to show.
+  fs::path progress_file;
 };
 
 struct RunResult {

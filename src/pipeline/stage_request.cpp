@@ -32,7 +32,7 @@ std::string encode_stage_request(const StageRequest& r) {
   store::write_list(w, texts(r.input_files));
   w.field(to_utf8(r.output));
   store::write_list(w, texts(r.files));
-  w.field(to_utf8(r.log_file));
+  w.field(to_utf8(r.log_file)).field(to_utf8(r.progress_file));
   write_declared(w, r.declared);
   w.finish(out);
   return out;
@@ -54,6 +54,8 @@ std::optional<StageRequest> decode_stage_request(std::string_view text) {
   r.output = from_utf8(store::field_text(f[i++]));
   if (!store::read_list(f, i, files) || i >= f.size()) return std::nullopt;
   r.log_file = from_utf8(store::field_text(f[i++]));
+  if (i >= f.size()) return std::nullopt;
+  r.progress_file = from_utf8(store::field_text(f[i++]));
   if (!read_declared(f, i, r.declared) || i != f.size()) return std::nullopt;
   if (reader.next(f) || reader.corrupt()) return std::nullopt;
   r.input_files = paths(input_files);

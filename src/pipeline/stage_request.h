@@ -29,6 +29,7 @@ struct StageRequest {
   fs::path output;
   std::vector<fs::path> files;
   fs::path log_file;
+  fs::path progress_file;             // base/progress.h
   friend bool operator==(const StageRequest&, const StageRequest&) = default;
 };
 

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "base/half.h"
+#include "base/progress.h"
 #include "model/tensor_data.h"
 #include "quant/sample_workers.h"
 
@@ -108,6 +109,7 @@ std::vector<OutputAccuracy> compare_models(const model::Model& reference, const 
       if (it == got.end()) throw BuildError("converted model has no output '" + name + "'");
       meter.add(name, t, it->second);
     }
+    progress::report("accuracy", i + 1, samples.size(), "samples");
   };
   const auto run = [&](ModelRunner& r, std::size_t i) { return r.run(samples.sample(i), {}); };
   workers = static_cast<int>(std::min<std::size_t>(std::max(workers, 1), samples.size()));

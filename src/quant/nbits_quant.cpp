@@ -5,6 +5,7 @@
 #include <map>
 
 #include "base/error.h"
+#include "base/progress.h"
 #include "model/epcontext.h"
 #include "model/node_util.h"
 #include "model/spill_file.h"
@@ -104,15 +105,19 @@ class NBitsRewriter {
   NBitsResult run() {
     std::vector<onnx::NodeProto> nodes;
     std::set<int> dropped;
+    std::uint64_t matmuls = 0, seen = 0;
+    for (const auto& n : g_.node()) matmuls += model::is_op(n, "MatMul");
     for (int i = 0; i < g_.node_size(); ++i) {
       const onnx::NodeProto& n = g_.node(i);
       if (!model::is_op(n, "MatMul")) continue;
+      progress::report("weights", seen++, matmuls, "MatMuls");
       std::string why;
       if (!rewrite(i, why, dropped)) {
         ++result_.skipped;
         result_.skip_reasons.push_back((n.name().empty() ? n.output(0) : n.name()) + ": " + why);
       }
     }
+    progress::report("weights", matmuls, matmuls, "MatMuls");
     for (int i = 0; i < g_.node_size(); ++i) {
       if (dropped.count(i)) continue;
       auto r = replacements_.find(i);

@@ -38,7 +38,8 @@ graph::RunResult StageRunner::run(const graph::RunRequest& req) {
                              .input_files = req.inputs.empty() ? std::vector<fs::path>() : req.inputs.front().files,
                              .output = req.staging_dir / req.node.primary_output,
                              .files = req.extra_inputs,
-                             .log_file = req.log_file};
+                             .log_file = req.log_file,
+                             .progress_file = req.progress_file};
   // The stage runs in a worker process (base/worker_process.h,
   // stages/stage_worker.h): a signal there fails this node only, and the
   // memory it took goes back when it ends.

@@ -4,6 +4,7 @@
 #include <new>
 
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/rules.h"
 #include "graph/node.h"
 #include "graph/runner.h"
@@ -27,6 +28,7 @@ std::string run_stage(const pipeline::StageRequest& r) {
   rules::set_active(rules::Rules::for_project(r.source_dir));
   const pipeline::DeclaredView view = pipeline::declared_view(r.declared, r.source_dir, r.config_file);
   rules::Scope rules_scope(view.rules);
+  progress::report_to(r.progress_file);
   // A cancelled build stops its workers with SIGTERM: nothing sets this.
   static const std::atomic<bool> never{false};
   const pipeline::StageContext ctx{.config = view.config,

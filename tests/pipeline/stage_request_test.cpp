@@ -26,6 +26,7 @@ StageRequest awkward_request() {
   r.output = "/out/.winml-make/staging/net.quantize.1/quantized.onnx";
   r.files = {};
   r.log_file = "/out/.winml-make/logs/net.quantize.log";
+  r.progress_file = "/out/.winml-make/logs/net.quantize.progress";
   return r;
 }
 

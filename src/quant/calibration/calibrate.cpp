@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "base/error.h"
+#include "base/progress.h"
 #include "quant/sample_workers.h"
 #include "runtime/thread_pool.h"
 
@@ -116,6 +117,7 @@ void run_in_order(ModelRunner& runner, const SampleSource& samples, Collection& 
     SampleStats s;
     kept.offer(i, runner.run(samples.sample(i), collection.observer(s, parallel)));
     collection.merge(s);
+    progress::report("calibration", i + 1, samples.size(), "samples");
   }
 }
 
@@ -132,7 +134,10 @@ void run_concurrently(std::unique_ptr<ModelRunner> first, const RunnerFactory& f
         kept.offer(i, runner.run(samples.sample(i), collection.observer(s, {})));
         return s;
       },
-      [&](std::size_t, SampleStats& s) { collection.merge(s); });
+      [&](std::size_t i, SampleStats& s) {
+        collection.merge(s);
+        progress::report("calibration", i + 1, samples.size(), "samples");
+      });
 }
 
 }  // namespace
