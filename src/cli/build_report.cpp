@@ -56,17 +56,55 @@ std::vector<std::string> describe_result(const graph::Node& node, const graph::N
 }
 
 BuildReporter::BuildReporter(std::ostream& out, bool tty, bool color, bool explain, bool dry_run,
-                             const graph::Graph& graph, std::size_t total_nodes)
-    : out_(out), tty_(tty), color_(color), explain_(explain), dry_run_(dry_run), graph_(graph), total_(total_nodes) {
-  if (tty_) {
-    ticker_ = std::thread([this] {
-      std::unique_lock lock(mu_);
-      while (!stopping_) {
-        cv_.wait_for(lock, std::chrono::milliseconds(100));
-        if (!stopping_ && (!running_.empty() || !hashing_.empty())) redraw_locked();
+                             const graph::Graph& graph, std::size_t total_nodes, bool json_events,
+                             std::chrono::milliseconds log_every)
+    : out_(out),
+      tty_(tty),
+      color_(color),
+      explain_(explain),
+      dry_run_(dry_run),
+      json_events_(json_events),
+      log_every_(log_every),
+      graph_(graph),
+      total_(total_nodes) {
+  if (dry_run_) return;  // nothing runs
+  ticker_ = std::thread([this] {
+    std::unique_lock lock(mu_);
+    while (!stopping_) {
+      cv_.wait_for(lock, std::chrono::milliseconds(100));
+      if (!stopping_) tick_locked();
+    }
+  });
+}
+
+std::string BuildReporter::transfer_text() const {
+  std::vector<std::string> parts;
+  if (received_ && received_->load() > 0) parts.push_back(human_bytes(received_->load()) + " received");
+  if (sent_ && sent_->load() > 0) parts.push_back(human_bytes(sent_->load()) + " sent");
+  return parts.empty() ? "" : "; shared cache: " + join(parts, ", ");
+}
+
+void BuildReporter::tick_locked() {
+  const auto now = ProgressClock::now();
+  for (auto& [id, stage] : running_) {
+    if (!stage.file().empty()) stage.observe(progress::read(stage.file()), now);
+    if (json_events_) {
+      if (stage.due(now, std::chrono::seconds(1), log_every_)) {
+        nlohmann::json event = stage.event(now);
+        if (received_) event["shared_cache_bytes_received"] = received_->load();
+        if (sent_) event["shared_cache_bytes_sent"] = sent_->load();
+        print_locked(event.dump());
+        stage.reported(now);
       }
-    });
+    } else if (!tty_ && stage.due(now, log_every_, log_every_)) {
+      const std::string how = stage.text();
+      print_locked("  progress   " + id + " (" + seconds_text(stage.elapsed_seconds(now)) +
+                   "): " + (how.empty() ? "running" : how) + transfer_text());
+      stage.reported(now);
+    }
   }
+  if (tty_ && (!running_.empty() || !hashing_.empty())) redraw_locked();
+  out_.flush();
 }
 
 BuildReporter::~BuildReporter() { stop(); }
@@ -88,15 +126,18 @@ void BuildReporter::redraw_locked() {
   std::string line = "[" + std::to_string(done_) + "/" + std::to_string(total_) + "]";
   auto now = std::chrono::steady_clock::now();
   int shown = 0;
-  for (const auto& [id, start] : running_) {
+  for (const auto& [id, stage] : running_) {
     if (shown++ == 3) {
       line += " +" + std::to_string(running_.size() - 3) + " more";
       break;
     }
-    line += " " + id + " " + seconds_text(std::chrono::duration<double>(now - start).count());
+    line += " " + id + " " + seconds_text(stage.elapsed_seconds(now));
+    // One stage's progress fits the line; of several, each is too long to show.
+    if (const std::string how = stage.text(); !how.empty() && running_.size() == 1) line += " " + how;
   }
   if (!hashing_.empty()) line += " | hashing " + hashing_;
   if (hashed_ && hashed_->load() > 0) line += " | " + human_bytes(hashed_->load()) + " hashed";
+  if (const std::string t = transfer_text(); !t.empty()) line += " |" + t.substr(1);
   if (line.size() > 150) line = line.substr(0, 147) + "...";
   out_ << "\r\033[K" << line << std::flush;
   status_shown_ = true;
@@ -110,7 +151,7 @@ void BuildReporter::print_locked(const std::string& line) {
 
 void BuildReporter::node_started(const graph::Node& node, const std::string& reason) {
   std::lock_guard lock(mu_);
-  running_[node.id()] = std::chrono::steady_clock::now();
+  running_.insert_or_assign(node.id(), StageProgress(node.model, node.name, ProgressClock::now()));
   if (!tty_) print_locked("  running    " + node.id() + ": " + reason);
   else redraw_locked();
   out_.flush();
@@ -129,6 +170,11 @@ void BuildReporter::node_finished(const graph::Node& node, const graph::NodeResu
     for (const auto& l : describe_result(node, r, explain_, dry_run_, color_)) print_locked(l);
   redraw_locked();
   out_.flush();
+}
+
+void BuildReporter::node_running(const graph::Node& node, const std::filesystem::path& progress_file) {
+  std::lock_guard lock(mu_);
+  if (auto it = running_.find(node.id()); it != running_.end()) it->second.set_file(progress_file);
 }
 
 void BuildReporter::hashing(const std::filesystem::path& file, std::uint64_t size) {

@@ -1,7 +1,9 @@
 // What a build prints. On a terminal: a live status line (stage, model,
-// elapsed, big files being hashed) above which each finished stage is
-// listed; otherwise (CI logs) one plain line per event. --json adds a
-// machine-readable report of the run on stdout.
+// elapsed, how far a long stage is, big files being hashed) above which each
+// finished stage is listed; otherwise (CI logs) one plain line per event,
+// and a line about each running stage at least every 30 s, so that a log
+// never looks hung. --json adds a machine-readable report of the run on
+// stdout, and progress events, one JSON object per line, on stderr.
 #pragma once
 
 #include <chrono>
@@ -14,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/stage_progress.h"
 #include "graph/builder.h"
 
 namespace winml::cli {
@@ -21,15 +24,24 @@ namespace winml::cli {
 class BuildReporter : public graph::BuildObserver {
  public:
   // `color`: status words in colour (cli/color.h decides when); `dry_run`:
-  // nothing runs, so a stage found broken "would fail".
+  // nothing runs, so a stage found broken "would fail"; `json_events`: a
+  // running stage's progress as JSON lines (at most one a second per stage)
+  // rather than text. `log_every`: the longest a running stage goes
+  // unmentioned off a terminal (and in JSON).
   BuildReporter(std::ostream& out, bool tty, bool color, bool explain, bool dry_run, const graph::Graph& graph,
-                std::size_t total_nodes);
+                std::size_t total_nodes, bool json_events = false,
+                std::chrono::milliseconds log_every = std::chrono::seconds(30));
   ~BuildReporter() override;
 
   void node_started(const graph::Node& node, const std::string& reason) override;
   void node_finished(const graph::Node& node, const graph::NodeResult& result) override;
+  void node_running(const graph::Node& node, const std::filesystem::path& progress_file) override;
   void hashing(const std::filesystem::path& file, std::uint64_t size) override;
   void hash_counter(const std::atomic<std::uint64_t>* bytes) override { hashed_ = bytes; }
+  // The shared cache's bytes received and sent so far (remote::HttpCache), shown while they grow.
+  void transfer_counters(const std::atomic<std::uint64_t>* received, const std::atomic<std::uint64_t>* sent) {
+    received_ = received, sent_ = sent;
+  }
 
   void stop();  // ends the status line
   // A line of its own above the status line, from any thread.
@@ -40,15 +52,19 @@ class BuildReporter : public graph::BuildObserver {
  private:
   void redraw_locked();
   void print_locked(const std::string& line);
+  void tick_locked();  // reads the running stages' progress, prints what is due
 
   std::ostream& out_;
-  bool tty_, color_, explain_, dry_run_;
+  bool tty_, color_, explain_, dry_run_, json_events_;
+  std::chrono::milliseconds log_every_;
   const graph::Graph& graph_;
   std::size_t total_, done_ = 0;
   std::mutex mu_;
-  std::map<std::string, std::chrono::steady_clock::time_point> running_;
+  std::map<std::string, StageProgress> running_;  // by node id
   std::string hashing_;
   const std::atomic<std::uint64_t>* hashed_ = nullptr;
+  const std::atomic<std::uint64_t>*received_ = nullptr, *sent_ = nullptr;
+  std::string transfer_text() const;  // "; shared cache: 1.2 GiB received, 3.0 MiB sent", or ""
   bool status_shown_ = false, stopping_ = false;
   std::condition_variable cv_;
   std::thread ticker_;

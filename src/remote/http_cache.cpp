@@ -133,6 +133,7 @@ HttpCache::Blob HttpCache::download(HttpClient& http, const RemoteBlob& blob, co
     bool write_failed = false;
     HttpResult got = h.get(url_of("cas", blob.sha256), [&](const char* data, std::size_t n) {
       size += n;
+      received_ += n;
       if (size > blob.size) return false;  // longer than promised: not this blob
       sha.update(data, n);
       xxh.update(data, n);
@@ -269,6 +270,7 @@ bool HttpCache::put_blob(HttpClient& http, const std::string& sha256, const fs::
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.blobs_uploaded;
     stats_.bytes_up += put.bytes;
+    sent_ += put.bytes;
     distrusted_.erase(sha256);
     return true;
   }

@@ -59,6 +59,11 @@ class HttpCache : public store::RemoteCache {
   void finish();
 
   RemoteStats stats() const;
+  // Bytes received and sent so far, counted as they move (a download by the
+  // chunk, an upload when its blob is stored): what a long transfer's status
+  // line shows.
+  const std::atomic<std::uint64_t>& bytes_received() const { return received_; }
+  const std::atomic<std::uint64_t>& bytes_sent() const { return sent_; }
   const RemoteSettings& settings() const { return settings_; }
 
  private:
@@ -67,6 +72,7 @@ class HttpCache : public store::RemoteCache {
     store::LocalCache* local;
   };
   enum class Blob { kStored, kMissing, kCorrupt, kRefused };
+  std::atomic<std::uint64_t> received_{0}, sent_{0};
 
   Blob download(HttpClient& http, const RemoteBlob& blob, const store::OutputFile& output, store::LocalCache& local);
   bool put_blob(HttpClient& http, const std::string& sha256, const std::filesystem::path& file);
