@@ -18,7 +18,8 @@ export WINML_MAKE_KILL_ITERATIONS=${WINML_MAKE_KILL_ITERATIONS:-10}
 ctest --test-dir build-windows -L "$tiers" --no-tests=error --output-on-failure -j"$(nproc)" "$@"
 # A unit binary runs as one ctest test here (tests/CMakeLists.txt): its own
 # counts, from googletest's summary.
-awk '/^[0-9]+\/[0-9]+ Testing: /{name=$3}
-     /^\[==========\] [0-9]+ tests? from .* ran/ || /^\[  (PASSED|SKIPPED) +\] [0-9]+ tests?[.,]/ {print "test-windows: " name ": " $0}' \
+awk '/^[0-9]+\/[0-9]+ Testing: /{name=$3; unit = name ~ /unit_tests$/}
+     unit && (/^\[==========\] [0-9]+ tests? from .* ran/ || /^\[  (PASSED|SKIPPED) +\] [0-9]+ tests?[.,]/) {
+       print "test-windows: " name ": " $0 }' \
   build-windows/Testing/Temporary/LastTest.log
 bash scripts/windows/same-bytes.sh
