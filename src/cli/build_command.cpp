@@ -167,7 +167,8 @@ int run_build(const Context& ctx, const BuildFlags& f) {
   BuildReporter progress(log, is_terminal(f.json ? 2 : 1), use_color(parse_color_mode(f.color), f.json ? 2 : 1),
                          f.explain || f.dry_run, f.dry_run, build.plan().graph, build.node_count(), f.json);
   reporter = &progress;
-  if (const remote::HttpCache* remote = build.remote()) progress.transfer_counters(&remote->bytes_received(), &remote->bytes_sent());
+  if (const remote::HttpCache* remote = build.remote())
+    progress.transfer_counters(&remote->bytes_received(), &remote->bytes_sent());
   ToolRunner runner(build.session());
   std::vector<graph::NodeResult> results = build.run(runner, &progress);
   progress.stop();

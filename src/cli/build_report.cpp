@@ -86,8 +86,12 @@ std::string BuildReporter::transfer_text() const {
 
 void BuildReporter::tick_locked() {
   const auto now = ProgressClock::now();
+  bool printed = false;
   for (auto& [id, stage] : running_) {
-    if (!stage.file().empty()) stage.observe(progress::read(stage.file()), now);
+    // The record is read when it may be shown: off a terminal without
+    // --json, only for the line that is due.
+    const bool shown = tty_ || json_events_ || stage.due(now, log_every_, log_every_);
+    if (shown && !stage.file().empty()) stage.observe(progress::read(stage.file()), now);
     if (json_events_) {
       if (stage.due(now, std::chrono::seconds(1), log_every_)) {
         nlohmann::json event = stage.event(now);
@@ -95,16 +99,18 @@ void BuildReporter::tick_locked() {
         if (sent_) event["shared_cache_bytes_sent"] = sent_->load();
         print_locked(event.dump());
         stage.reported(now);
+        printed = true;
       }
     } else if (!tty_ && stage.due(now, log_every_, log_every_)) {
       const std::string how = stage.text();
       print_locked("  progress   " + id + " (" + seconds_text(stage.elapsed_seconds(now)) +
                    "): " + (how.empty() ? "running" : how) + transfer_text());
       stage.reported(now);
+      printed = true;
     }
   }
-  if (tty_ && (!running_.empty() || !hashing_.empty())) redraw_locked();
-  out_.flush();
+  if (tty_ && (!running_.empty() || !hashing_.empty())) redraw_locked();  // (flushes)
+  else if (printed) out_.flush();
 }
 
 BuildReporter::~BuildReporter() { stop(); }

@@ -41,6 +41,11 @@ void StageProgress::observe(const std::optional<progress::Snapshot>& record, Pro
   changed_ = true;
 }
 
+std::optional<double> StageProgress::seconds_left() const {
+  if (!record_ || per_second_ <= 0 || record_->done >= record_->total) return std::nullopt;
+  return static_cast<double>(record_->total - record_->done) / per_second_;
+}
+
 double StageProgress::elapsed_seconds(ProgressClock::time_point now) const {
   return std::chrono::duration<double>(now - started_).count();
 }
@@ -49,11 +54,8 @@ std::string StageProgress::text() const {
   if (!record_) return "";
   std::string s = record_->what + " " + std::to_string(record_->done) + "/" + std::to_string(record_->total) + " " +
                   record_->unit;
-  if (per_second_ > 0) {
-    s += ", " + rate_text(per_second_);
-    if (record_->done < record_->total)
-      s += ", " + left_text(static_cast<double>(record_->total - record_->done) / per_second_);
-  }
+  if (per_second_ > 0) s += ", " + rate_text(per_second_);
+  if (const auto left = seconds_left()) s += ", " + left_text(*left);
   return s;
 }
 
@@ -67,11 +69,8 @@ nlohmann::json StageProgress::event(ProgressClock::time_point now) const {
     e["done"] = record_->done;
     e["total"] = record_->total;
     e["unit"] = record_->unit;
-    if (per_second_ > 0) {
-      e["per_second"] = std::round(per_second_ * 100) / 100;
-      if (record_->done < record_->total)
-        e["seconds_left"] = std::round(static_cast<double>(record_->total - record_->done) / per_second_ * 10) / 10;
-    }
+    if (per_second_ > 0) e["per_second"] = std::round(per_second_ * 100) / 100;
+    if (const auto left = seconds_left()) e["seconds_left"] = std::round(*left * 10) / 10;
   }
   return e;
 }

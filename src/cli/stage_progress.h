@@ -39,6 +39,9 @@ class StageProgress {
   void reported(ProgressClock::time_point now);
 
  private:
+  // What is left at the current rate (nothing without a rate, or when done).
+  std::optional<double> seconds_left() const;
+
   std::string model_, stage_;
   ProgressClock::time_point started_, last_line_;
   std::filesystem::path file_;
