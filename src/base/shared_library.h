@@ -5,6 +5,7 @@
 // only when a stage or a model command runs.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -34,5 +35,9 @@ class SharedLibrary {
   void* handle_ = nullptr;
   std::string soname_;
 };
+
+// How many libraries this process has opened through SharedLibrary: a
+// worker that opened one is not reused (base/worker_process.h).
+std::size_t shared_libraries_opened();
 
 }  // namespace winml

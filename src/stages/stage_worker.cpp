@@ -47,22 +47,23 @@ std::string run_stage(const pipeline::StageRequest& r) {
 
 }  // namespace
 
-std::string serve_stage_request(const std::string& encoded) {
+WorkerAnswer serve_stage_request(const std::string& encoded) {
   try {
     const auto request = pipeline::decode_stage_request(encoded);
-    if (!request) return "build\nthe worker process received a damaged request";
-    return run_stage(*request);
+    if (!request) return {"build\nthe worker process received a damaged request", false};
+    return {run_stage(*request)};
   } catch (const graph::Interrupted&) {
-    return "interrupted\n";
+    return {"interrupted\n", false};
   } catch (const InputError& e) {
-    return std::string("input\n") + e.what();
+    return {std::string("input\n") + e.what()};
   } catch (const std::bad_alloc&) {
     // what() says only "std::bad_alloc".
-    return "build\nout of memory: an allocation failed (the machine's memory, or a limit such as ulimit -v or -d)";
+    return {"build\nout of memory: an allocation failed (the machine's memory, or a limit such as ulimit -v or -d)",
+            false};
   } catch (const std::exception& e) {
-    return std::string("build\n") + e.what();
+    return {std::string("build\n") + e.what(), false};
   } catch (...) {
-    return "build\nthe stage failed with an unknown exception";
+    return {"build\nthe stage failed with an unknown exception", false};
   }
 }
 

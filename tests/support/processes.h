@@ -9,6 +9,8 @@ namespace winml::test {
 
 // Whether a process with this id is still running (not a zombie waiting for its parent).
 bool process_running(long long pid);
+// The id of the process that started `pid` (0 when it cannot be told).
+long long parent_process(long long pid);
 // The processes whose parent is `pid`.
 std::vector<long long> child_processes(long long pid);
 // Ends the process as a crash would: SIGSEGV on POSIX; on Windows

@@ -3,6 +3,7 @@
 // Windows has no sh). It runs its arguments as steps, in order:
 //
 //   pid FILE             writes this process's id into FILE (then renames it into place)
+//   parent FILE          appends the id of the process that started it to FILE, a line
 //   copy FROM TO         copies a file
 //   head N FROM TO       copies the first N bytes of FROM
 //   write FILE TEXT      writes TEXT into FILE
@@ -36,6 +37,7 @@
 
 #include "base/path_text.h"
 #include "base/this_process.h"
+#include "support/processes.h"
 
 namespace fs = std::filesystem;
 
@@ -116,6 +118,9 @@ int main(int argc, char** argv) {
       const fs::path file = path_arg(i), temp = file.string() + ".part";
       write(temp, std::to_string(winml::current_process_id()));
       fs::rename(temp, file);
+    } else if (step == "parent") {
+      const fs::path file = path_arg(i);
+      write(file, std::to_string(winml::test::parent_process(winml::current_process_id())) + "\n", true);
     } else if (step == "copy") {
       const fs::path from = path_arg(i), to = path_arg(i);
       write(to, read(from));

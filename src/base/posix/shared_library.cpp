@@ -1,10 +1,18 @@
 #include "base/shared_library.h"
 
+#include <atomic>
+
 #include <dlfcn.h>
 
 #include "base/error.h"
 
 namespace winml {
+
+namespace {
+std::atomic<std::size_t> g_opened{0};
+}  // namespace
+
+std::size_t shared_libraries_opened() { return g_opened.load(); }
 
 SharedLibrary::SharedLibrary(const std::vector<std::string>& sonames) {
   std::string errors;
@@ -13,6 +21,7 @@ SharedLibrary::SharedLibrary(const std::vector<std::string>& sonames) {
     handle_ = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle_) {
       soname_ = name;
+      ++g_opened;
       return;
     }
     const char* why = ::dlerror();

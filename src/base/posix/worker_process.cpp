@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,15 +21,16 @@
 #include "base/child_processes.h"
 #include "base/error.h"
 #include "base/posix/child_groups.h"
+#include "base/shared_library.h"
+#include "base/thread_exit.h"
 #include "base/worker_framing.h"
 
 namespace winml {
 
 namespace {
 
-// Where the worker finds its request and writes its answer.
-constexpr int kRequestFd = 3;
-constexpr int kReplyFd = 4;
+// The worker's end of its channel: a socket pair, requests in, replies out.
+constexpr int kChannelFd = 3;
 
 std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
 
@@ -41,18 +43,16 @@ struct Fd {
 
 // The child between fork and exec: async-signal-safe calls only (another
 // thread may have held any lock at the fork, the allocator's included).
-[[noreturn]] void exec_worker(char* const argv[], int request, int reply, pid_t parent, bool own_group) {
+[[noreturn]] void exec_worker(char* const argv[], int channel, pid_t parent, bool own_group) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // kept across exec
   if (::getppid() != parent) ::_exit(127);  // the parent died before the call above
   // The leader of a group of its own: a stop ends it with every command it runs.
   if (own_group) ::setpgid(0, 0);
-  // Both moved above kReplyFd first, so that placing one cannot close the other.
-  const int r = ::fcntl(request, F_DUPFD, kReplyFd + 1);
-  const int w = ::fcntl(reply, F_DUPFD, kReplyFd + 1);
-  if (r < 0 || w < 0 || ::dup2(r, kRequestFd) < 0 || ::dup2(w, kReplyFd) < 0) ::_exit(127);
+  // Moved above kChannelFd first, so that placing it cannot close anything it needs.
+  const int c = ::fcntl(channel, F_DUPFD, kChannelFd + 1);
+  if (c < 0 || ::dup2(c, kChannelFd) < 0) ::_exit(127);
   // Nothing else of the build's (lock files, other workers' channels).
-  for (int fd : {r, w}) ::close(fd);
-  ::close_range(kReplyFd + 1, ~0U, 0);
+  ::close_range(kChannelFd + 1, ~0U, 0);
   // A worker stops at once on SIGINT and SIGTERM, whatever the build did with them.
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
@@ -74,57 +74,128 @@ const std::string& program_path() {
   return path;
 }
 
-// Writes all of `data`; false when a write fails first.
-bool write_all(int fd, std::string_view data) {
+// Writes all of `data`, waiting while the channel is full; false when a
+// write fails first (the other side is gone). Never raises SIGPIPE: a
+// worker that died is an outcome, not the build's end.
+bool send_all(int fd, std::string_view data) {
   while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
+    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd p{fd, POLLOUT, 0};
+      ::poll(&p, 1, -1);
+      continue;
+    }
     if (n <= 0) return false;
     data.remove_prefix(static_cast<std::size_t>(n));
   }
   return true;
 }
 
-// The request in a memory file: the worker reads it at its own pace, and a
-// worker that dies before reading cannot block or signal the build.
-int request_file(const std::string& request) {
-  const int fd = ::memfd_create("winml-worker-request", MFD_CLOEXEC);
-  if (fd < 0 || !write_all(fd, request)) {
-    const std::string why = errno_text("cannot hand a worker its request");  // before close() sets errno
-    if (fd >= 0) ::close(fd);
-    throw BuildError(why);
+// A started worker, as its parent holds it.
+struct Worker {
+  pid_t pid = -1;
+  int channel = -1;  // our end of the socket pair
+  int ended = -1;    // a pidfd, readable once it has ended (-1 on an old kernel)
+  bool own_group = false;
+  bool reused = false;
+};
+
+// Ends a worker this process no longer needs and reaps it. (An idle worker
+// holds nothing: SIGKILL is as good as a goodbye, and does not wait on it.)
+void dismiss(Worker& w) {
+  ::kill(w.pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
   }
-  return fd;
+  for (int fd : {w.channel, w.ended})
+    if (fd >= 0) ::close(fd);
 }
 
-}  // namespace
+bool has_ended(const Worker& w) {
+  if (w.ended >= 0) {
+    pollfd p{w.ended, POLLIN, 0};
+    return ::poll(&p, 1, 0) > 0;
+  }
+  return ::kill(w.pid, 0) != 0;
+}
 
-WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>* cancel) {
-  Fd request_fd{request_file(request)};
-  int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw BuildError(errno_text("cannot create a worker's channel"));
-  Fd ours{pipe_fds[0]}, theirs{pipe_fds[1]};
+// The idle worker of a thread, kept between its requests. Heap-allocated
+// and ended from the system's thread-exit hook (base/thread_exit.h); the
+// main thread's ends with the process (PR_SET_PDEATHSIG).
+struct Slot {
+  std::optional<Worker> idle;
+  static void end(void* slot) {
+    auto* s = static_cast<Slot*>(slot);
+    if (s->idle) dismiss(*s->idle);
+    delete s;
+  }
+};
+
+Slot& this_threads_slot() {
+  thread_local Slot* slot = nullptr;
+  if (!slot) {
+    slot = new Slot();
+    at_thread_exit(&Slot::end, slot);
+  }
+  return *slot;
+}
+
+Worker start_worker() {
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+    throw BuildError(errno_text("cannot create a worker's channel"));
+  Fd ours{pair[0]}, theirs{pair[1]};
   std::string program = program_path(), argument = kWorkerArgument;
   char* const argv[] = {program.data(), argument.data(), nullptr};
   const pid_t parent = ::getpid();
   const bool own_group = posix::child_leads_group();
   const pid_t pid = ::fork();
   if (pid < 0) throw BuildError(errno_text("cannot start a worker process"));
-  if (pid == 0) exec_worker(argv, request_fd.fd, theirs.fd, parent, own_group);
+  if (pid == 0) exec_worker(argv, theirs.fd, parent, own_group);
   // (Also here: the group must exist before a stop can signal it.)
   if (own_group) ::setpgid(pid, pid);
-  posix::remember_child(pid, own_group);
+  Worker w{.pid = pid, .channel = ours.fd, .own_group = own_group};
+  ours.fd = -1;
+  ::fcntl(w.channel, F_SETFL, O_NONBLOCK);
+  // Readable when the worker has ended. Another worker forked meanwhile
+  // holds a copy of our channel's other end until it execs, so the
+  // channel's end of file is no sign of it.
+  w.ended = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  return w;
+}
+
+// This thread's idle worker if it is still there, else a new one.
+Worker take_worker() {
+  Slot& slot = this_threads_slot();
+  if (slot.idle) {
+    Worker w = *slot.idle;
+    slot.idle.reset();
+    if (!has_ended(w)) {
+      w.reused = true;
+      return w;
+    }
+    dismiss(w);
+  }
+  return start_worker();
+}
+
+}  // namespace
+
+WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>* cancel) {
+  Worker w = take_worker();
+  // A worker found gone when handed the request never saw it: another
+  // takes it. (One that goes while running it is that request's outcome.)
+  if (!send_all(w.channel, frame(request)) && w.reused) {
+    dismiss(w);
+    w = start_worker();
+    send_all(w.channel, frame(request));  // (a new one that ends at once: the loop below says how)
+  }
+  posix::remember_child(w.pid, w.own_group);
   struct Forget {
     pid_t pid;
     ~Forget() { posix::forget_child(pid); }
-  } forget{pid};
-  ::close(theirs.fd);
-  theirs.fd = -1;
-  ::fcntl(ours.fd, F_SETFL, O_NONBLOCK);
-  // Readable when the worker has ended. Another worker forked meanwhile holds
-  // a copy of our channel's write end until it execs, so the channel's end of
-  // file is no sign of it.
-  Fd ended{static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))};
+  } forget{w.pid};
 
   WorkerOutcome out;
   using Clock = std::chrono::steady_clock;
@@ -134,40 +205,55 @@ WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>*
     if (!cancel || !cancel->load()) return;
     out.cancelled = true;
     if (!terminated_at) {
-      posix::signal_child(pid, own_group, SIGTERM);
+      posix::signal_child(w.pid, w.own_group, SIGTERM);
       terminated_at = Clock::now();
     } else if (Clock::now() - *terminated_at > kGrace) {
-      posix::signal_child(pid, own_group, SIGKILL);
+      posix::signal_child(w.pid, w.own_group, SIGKILL);
     }
   };
   std::string data;
+  std::optional<WorkerReply> reply;
+  bool garbled = false;
   char buffer[65536];
   const auto drain = [&] {
     for (;;) {
-      const ssize_t n = ::read(ours.fd, buffer, sizeof buffer);
+      const ssize_t n = ::read(w.channel, buffer, sizeof buffer);
       if (n > 0) data.append(buffer, static_cast<std::size_t>(n));
       else if (n < 0 && errno == EINTR) continue;
-      else return;  // nothing more now (EAGAIN) or ever (0)
+      else break;  // nothing more now (EAGAIN) or ever (0)
     }
+    if (!reply && !garbled)
+      if (auto payload = take_frame(data, &garbled)) reply = decode_reply(*payload);
   };
   int status = 0;
   for (;;) {
-    pollfd p[2] = {{ours.fd, POLLIN, 0}, {ended.fd, POLLIN, 0}};
+    pollfd p[2] = {{w.channel, POLLIN, 0}, {w.ended, POLLIN, 0}};
     // Without a pidfd (an old kernel), look at the worker every 10 ms.
-    const int timeout = ended.fd >= 0 && !cancel ? -1 : (ended.fd >= 0 ? 50 : 10);
-    if (::poll(p, ended.fd >= 0 ? 2 : 1, timeout) < 0 && errno != EINTR)
+    const int timeout = w.ended >= 0 && !cancel ? -1 : (w.ended >= 0 ? 50 : 10);
+    if (::poll(p, w.ended >= 0 ? 2 : 1, timeout) < 0 && errno != EINTR)
       throw BuildError(errno_text("waiting for a worker process"));
     drain();
     check_cancel();
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
+    if (reply && reply->serves_again && !out.cancelled) {
+      // It waits for the next request: this thread keeps it.
+      out.reply = std::move(reply->answer);
+      out.answered = true;
+      out.end = {.exited = true, .code = 0};
+      if (worker_reuse_enabled()) this_threads_slot().idle = w;
+      else dismiss(w);
+      return out;
+    }
+    const pid_t done = ::waitpid(w.pid, &status, WNOHANG);
+    if (done == w.pid) break;
     if (done < 0 && errno != EINTR) throw BuildError(errno_text("waiting for a worker process"));
   }
-  drain();  // what it wrote before it ended is all in the pipe now
+  drain();  // what it wrote before it ended is all in the channel now
+  for (int fd : {w.channel, w.ended})
+    if (fd >= 0) ::close(fd);
   // A stopped worker's commands end with it (they are in its group).
-  if (out.cancelled && own_group) ::kill(-pid, SIGKILL);
-  if (auto reply = unframe_reply(data)) {
-    out.reply = std::move(*reply);
+  if (out.cancelled && w.own_group) ::kill(-w.pid, SIGKILL);
+  if (reply) {
+    out.reply = std::move(reply->answer);
     out.answered = true;
   }
   out.end.exited = WIFEXITED(status);
@@ -176,30 +262,35 @@ WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>*
   return out;
 }
 
-[[noreturn]] void serve_as_worker(const std::function<std::string(const std::string&)>& serve) {
-  if (::fcntl(kRequestFd, F_GETFD) < 0 || ::fcntl(kReplyFd, F_GETFD) < 0) {
+[[noreturn]] void serve_as_worker(const std::function<WorkerAnswer(const std::string&)>& serve) {
+  if (::fcntl(kChannelFd, F_GETFD) < 0) {
     std::cerr << "winml-make: error: " << kWorkerArgument << " is how a build starts its workers; it is not a command\n";
     ::_exit(2);
   }
-  std::string request;
-  char buffer[65536];
-  for (off_t at = 0;;) {
-    const ssize_t n = ::pread(kRequestFd, buffer, sizeof buffer, at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) ::_exit(125);
-    if (n == 0) break;
-    request.append(buffer, static_cast<std::size_t>(n));
-    at += n;
-  }
-  ::close(kRequestFd);
   // The commands a stage runs stay in this worker's group, which a stop ends whole.
   keep_children_in_own_group();
-  const std::string reply = serve(request);
-  const bool whole = write_all(kReplyFd, frame_reply(reply));
-  std::cout.flush();
-  std::cerr.flush();
-  std::fflush(nullptr);
-  ::_exit(whole ? 0 : 126);
+  std::string data;
+  char buffer[65536];
+  for (;;) {
+    bool garbled = false;
+    std::optional<std::string> request;
+    while (!(request = take_frame(data, &garbled))) {
+      if (garbled) ::_exit(125);
+      const ssize_t n = ::read(kChannelFd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) ::_exit(125);
+      if (n == 0) ::_exit(0);  // the build has no more work for this worker
+      data.append(buffer, static_cast<std::size_t>(n));
+    }
+    const std::size_t libraries = shared_libraries_opened();
+    const WorkerAnswer answer = serve(*request);
+    const bool again = serves_again_after(answer, libraries);
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    const bool whole = send_all(kChannelFd, frame(encode_reply({answer.reply, again})));
+    if (!whole || !again) ::_exit(whole ? 0 : 126);
+  }
 }
 
 }  // namespace winml

@@ -1,11 +1,19 @@
 #include "base/shared_library.h"
 
+#include <atomic>
+
 #include <windows.h>
 
 #include "base/error.h"
 #include "base/windows/wide.h"
 
 namespace winml {
+
+namespace {
+std::atomic<std::size_t> g_opened{0};
+}  // namespace
+
+std::size_t shared_libraries_opened() { return g_opened.load(); }
 
 SharedLibrary::SharedLibrary(const std::vector<std::string>& sonames) {
   std::string errors;
@@ -18,6 +26,7 @@ SharedLibrary::SharedLibrary(const std::vector<std::string>& sonames) {
                              nullptr, flags);
     if (handle_) {
       soname_ = name;
+      ++g_opened;
       return;
     }
     errors += (errors.empty() ? "" : "; ") + name + ": " + windows::error_text(GetLastError());

@@ -6,9 +6,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
+#include <optional>
+#include <string_view>
 #include <thread>
 
 #include "base/error.h"
+#include "base/shared_library.h"
+#include "base/thread_exit.h"
 #include "base/this_executable.h"
 #include "base/windows/child_job.h"
 #include "base/windows/wide.h"
@@ -45,21 +50,58 @@ std::wstring environment_with_channel(HANDLE request, HANDLE reply) {
 
 struct Handle {
   HANDLE h = nullptr;
-  ~Handle() {
+  ~Handle() { close(); }
+  void close() {
     if (h) CloseHandle(h);
+    h = nullptr;
   }
 };
 
-}  // namespace
+// Writes all of `data`; false when a write fails first (the reader is gone).
+bool write_all(HANDLE h, std::string_view data) {
+  while (!data.empty()) {
+    DWORD n = 0;
+    const DWORD chunk = static_cast<DWORD>(std::min<std::size_t>(data.size(), 1 << 20));
+    if (!WriteFile(h, data.data(), chunk, &n, nullptr) || n == 0) return false;
+    data.remove_prefix(n);
+  }
+  return true;
+}
 
-WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>* cancel) {
+// A started worker, as its parent holds it: the process in a job of its
+// own, the write end of its request pipe and the read end of its reply pipe.
+struct Worker {
+  windows::ChildJob job;
+  Handle process, requests, replies;
+  bool reused = false;
+};
+
+// The idle worker of a thread, kept between its requests; ended (its job
+// closed) from the system's thread-exit hook (base/thread_exit.h), the main
+// thread's with the process.
+struct Slot {
+  std::unique_ptr<Worker> idle;
+  static void end(void* slot) { delete static_cast<Slot*>(slot); }
+};
+
+Slot& this_threads_slot() {
+  thread_local Slot* slot = nullptr;
+  if (!slot) {
+    slot = new Slot();
+    at_thread_exit(&Slot::end, slot);
+  }
+  return *slot;
+}
+
+std::unique_ptr<Worker> start_worker() {
   SECURITY_ATTRIBUTES inherit{sizeof inherit, nullptr, TRUE};
-  Handle request_read, request_write, reply_read, reply_write;
-  if (!CreatePipe(&request_read.h, &request_write.h, &inherit, 0) ||
-      !CreatePipe(&reply_read.h, &reply_write.h, &inherit, 0))
+  auto w = std::make_unique<Worker>();
+  Handle request_read, reply_write;
+  if (!CreatePipe(&request_read.h, &w->requests.h, &inherit, 0) ||
+      !CreatePipe(&w->replies.h, &reply_write.h, &inherit, 0))
     throw BuildError("cannot create a worker's channel: " + windows::error_text(GetLastError()));
-  SetHandleInformation(request_write.h, HANDLE_FLAG_INHERIT, 0);
-  SetHandleInformation(reply_read.h, HANDLE_FLAG_INHERIT, 0);
+  SetHandleInformation(w->requests.h, HANDLE_FLAG_INHERIT, 0);
+  SetHandleInformation(w->replies.h, HANDLE_FLAG_INHERIT, 0);
 
   const std::wstring program = this_executable().native();
   const std::wstring env = environment_with_channel(request_read.h, reply_write.h);
@@ -80,56 +122,89 @@ WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>*
                   DUPLICATE_SAME_ACCESS);
   start.std_out = std_out.h;
   start.std_err = std_err.h;
-
-  windows::ChildJob job;
   std::string error;
-  Handle process{windows::start_in_job(start, job, error)};
-  if (!process.h) throw BuildError("cannot start a worker process: " + error);
-  CloseHandle(request_read.h);
-  request_read.h = nullptr;
-  CloseHandle(reply_write.h);
-  reply_write.h = nullptr;
+  w->process.h = windows::start_in_job(start, w->job, error);
+  if (!w->process.h) throw BuildError("cannot start a worker process: " + error);
+  return w;
+}
 
-  // The request is written by a thread of its own: a worker that dies
-  // before reading it all only ends the write.
-  std::thread feed([&request, &request_write] {
-    for (std::size_t done = 0; done < request.size();) {
-      DWORD n = 0;
-      const DWORD chunk = static_cast<DWORD>(std::min<std::size_t>(request.size() - done, 1 << 20));
-      if (!WriteFile(request_write.h, request.data() + done, chunk, &n, nullptr) || n == 0) break;
-      done += n;
+// This thread's idle worker if it is still there, else a new one.
+std::unique_ptr<Worker> take_worker() {
+  Slot& slot = this_threads_slot();
+  if (auto w = std::move(slot.idle)) {
+    if (WaitForSingleObject(w->process.h, 0) == WAIT_TIMEOUT) {
+      w->reused = true;
+      return w;
     }
-    CloseHandle(request_write.h);
-    request_write.h = nullptr;
-  });
+  }
+  return start_worker();
+}
+
+}  // namespace
+
+WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>* cancel) {
+  std::unique_ptr<Worker> w = take_worker();
+  const std::string framed = frame(request);
+  // A worker found gone when handed the request never saw it: another
+  // takes it. (One that goes while running it is that request's outcome.)
+  // A new worker's request is written by a thread of its own: one that
+  // dies (or hangs) before reading it all only ends (or holds) the write.
+  std::thread feed;
+  const auto hand_over = [&] {
+    feed = std::thread([&framed, requests = w->requests.h] { write_all(requests, framed); });
+  };
+  // An idle worker is waiting in its read: written here, the request goes
+  // through, or fails at once when that worker is gone.
+  if (!w->reused) {
+    hand_over();
+  } else if (!write_all(w->requests.h, framed)) {
+    w = start_worker();
+    hand_over();
+  }
 
   WorkerOutcome out;
   std::string data;
+  std::optional<WorkerReply> reply;
+  bool garbled = false;
   const auto drain = [&] {
-    for (DWORD available = 0; PeekNamedPipe(reply_read.h, nullptr, 0, nullptr, &available, nullptr) && available;) {
+    for (DWORD available = 0; PeekNamedPipe(w->replies.h, nullptr, 0, nullptr, &available, nullptr) && available;) {
       std::string chunk(available, '\0');
       DWORD n = 0;
-      if (!ReadFile(reply_read.h, chunk.data(), available, &n, nullptr) || n == 0) break;
+      if (!ReadFile(w->replies.h, chunk.data(), available, &n, nullptr) || n == 0) break;
       data.append(chunk.data(), n);
     }
+    if (!reply && !garbled)
+      if (auto payload = take_frame(data, &garbled)) reply = decode_reply(*payload);
   };
+  bool keep = false;
   for (;;) {
-    const DWORD waited = WaitForSingleObject(process.h, 10);
+    const DWORD waited = WaitForSingleObject(w->process.h, 5);
     drain();
+    if (reply && reply->serves_again && !out.cancelled) {
+      keep = true;
+      break;
+    }
     if (waited != WAIT_TIMEOUT) break;
     if (cancel && cancel->load() && !out.cancelled) {
       out.cancelled = true;
-      job.terminate();  // the worker and every command it runs
+      w->job.terminate();  // the worker and every command it runs
     }
   }
-  drain();  // what it wrote before it ended is all in the pipe now
-  feed.join();
-  if (auto reply = unframe_reply(data)) {
-    out.reply = std::move(*reply);
+  if (!keep) drain();  // what it wrote before it ended is all in the pipe now
+  if (feed.joinable()) feed.join();
+  if (reply) {
+    out.reply = std::move(reply->answer);
     out.answered = true;
   }
+  if (keep) {
+    out.end = {.exited = true, .code = 0};
+    // It waits for the next request: this thread keeps it (or, without
+    // reuse, its job ends it here).
+    if (worker_reuse_enabled()) this_threads_slot().idle = std::move(w);
+    return out;
+  }
   DWORD code = 0;
-  GetExitCodeProcess(process.h, &code);
+  GetExitCodeProcess(w->process.h, &code);
   out.end = windows::end_of(code);
   return out;
 }
@@ -141,7 +216,7 @@ BOOL WINAPI ignore_console_event(DWORD) { return TRUE; }
 
 }  // namespace
 
-[[noreturn]] void serve_as_worker(const std::function<std::string(const std::string&)>& serve) {
+[[noreturn]] void serve_as_worker(const std::function<WorkerAnswer(const std::string&)>& serve) {
   const std::wstring channel = [] {
     wchar_t buffer[64] = {};
     const DWORD n = GetEnvironmentVariableW(kChannelVariable, buffer, 64);
@@ -160,29 +235,28 @@ BOOL WINAPI ignore_console_event(DWORD) { return TRUE; }
   // dialog waits for a click on a build machine.
   SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
 
-  std::string request;
+  std::string data;
   char buffer[65536];
-  for (DWORD n = 0; ReadFile(request_read, buffer, sizeof buffer, &n, nullptr) && n > 0;)
-    request.append(buffer, n);
-  CloseHandle(request_read);
-  const std::string reply = serve(request);
-  const std::string framed = frame_reply(reply);
-  bool whole = true;
-  for (std::size_t done = 0; done < framed.size();) {
-    DWORD n = 0;
-    if (!WriteFile(reply_write, framed.data() + done, static_cast<DWORD>(std::min<std::size_t>(framed.size() - done, 1 << 20)),
-                   &n, nullptr) ||
-        n == 0) {
-      whole = false;
-      break;
+  for (;;) {
+    bool garbled = false;
+    std::optional<std::string> request;
+    while (!(request = take_frame(data, &garbled))) {
+      if (garbled) std::_Exit(125);
+      DWORD n = 0;
+      // The build closed its end (or ended): no more work for this worker.
+      if (!ReadFile(request_read, buffer, sizeof buffer, &n, nullptr) || n == 0) std::_Exit(0);
+      data.append(buffer, n);
     }
-    done += n;
+    const std::size_t libraries = shared_libraries_opened();
+    const WorkerAnswer answer = serve(*request);
+    const bool again = serves_again_after(answer, libraries);
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    const bool whole = write_all(reply_write, frame(encode_reply({answer.reply, again})));
+    // Without static destructors or atexit handlers, as on POSIX.
+    if (!whole || !again) std::_Exit(whole ? 0 : 126);
   }
-  std::cout.flush();
-  std::cerr.flush();
-  std::fflush(nullptr);
-  // Without static destructors or atexit handlers, as on POSIX.
-  std::_Exit(whole ? 0 : 126);
 }
 
 }  // namespace winml

@@ -29,6 +29,12 @@ bool process_running(long long pid) {
   return stat_of(pid, state, parent) && state != 'Z' && state != 'X';
 }
 
+long long parent_process(long long pid) {
+  char state = 0;
+  long long parent = 0;
+  return stat_of(pid, state, parent) ? parent : 0;
+}
+
 std::vector<long long> child_processes(long long pid) {
   std::vector<long long> out;
   std::error_code ec;
