@@ -57,6 +57,9 @@ const Entry kEnvironment[] = {
     {"WINML_RUNTIME_ISA",
      "generic, avx2 or avx512: force a lower instruction set on the CPU runtime (avx2 and avx512 build the same "
      "bytes; generic enters the keys)."},
+    {"WINML_MAKE_WORKER_REUSE",
+     "0: every stage runs in a new worker process instead of the one its build thread already started. Not in any "
+     "key: the bytes are the same either way."},
     {"WINML_RUNTIME_THREADS",
      "1 to 1024: the CPU runtime's threads where a command names none (a build's calibration, accuracy pass and "
      "validation); default one per core. Not in any key: the bytes are the same for every count."},
