@@ -39,4 +39,10 @@ std::optional<WorkerReply> decode_reply(const std::string& payload) {
   return WorkerReply{payload.substr(1), payload[0] == '+'};
 }
 
+void ReplyBuffer::add(const char* data, std::size_t size) {
+  data_.append(data, size);
+  if (reply_ || garbled_) return;
+  if (auto payload = take_frame(data_, &garbled_)) reply_ = decode_reply(*payload);
+}
+
 }  // namespace winml

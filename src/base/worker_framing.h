@@ -5,6 +5,7 @@
 // each ends.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,5 +27,20 @@ struct WorkerReply {
 };
 std::string encode_reply(const WorkerReply& reply);
 std::optional<WorkerReply> decode_reply(const std::string& payload);
+
+// What a build has read off a worker's channel: the first whole reply, once
+// it is there.
+class ReplyBuffer {
+ public:
+  void add(const char* data, std::size_t size);
+  bool has_reply() const { return reply_.has_value(); }
+  bool serves_again() const { return reply_ && reply_->serves_again; }
+  std::optional<WorkerReply> take() { return std::move(reply_); }
+
+ private:
+  std::string data_;
+  std::optional<WorkerReply> reply_;
+  bool garbled_ = false;
+};
 
 }  // namespace winml

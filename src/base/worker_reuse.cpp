@@ -19,8 +19,6 @@ bool serves_again_after(const WorkerAnswer& answer, std::size_t libraries_before
          peak_resident_bytes() <= kWorkerMemoryToKeep;
 }
 
-bool is_worker_invocation(int argc, char** argv) {
-  return argc == 2 && std::string_view(argv[1]) == kWorkerArgument;
-}
+bool is_worker_invocation(int argc, char** argv) { return argc == 2 && std::string_view(argv[1]) == kWorkerArgument; }
 
 }  // namespace winml

@@ -46,6 +46,18 @@ TEST(WorkerFraming, AReplySaysWhetherItsWorkerServesAgain) {
   EXPECT_EQ(decode_reply("ok"), std::nullopt);
 }
 
+TEST(WorkerFraming, AReplyArrivingInPiecesIsWholeOnlyAtItsLastByte) {
+  const std::string sent = frame(encode_reply({"ok\n{\"nodes\": 3}", true}));
+  ReplyBuffer replies;
+  for (std::size_t i = 0; i + 1 < sent.size(); ++i) {
+    replies.add(&sent[i], 1);
+    ASSERT_FALSE(replies.has_reply()) << i;
+  }
+  replies.add(&sent.back(), 1);
+  ASSERT_TRUE(replies.serves_again());
+  EXPECT_EQ(replies.take()->answer, "ok\n{\"nodes\": 3}");
+}
+
 TEST(WorkerReuse, AWorkerUnfitForMoreOrThatLoadedALibraryServesNoMore) {
   std::size_t before = shared_libraries_opened();
   EXPECT_EQ(serves_again_after({"ok\n", true}, before), peak_resident_bytes() <= kWorkerMemoryToKeep);
@@ -54,5 +66,6 @@ TEST(WorkerReuse, AWorkerUnfitForMoreOrThatLoadedALibraryServesNoMore) {
   SharedLibrary c_library({test::on_posix() ? "libc.so.6" : "kernel32.dll"});
   EXPECT_GT(shared_libraries_opened(), before);
   EXPECT_FALSE(serves_again_after({"ok\n", true}, before));
-  EXPECT_EQ(serves_again_after({"ok\n", true}, shared_libraries_opened()), peak_resident_bytes() <= kWorkerMemoryToKeep);
+  EXPECT_EQ(serves_again_after({"ok\n", true}, shared_libraries_opened()),
+            peak_resident_bytes() <= kWorkerMemoryToKeep);
 }

@@ -23,9 +23,13 @@ std::vector<std::string> export_parents(const std::map<std::string, std::string>
   p.write("a.steps", "parent parents.txt\ncopy a.onnx $1\n");
   p.write("b.steps", "parent parents.txt\ncopy b.onnx $1\n");
   const std::string command = "'" + to_utf8(test::test_command()) + "', 'script', ";
-  p.write_config("[build]\njobs = 1\n"
-                 "[[model]]\nname = \"a\"\n[model.export]\ncommand = [" + command + "'a.steps', '{output}']\n"
-                 "[[model]]\nname = \"b\"\n[model.export]\ncommand = [" + command + "'b.steps', '{output}']\n");
+  p.write_config(
+      "[build]\njobs = 1\n"
+      "[[model]]\nname = \"a\"\n[model.export]\ncommand = [" +
+      command +
+      "'a.steps', '{output}']\n"
+      "[[model]]\nname = \"b\"\n[model.export]\ncommand = [" +
+      command + "'b.steps', '{output}']\n");
   p.build({}, 0, env);
   std::istringstream lines(test::read_text(p.root() / "parents.txt"));
   std::vector<std::string> parents;

@@ -44,7 +44,7 @@ struct Fd {
 // The child between fork and exec: async-signal-safe calls only (another
 // thread may have held any lock at the fork, the allocator's included).
 [[noreturn]] void exec_worker(char* const argv[], int channel, pid_t parent, bool own_group) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // kept across exec
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);       // kept across exec
   if (::getppid() != parent) ::_exit(127);  // the parent died before the call above
   // The leader of a group of its own: a stop ends it with every command it runs.
   if (own_group) ::setpgid(0, 0);
@@ -106,8 +106,7 @@ struct Worker {
 void dismiss(Worker& w) {
   ::kill(w.pid, SIGKILL);
   int status = 0;
-  while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {}
   for (int fd : {w.channel, w.ended})
     if (fd >= 0) ::close(fd);
 }
@@ -180,24 +179,18 @@ Worker take_worker() {
   return start_worker();
 }
 
-}  // namespace
+// What waiting on a worker gave: what it sent, whether it was stopped, and
+// how it ended (nothing when it answered and serves again).
+struct Waited {
+  ReplyBuffer replies;
+  bool cancelled = false;
+  std::optional<int> status;
+};
 
-WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>* cancel) {
-  Worker w = take_worker();
-  // A worker found gone when handed the request never saw it: another
-  // takes it. (One that goes while running it is that request's outcome.)
-  if (!send_all(w.channel, frame(request)) && w.reused) {
-    dismiss(w);
-    w = start_worker();
-    send_all(w.channel, frame(request));  // (a new one that ends at once: the loop below says how)
-  }
-  posix::remember_child(w.pid, w.own_group);
-  struct Forget {
-    pid_t pid;
-    ~Forget() { posix::forget_child(pid); }
-  } forget{w.pid};
-
-  WorkerOutcome out;
+// Waits until the worker has answered and serves again, or has ended; once
+// *cancel turns true, stops it (SIGTERM to its group, SIGKILL 5 s later).
+Waited wait_for(const Worker& w, const std::atomic<bool>* cancel) {
+  Waited out;
   using Clock = std::chrono::steady_clock;
   constexpr auto kGrace = std::chrono::seconds(5);
   std::optional<Clock::time_point> terminated_at;
@@ -211,22 +204,16 @@ WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>*
       posix::signal_child(w.pid, w.own_group, SIGKILL);
     }
   };
-  std::string data;
-  std::optional<WorkerReply> reply;
-  bool garbled = false;
   char buffer[65536];
   const auto drain = [&] {
     for (;;) {
       const ssize_t n = ::read(w.channel, buffer, sizeof buffer);
-      if (n > 0) data.append(buffer, static_cast<std::size_t>(n));
+      if (n > 0) out.replies.add(buffer, static_cast<std::size_t>(n));
       else if (n < 0 && errno == EINTR) continue;
-      else break;  // nothing more now (EAGAIN) or ever (0)
+      else return;  // nothing more now (EAGAIN) or ever (0)
     }
-    if (!reply && !garbled)
-      if (auto payload = take_frame(data, &garbled)) reply = decode_reply(*payload);
   };
-  int status = 0;
-  for (;;) {
+  for (int status = 0;;) {
     pollfd p[2] = {{w.channel, POLLIN, 0}, {w.ended, POLLIN, 0}};
     // Without a pidfd (an old kernel), look at the worker every 10 ms.
     const int timeout = w.ended >= 0 && !cancel ? -1 : (w.ended >= 0 ? 50 : 10);
@@ -234,28 +221,52 @@ WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>*
       throw BuildError(errno_text("waiting for a worker process"));
     drain();
     check_cancel();
-    if (reply && reply->serves_again && !out.cancelled) {
-      // It waits for the next request: this thread keeps it.
-      out.reply = std::move(reply->answer);
-      out.answered = true;
-      out.end = {.exited = true, .code = 0};
-      if (worker_reuse_enabled()) this_threads_slot().idle = w;
-      else dismiss(w);
+    if (out.replies.serves_again() && !out.cancelled) return out;
+    const pid_t done = ::waitpid(w.pid, &status, WNOHANG);
+    if (done == w.pid) {
+      drain();  // what it wrote before it ended is all in the channel now
+      out.status = status;
       return out;
     }
-    const pid_t done = ::waitpid(w.pid, &status, WNOHANG);
-    if (done == w.pid) break;
     if (done < 0 && errno != EINTR) throw BuildError(errno_text("waiting for a worker process"));
   }
-  drain();  // what it wrote before it ended is all in the channel now
+}
+
+}  // namespace
+
+WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>* cancel) {
+  Worker w = take_worker();
+  // A worker found gone when handed the request never saw it: another
+  // takes it. (One that goes while running it is that request's outcome.)
+  if (!send_all(w.channel, frame(request)) && w.reused) {
+    dismiss(w);
+    w = start_worker();
+    send_all(w.channel, frame(request));  // (a new one that ends at once: wait_for says how)
+  }
+  posix::remember_child(w.pid, w.own_group);
+  struct Forget {
+    pid_t pid;
+    ~Forget() { posix::forget_child(pid); }
+  } forget{w.pid};
+
+  Waited waited = wait_for(w, cancel);
+  WorkerOutcome out{.cancelled = waited.cancelled};
+  if (auto reply = waited.replies.take()) {
+    out.reply = std::move(reply->answer);
+    out.answered = true;
+  }
+  if (!waited.status) {
+    // It waits for the next request: this thread keeps it.
+    out.end = {.exited = true, .code = 0};
+    if (worker_reuse_enabled()) this_threads_slot().idle = w;
+    else dismiss(w);
+    return out;
+  }
   for (int fd : {w.channel, w.ended})
     if (fd >= 0) ::close(fd);
   // A stopped worker's commands end with it (they are in its group).
   if (out.cancelled && w.own_group) ::kill(-w.pid, SIGKILL);
-  if (reply) {
-    out.reply = std::move(reply->answer);
-    out.answered = true;
-  }
+  const int status = *waited.status;
   out.end.exited = WIFEXITED(status);
   out.end.code = out.end.exited ? WEXITSTATUS(status) : -1;
   out.end.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
@@ -264,7 +275,8 @@ WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>*
 
 [[noreturn]] void serve_as_worker(const std::function<WorkerAnswer(const std::string&)>& serve) {
   if (::fcntl(kChannelFd, F_GETFD) < 0) {
-    std::cerr << "winml-make: error: " << kWorkerArgument << " is how a build starts its workers; it is not a command\n";
+    std::cerr << "winml-make: error: " << kWorkerArgument
+              << " is how a build starts its workers; it is not a command\n";
     ::_exit(2);
   }
   // The commands a stage runs stay in this worker's group, which a stop ends whole.

@@ -13,8 +13,8 @@
 
 #include "base/error.h"
 #include "base/shared_library.h"
-#include "base/thread_exit.h"
 #include "base/this_executable.h"
+#include "base/thread_exit.h"
 #include "base/windows/child_job.h"
 #include "base/windows/wide.h"
 #include "base/worker_framing.h"
@@ -106,8 +106,7 @@ std::unique_ptr<Worker> start_worker() {
   const std::wstring program = this_executable().native();
   const std::wstring env = environment_with_channel(request_read.h, reply_write.h);
   windows::ChildStart start{.application = program,
-                            .command_line = windows::quote_argument(program) + L" " +
-                                            windows::widen(kWorkerArgument),
+                            .command_line = windows::quote_argument(program) + L" " + windows::widen(kWorkerArgument),
                             .environment = &env,
                             .std_in = windows::null_device(false),
                             .std_out = nullptr,
@@ -140,6 +139,42 @@ std::unique_ptr<Worker> take_worker() {
   return start_worker();
 }
 
+// What waiting on a worker gave: what it sent, whether it was stopped, and
+// whether it ended (not when it answered and serves again).
+struct Waited {
+  ReplyBuffer replies;
+  bool cancelled = false;
+  bool ended = false;
+};
+
+// Waits until the worker has answered and serves again, or has ended; once
+// *cancel turns true, ends its job (the worker and every command it runs).
+Waited wait_for(Worker& w, const std::atomic<bool>* cancel) {
+  Waited out;
+  const auto drain = [&] {
+    for (DWORD available = 0; PeekNamedPipe(w.replies.h, nullptr, 0, nullptr, &available, nullptr) && available;) {
+      std::string chunk(available, '\0');
+      DWORD n = 0;
+      if (!ReadFile(w.replies.h, chunk.data(), available, &n, nullptr) || n == 0) return;
+      out.replies.add(chunk.data(), n);
+    }
+  };
+  for (;;) {
+    const DWORD waited = WaitForSingleObject(w.process.h, 5);
+    drain();
+    if (out.replies.serves_again() && !out.cancelled) return out;
+    if (waited != WAIT_TIMEOUT) {
+      drain();  // what it wrote before it ended is all in the pipe now
+      out.ended = true;
+      return out;
+    }
+    if (cancel && cancel->load() && !out.cancelled) {
+      out.cancelled = true;
+      w.job.terminate();
+    }
+  }
+}
+
 }  // namespace
 
 WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>* cancel) {
@@ -161,42 +196,14 @@ WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>*
     w = start_worker();
     hand_over();
   }
-
-  WorkerOutcome out;
-  std::string data;
-  std::optional<WorkerReply> reply;
-  bool garbled = false;
-  const auto drain = [&] {
-    for (DWORD available = 0; PeekNamedPipe(w->replies.h, nullptr, 0, nullptr, &available, nullptr) && available;) {
-      std::string chunk(available, '\0');
-      DWORD n = 0;
-      if (!ReadFile(w->replies.h, chunk.data(), available, &n, nullptr) || n == 0) break;
-      data.append(chunk.data(), n);
-    }
-    if (!reply && !garbled)
-      if (auto payload = take_frame(data, &garbled)) reply = decode_reply(*payload);
-  };
-  bool keep = false;
-  for (;;) {
-    const DWORD waited = WaitForSingleObject(w->process.h, 5);
-    drain();
-    if (reply && reply->serves_again && !out.cancelled) {
-      keep = true;
-      break;
-    }
-    if (waited != WAIT_TIMEOUT) break;
-    if (cancel && cancel->load() && !out.cancelled) {
-      out.cancelled = true;
-      w->job.terminate();  // the worker and every command it runs
-    }
-  }
-  if (!keep) drain();  // what it wrote before it ended is all in the pipe now
+  Waited waited = wait_for(*w, cancel);
   if (feed.joinable()) feed.join();
-  if (reply) {
+  WorkerOutcome out{.cancelled = waited.cancelled};
+  if (auto reply = waited.replies.take()) {
     out.reply = std::move(reply->answer);
     out.answered = true;
   }
-  if (keep) {
+  if (!waited.ended) {
     out.end = {.exited = true, .code = 0};
     // It waits for the next request: this thread keeps it (or, without
     // reuse, its job ends it here).
@@ -224,7 +231,8 @@ BOOL WINAPI ignore_console_event(DWORD) { return TRUE; }
   }();
   const auto colon = channel.find(L':');
   if (colon == std::wstring::npos) {
-    std::cerr << "winml-make: error: " << kWorkerArgument << " is how a build starts its workers; it is not a command\n";
+    std::cerr << "winml-make: error: " << kWorkerArgument
+              << " is how a build starts its workers; it is not a command\n";
     std::_Exit(2);
   }
   HANDLE request_read = reinterpret_cast<HANDLE>(static_cast<std::uintptr_t>(std::stoull(channel.substr(0, colon))));
