@@ -176,12 +176,51 @@ class Conv : public Kernel {
     const Tensor& x = ctx.input(0);
     const Tensor& wt = ctx.input(1);
     const Tensor* b = ctx.optional_input(2);
+    const Window w = checked_window(x, wt, b);
+    const std::int64_t N = x.dim(0), C = x.dim(1), M = wt.dim(0);
+    Shape out{N, M};
+    out.insert(out.end(), w.out.begin(), w.out.end());
+    Tensor& y = ctx.allocate_output(0, x.dtype(), out);
+    const Call call{.px = x.data<float>(),
+                    .pw = wt.data<float>(),
+                    .pb = b ? b->data<float>() : nullptr,
+                    .py = y.mutable_data<float>(),
+                    .N = N,
+                    .C = C,
+                    .M = M,
+                    .isize = shape_size(w.in),
+                    .osize = w.out_size(),
+                    .relu = ctx.relu_output()};
+    if (group_ == C && M / group_ == 1 && w.dims() == 2) {
+      depthwise(call, w, ctx.pool());
+      return;
+    }
+    if (winograd_) {  // (2-D: its weights, and so X, have rank 4)
+      winograd_->run(call.px, N, w, call.pb, call.relu, call.py, ctx.pool());
+      return;
+    }
+    by_gemm(call, w, ctx.pool());
+  }
+
+ private:
+  // One run's tensors and sizes.
+  struct Call {
+    const float* px;
+    const float* pw;
+    const float* pb;  // the bias, or null
+    float* py;
+    std::int64_t N, C, M, isize, osize;
+    bool relu;
+  };
+
+  // The window over X's spatial dimensions; InputError when X, W and B do not fit.
+  Window checked_window(const Tensor& x, const Tensor& wt, const Tensor* b) const {
     if (x.dtype() != onnx::TensorProto::FLOAT || wt.dtype() != onnx::TensorProto::FLOAT)
       unsupported_type(x.dtype() == onnx::TensorProto::FLOAT ? wt.dtype() : x.dtype(), "float32");
     if (x.rank() < 3 || wt.rank() != x.rank())
       throw InputError("Conv needs X and W of equal rank >= 3, got " + shape_string(x.shape()) + " and " +
                        shape_string(wt.shape()));
-    std::int64_t N = x.dim(0), C = x.dim(1), M = wt.dim(0);
+    const std::int64_t C = x.dim(1), M = wt.dim(0);
     if (C != wt.dim(1) * group_ || M % group_ != 0)
       throw InputError("channels do not match: X " + shape_string(x.shape()) + ", W " + shape_string(wt.shape()) +
                        ", group " + std::to_string(group_));
@@ -190,73 +229,59 @@ class Conv : public Kernel {
     std::vector<std::int64_t> in(x.shape().begin() + 2, x.shape().end());
     std::vector<std::int64_t> kernel(wt.shape().begin() + 2, wt.shape().end());
     if (!attrs_.kernel.empty() && attrs_.kernel != kernel) throw InputError("kernel_shape does not match W");
-    Window w = forward_window(attrs_, in, kernel);
-    Shape out{N, M};
-    out.insert(out.end(), w.out.begin(), w.out.end());
-    Tensor& y = ctx.allocate_output(0, x.dtype(), out);
+    return forward_window(attrs_, in, kernel);
+  }
 
-    const float* px = x.data<float>();
-    const float* pw = wt.data<float>();
-    const float* pb = b ? b->data<float>() : nullptr;
-    float* py = y.mutable_data<float>();
-    std::int64_t isize = shape_size(w.in), osize = w.out_size(), ksize = w.kernel_size();
-    std::int64_t Cg = C / group_, Mg = M / group_;
+  void depthwise(const Call& c, const Window& w, ThreadPool& pool) const {
+    for (std::int64_t n = 0; n < c.N; ++n)
+      parallel_ranges(pool, c.C, 8, [&](std::int64_t c0, std::int64_t c1) {
+        depthwise2d(c.px + n * c.C * c.isize, c.pw, c.pb, w, c0, c1, c.py + n * c.M * c.osize);
+        if (c.relu) clamp_rows(c.py + n * c.M * c.osize, c.osize, c0, c1);
+      });
+  }
 
-    const bool relu = ctx.relu_output();
-    if (group_ == C && Mg == 1 && w.dims() == 2) {
-      for (std::int64_t n = 0; n < N; ++n)
-        parallel_ranges(ctx.pool(), C, 8, [&](std::int64_t c0, std::int64_t c1) {
-          depthwise2d(px + n * C * isize, pw, pb, w, c0, c1, py + n * M * osize);
-          if (relu) clamp_rows(py + n * M * osize, osize, c0, c1);
-        });
-      return;
-    }
-
-    if (winograd_) {  // (2-D: its weights, and so X, have rank 4)
-      winograd_->run(px, N, w, pb, relu, py, ctx.pool());
-      return;
-    }
-
+  // im2col and a GEMM per image and group. With packed weights, im2col runs
+  // in column blocks that stay in cache, each followed by its GEMM on the
+  // same thread (when there are enough); a pointwise convolution needs none.
+  void by_gemm(const Call& c, const Window& w, ThreadPool& pool) const {
+    const std::int64_t Cg = c.C / group_, Mg = c.M / group_, ksize = w.kernel_size(), osize = c.osize;
     bool pointwise = ksize == 1;
     for (int i = 0; i < w.dims() && pointwise; ++i)
       pointwise = w.strides[i] == 1 && w.pad_begin[i] == 0 && w.pad_end[i] == 0;
-    std::int64_t rows = Cg * ksize;
-    // With packed weights, im2col runs in column blocks that stay in cache,
-    // each followed by its GEMM on the same thread (when there are enough).
-    std::int64_t block =
+    const std::int64_t rows = Cg * ksize;
+    const std::int64_t block =
         std::max<std::int64_t>(48, (std::int64_t{1} << 17) / std::max<std::int64_t>(rows, 1) / 48 * 48);
-    std::int64_t blocks = (osize + block - 1) / block;
-    bool blocked = !pointwise && !packed_.empty() && blocks >= 4;
+    const std::int64_t blocks = (osize + block - 1) / block;
+    const bool blocked = !pointwise && !packed_.empty() && blocks >= 4;
     Scratch col(pointwise || blocked ? 0 : sizeof(float) * static_cast<std::size_t>(rows * osize));
-    for (std::int64_t n = 0; n < N; ++n) {
+    for (std::int64_t n = 0; n < c.N; ++n) {
       for (std::int64_t g = 0; g < group_; ++g) {
-        const float* xg = px + (n * C + g * Cg) * isize;
-        float* yg = py + (n * M + g * Mg) * osize;
+        const float* xg = c.px + (n * c.C + g * Cg) * c.isize;
+        float* yg = c.py + (n * c.M + g * Mg) * osize;
+        const float* bias = c.pb ? c.pb + g * Mg : nullptr;
         if (blocked) {
-          ctx.pool().parallel_for(blocks, [&](std::int64_t t) {
+          pool.parallel_for(blocks, [&](std::int64_t t) {
             std::int64_t p0 = t * block, p1 = std::min(osize, p0 + block), cols = p1 - p0;
             Scratch tile(sizeof(float) * static_cast<std::size_t>(rows * cols));
             im2col(xg, w, 0, rows, p0, p1, tile.as<float>(), cols);
-            sgemm_packed(*packed_[g], tile.as<float>(), cols, false, cols, yg + p0, osize, false, ctx.pool(),
-                         pb ? pb + g * Mg : nullptr, relu);
+            sgemm_packed(*packed_[g], tile.as<float>(), cols, false, cols, yg + p0, osize, false, pool, bias, c.relu);
           });
           continue;
         }
         const float* B = xg;
         if (!pointwise) {
           parallel_ranges(
-              ctx.pool(), rows, std::max<std::int64_t>(1, 65536 / std::max<std::int64_t>(osize, 1)),
+              pool, rows, std::max<std::int64_t>(1, 65536 / std::max<std::int64_t>(osize, 1)),
               [&](std::int64_t r0, std::int64_t r1) { im2col(xg, w, r0, r1, 0, osize, col.as<float>(), osize); });
           B = col.as<float>();
         }
         if (!packed_.empty()) {
           // (each output starts from its channel's bias, the product added to it)
-          sgemm_packed(*packed_[g], B, osize, false, osize, yg, osize, false, ctx.pool(), pb ? pb + g * Mg : nullptr,
-                       relu);
+          sgemm_packed(*packed_[g], B, osize, false, osize, yg, osize, false, pool, bias, c.relu);
           continue;
         }
         GemmArgs args;
-        args.a = pw + g * Mg * rows;
+        args.a = c.pw + g * Mg * rows;
         args.lda = rows;
         args.b = B;
         args.ldb = osize;
@@ -265,26 +290,27 @@ class Conv : public Kernel {
         args.m = Mg;
         args.n = osize;
         args.k = rows;
-        sgemm(args, ctx.pool());
+        sgemm(args, pool);
       }
-      if ((pb || relu) && packed_.empty()) {
-        float* yn = py + n * M * osize;
-        parallel_ranges(
-            ctx.pool(), M, std::max<std::int64_t>(1, kElementwiseGrain / std::max<std::int64_t>(osize, 1)),
-            [&](std::int64_t m0, std::int64_t m1) {
-              if (pb)
-                for (std::int64_t m = m0; m < m1; ++m) {
-                  float bv = pb[m];
-                  float* row = yn + m * osize;
-                  for (std::int64_t i = 0; i < osize; ++i) row[i] += bv;
-                }
-              if (relu) clamp_rows(yn, osize, m0, m1);
-            });
-      }
+      if ((c.pb || c.relu) && packed_.empty()) add_bias_and_clamp(c, n, pool);
     }
   }
 
- private:
+  // Unpacked weights: the bias added to image n's output, then the fused Relu.
+  static void add_bias_and_clamp(const Call& c, std::int64_t n, ThreadPool& pool) {
+    float* yn = c.py + n * c.M * c.osize;
+    parallel_ranges(pool, c.M, std::max<std::int64_t>(1, kElementwiseGrain / std::max<std::int64_t>(c.osize, 1)),
+                    [&](std::int64_t m0, std::int64_t m1) {
+                      if (c.pb)
+                        for (std::int64_t m = m0; m < m1; ++m) {
+                          const float bv = c.pb[m];
+                          float* row = yn + m * c.osize;
+                          for (std::int64_t i = 0; i < c.osize; ++i) row[i] += bv;
+                        }
+                      if (c.relu) clamp_rows(yn, c.osize, m0, m1);
+                    });
+  }
+
   WindowAttrs attrs_;
   std::int64_t group_;
   std::vector<std::shared_ptr<const PackedWeights>> packed_;
