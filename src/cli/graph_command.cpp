@@ -9,6 +9,7 @@
 #include "cli/render_dot.h"
 #include "cli/tools_module.h"
 #include "graph/dot.h"
+#include "pipeline/evaluate.h"
 #include "pipeline/registry.h"
 
 namespace winml::cli {
@@ -19,7 +20,8 @@ Command add_graph_command(CLI::App& app) {
     bool svg = false;
   };
   auto opts = std::make_shared<Options>();
-  CLI::App* sub = app.add_subcommand("graph", "Print the build graph in Graphviz DOT (or, with --svg, drawn), with each stage's status");
+  CLI::App* sub = app.add_subcommand(
+      "graph", "Print the build graph in Graphviz DOT (or, with --svg, drawn), with each stage's status");
   sub->add_option("models", opts->models, "Models to show (default: all)");
   sub->add_flag("--svg", opts->svg, "Print the graph drawn as SVG by Graphviz's dot (package graphviz) instead");
   sub->fallthrough();
@@ -28,15 +30,8 @@ Command add_graph_command(CLI::App& app) {
             session.open();
             auto selected = select_models(session, opts->models);
             graph::Graph g = session.plan().graph;
-            graph::BuildOptions o;
-            o.dry_run = true;
-            o.keep_going = true;  // each model's own state, as status shows it
-            o.models = selected;
             ToolRunner runner(session);
-            graph::Builder builder(
-                g, {session.options().source.project_dir, session.plan().output_dir, session.state_dir()},
-                session.state(), session.ingredients(), runner);
-            auto results = builder.build(o);
+            auto results = pipeline::evaluate(session, selected, /*explain=*/false, runner);
             if (!selected.empty()) {
               // Keep only the selected models (indices shift: rebuild deps).
               graph::Graph sub;
