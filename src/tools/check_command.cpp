@@ -7,11 +7,13 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "base/atomic_file.h"
 #include "base/error.h"
 #include "base/native_file.h"
+#include "base/path_text.h"
 #include "base/subprocess.h"
 #include "base/this_executable.h"
 #include "base/this_process.h"
@@ -21,8 +23,6 @@
 #include "model/model_diff.h"
 #include "model/model_io.h"
 #include "tools/commands.h"
-#include "base/path_text.h"
-
 
 namespace winml::tools {
 
@@ -122,6 +122,114 @@ std::string first_difference(const fs::path& fresh, const fs::path& other) {
          std::to_string(at);
 }
 
+// The models to check (all when none is named); InputError when one was never built.
+std::set<std::string> checked_models(pipeline::BuildSession& session, const std::vector<std::string>& names) {
+  std::set<std::string> models = cli::select_models(session, names);
+  if (models.empty()) models.insert(session.plan().graph.models.begin(), session.plan().graph.models.end());
+  const fs::path output_dir = session.plan().output_dir;
+  std::vector<std::string> never_built;
+  for (const auto& m : models)
+    if (!fs::exists(output_dir / m / "build_manifest.json")) never_built.push_back(m);
+  if (!never_built.empty())
+    throw InputError("check: nothing to compare: " + join_names(never_built) + " never built (no " +
+                     to_utf8((output_dir / never_built.front() / "build_manifest.json")) +
+                     "); build first, then check");
+  return models;
+}
+
+// Builds `models` from scratch into `scratch`/out, with an empty cache of
+// its own and no remote cache: this program run again, as the user ran it.
+FreshBuild fresh_build(const cli::Context& ctx, const pipeline::BuildSession& session, const fs::path& scratch,
+                       const std::set<std::string>& models, bool keep_going) {
+  std::vector<std::string> argv = {to_utf8(this_executable()),
+                                   "-C",
+                                   to_utf8(session.options().source.project_dir),
+                                   "-o",
+                                   to_utf8((scratch / "out")),
+                                   "--cache-dir",
+                                   to_utf8((scratch / "cache")),
+                                   "--no-remote-cache",
+                                   "--json"};
+  if (!ctx.config.empty()) argv.insert(argv.begin() + 1, {"-c", to_utf8(ctx.config_file())});
+  for (const auto& d : ctx.defines) argv.insert(argv.end(), {"-D", d});
+  if (keep_going) argv.push_back("-k");
+  argv.insert(argv.end(), models.begin(), models.end());
+  ProcessSpec spec;
+  spec.argv = argv;
+  spec.env = environment_variables();
+  spec.env.erase("WINML_MAKE_CACHE_DIR");
+  std::string report_text, log;
+  spec.output = &report_text;
+  spec.errors = &log;
+  const ProcessResult r = run_process(spec);
+  if (!r.started) throw BuildError("check: cannot run " + argv[0] + ": " + r.error);
+  return read_fresh_build(report_text, log, r.exit_code);
+}
+
+// Where check finds what it compares: the fresh build's outputs, the project's, the cache.
+struct Places {
+  fs::path fresh_out, output_dir, cache;
+};
+
+// Compares every output of model `m`'s fresh build with the file in place,
+// the digest its records name and the cache's copy of that digest; the
+// number of outputs compared.
+std::size_t compare_model(const Places& p, const std::string& m, std::vector<Mismatch>& found) {
+  const json fresh = read_manifest(p.fresh_out / m / "build_manifest.json");
+  const json records = read_manifest(p.output_dir / m / "build_manifest.json");
+  const auto recorded = outputs_of(records);
+  const auto fresh_keys = keys_of(fresh), recorded_keys = keys_of(records);
+  std::size_t compared = 0;
+  for (const auto& [stage, files] : outputs_of(fresh))
+    for (const auto& [file, digest] : files) {
+      ++compared;
+      const fs::path made = p.fresh_out / m / file;
+      // A key of its own says the fresh build is not the recorded one
+      // (another arithmetic, an edited config): `--explain` says why.
+      const auto rk = recorded_keys.find(stage);
+      const bool rekeyed = rk != recorded_keys.end() && rk->second != fresh_keys.at(stage);
+      // (Named copies: clang before 16 cannot capture structured bindings.)
+      auto note = [&, stage_name = stage, file_name = file](const std::string& where, const std::string& first) {
+        if (first.empty()) return;
+        found.push_back({m, stage_name, file_name, where,
+                         first + (rekeyed ? " (the fresh build's key differs from the record's)" : "")});
+      };
+      note("in place", first_difference(made, p.output_dir / m / file));
+      const auto rs = recorded.find(stage);
+      const std::string rec = rs == recorded.end() || !rs->second.count(file) ? "" : rs->second.at(file);
+      if (rec != digest)
+        note("in the records", "digest " + (rec.empty() ? std::string("missing") : rec) + " vs " + digest);
+      if (!rec.empty()) {
+        const fs::path cached = p.cache / "cas" / rec.substr(0, 2) / rec;
+        if (fs::exists(cached)) note("in the cache", first_difference(made, cached));
+      }
+    }
+  return compared;
+}
+
+void print_check_json(const FreshBuild& fresh, const std::vector<Mismatch>& found, std::size_t compared, bool same) {
+  json j = {{"compared", compared}, {"same", same}, {"differences", json::array()}, {"failed", json::array()}};
+  for (const auto& f : fresh.failures)
+    j["failed"].push_back({{"model", f.model}, {"stage", f.stage}, {"reason", f.reason}});
+  for (const auto& f : found)
+    j["differences"].push_back(
+        {{"model", f.model}, {"stage", f.stage}, {"file", f.file}, {"where", f.where}, {"first", f.first}});
+  std::cout << j.dump(2) << "\n";
+}
+
+void print_check_text(const FreshBuild& fresh, const std::vector<Mismatch>& found, std::size_t compared,
+                      std::size_t models) {
+  if (found.empty() && fresh.failures.empty()) {
+    std::cout << "check: " << compared << " outputs of " << models << " model(s) are the bytes of a fresh build\n";
+    return;
+  }
+  for (const auto& f : fresh.failures)
+    std::cerr << "winml-make: error: check: " << f.model << "/" << f.stage << ": the fresh build failed: " << f.reason
+              << "\n";
+  for (const auto& f : found)
+    std::cout << f.model << "/" << f.stage << ": " << f.file << " differs " << f.where << ": " << f.first << "\n";
+}
+
 }  // namespace
 
 cli::Command add_check_command(CLI::App& app) {
@@ -131,7 +239,8 @@ cli::Command add_check_command(CLI::App& app) {
   };
   auto opts = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand(
-      "check", "Build the models again from scratch, bypassing every cache, and compare each output with the project's");
+      "check",
+      "Build the models again from scratch, bypassing every cache, and compare each output with the project's");
   sub->add_option("models", opts->models, "Models to check (default: all)");
   sub->add_flag("--json", opts->json, "Machine-readable output");
   sub->add_flag("-k,--keep-going", opts->keep_going,
@@ -140,105 +249,20 @@ cli::Command add_check_command(CLI::App& app) {
   return {sub, [opts](const cli::Context& ctx) {
             pipeline::BuildSession session(cli::session_options(ctx, /*write=*/false, nullptr), cli::tool_stages());
             session.open();
-            const fs::path output_dir = session.plan().output_dir;
-            std::set<std::string> models = cli::select_models(session, opts->models);
-            if (models.empty())
-              models.insert(session.plan().graph.models.begin(), session.plan().graph.models.end());
-            const fs::path cache = cli::cache_dir(ctx.cache_dir);
-
-            std::vector<std::string> never_built;
-            for (const auto& m : models)
-              if (!fs::exists(output_dir / m / "build_manifest.json")) never_built.push_back(m);
-            if (!never_built.empty())
-              throw InputError("check: nothing to compare: " + join_names(never_built) + " never built (no " +
-                               to_utf8((output_dir / never_built.front() / "build_manifest.json")) +
-                               "); build first, then check");
+            std::set<std::string> models = checked_models(session, opts->models);
             Scratch scratch{session.state_dir() / ("check-" + std::to_string(current_process_id()))};
             fs::create_directories(scratch.dir);
-            std::vector<std::string> argv = {to_utf8(this_executable()),
-                                             "-C",
-                                             to_utf8(session.options().source.project_dir),
-                                             "-o",
-                                             to_utf8((scratch.dir / "out")),
-                                             "--cache-dir",
-                                             to_utf8((scratch.dir / "cache")),
-                                             "--no-remote-cache",
-                                             "--json"};
-            if (!ctx.config.empty()) argv.insert(argv.begin() + 1, {"-c", to_utf8(ctx.config_file())});
-            for (const auto& d : ctx.defines) argv.insert(argv.end(), {"-D", d});
-            if (opts->keep_going) argv.push_back("-k");
-            argv.insert(argv.end(), models.begin(), models.end());
-            ProcessSpec spec;
-            spec.argv = argv;
-            spec.env = environment_variables();
-            spec.env.erase("WINML_MAKE_CACHE_DIR");
-            std::string report_text, log;
-            spec.output = &report_text;
-            spec.errors = &log;
-            const ProcessResult r = run_process(spec);
-            if (!r.started) throw BuildError("check: cannot run " + argv[0] + ": " + r.error);
-            const FreshBuild fresh_build = read_fresh_build(report_text, log, r.exit_code);
+            const FreshBuild fresh = fresh_build(ctx, session, scratch.dir, models, opts->keep_going);
             // Without -k the fresh build stopped at the first failure: the others are incomplete.
-            if (!opts->keep_going && !fresh_build.failures.empty()) models.clear();
-            for (const auto& f : fresh_build.failures) models.erase(f.model);
-
+            if (!opts->keep_going && !fresh.failures.empty()) models.clear();
+            for (const auto& f : fresh.failures) models.erase(f.model);
+            const Places places{scratch.dir / "out", session.plan().output_dir, cli::cache_dir(ctx.cache_dir)};
             std::vector<Mismatch> found;
             std::size_t compared = 0;
-            for (const auto& m : models) {
-              const json fresh = read_manifest(scratch.dir / "out" / m / "build_manifest.json");
-              const json records = read_manifest(output_dir / m / "build_manifest.json");
-              const auto recorded = outputs_of(records);
-              const auto fresh_keys = keys_of(fresh), recorded_keys = keys_of(records);
-              for (const auto& [stage, files] : outputs_of(fresh))
-                for (const auto& [file, digest] : files) {
-                  ++compared;
-                  const fs::path made = scratch.dir / "out" / m / file;
-                  // A key of its own says the fresh build is not the recorded one
-                  // (another arithmetic, an edited config): `--explain` says why.
-                  const auto rk = recorded_keys.find(stage);
-                  const bool rekeyed = rk != recorded_keys.end() && rk->second != fresh_keys.at(stage);
-                  // (Named copies: clang before 16 cannot capture structured bindings.)
-                  auto note = [&, stage_name = stage, file_name = file](const std::string& where,
-                                                                        const std::string& first) {
-                    if (first.empty()) return;
-                    found.push_back({m, stage_name, file_name, where,
-                                     first + (rekeyed ? " (the fresh build's key differs from the record's)" : "")});
-                  };
-                  note("in place", first_difference(made, output_dir / m / file));
-                  const auto rs = recorded.find(stage);
-                  const std::string rec =
-                      rs == recorded.end() || !rs->second.count(file) ? "" : rs->second.at(file);
-                  if (rec != digest)
-                    note("in the records", "digest " + (rec.empty() ? std::string("missing") : rec) + " vs " + digest);
-                  if (!rec.empty()) {
-                    const fs::path cached = cache / "cas" / rec.substr(0, 2) / rec;
-                    if (fs::exists(cached)) note("in the cache", first_difference(made, cached));
-                  }
-                }
-            }
-            const bool same = found.empty() && fresh_build.failures.empty();
-            if (opts->json) {
-              json j = {{"compared", compared}, {"same", same}, {"differences", json::array()}, {"failed", json::array()}};
-              for (const auto& f : fresh_build.failures)
-                j["failed"].push_back({{"model", f.model}, {"stage", f.stage}, {"reason", f.reason}});
-              for (const auto& f : found)
-                j["differences"].push_back({{"model", f.model},
-                                            {"stage", f.stage},
-                                            {"file", f.file},
-                                            {"where", f.where},
-                                            {"first", f.first}});
-              std::cout << j.dump(2) << "\n";
-            } else if (same) {
-              std::cout << "check: " << compared << " outputs of " << models.size()
-                        << " model(s) are the bytes of a fresh build\n";
-            } else {
-              for (const auto& f : fresh_build.failures)
-                std::cerr << "winml-make: error: check: " << f.model << "/" << f.stage
-                          << ": the fresh build failed: " << f.reason << "\n";
-              for (const auto& f : found)
-                std::cout << f.model << "/" << f.stage << ": " << f.file << " differs " << f.where << ": " << f.first
-                          << "\n";
-            }
+            for (const auto& m : models) compared += compare_model(places, m, found);
+            const bool same = found.empty() && fresh.failures.empty();
+            if (opts->json) print_check_json(fresh, found, compared, same);
+            else print_check_text(fresh, found, compared, models.size());
             return same ? 0 : 1;
           }};
 }
