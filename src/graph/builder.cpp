@@ -542,15 +542,15 @@ NodeResult Builder::settle(const Job& job, Run& run, std::unique_lock<std::mutex
   }
 }
 
-void Builder::work(Scheduler& plan, Run& run) {
+void Builder::work(Scheduler& scheduler, Run& run) {
   std::unique_lock lock(run.mu);
   for (;;) {
     std::optional<Job> job;
-    run.cv.wait(lock, [&] { return (job = plan.next()) || plan.finished(); });
+    run.cv.wait(lock, [&] { return (job = scheduler.next()) || scheduler.finished(); });
     if (!job) return;
     const std::size_t i = job->node;
     run.results[i] = settle(*job, run, lock);
-    plan.finish(i, outcome_of(run.results[i]));
+    scheduler.finish(i, outcome_of(run.results[i]));
     if (observer_) {
       // Before its dependants can start: they are reported after it. A
       // node that ran is reported outside the lock, as it ran.
@@ -562,7 +562,7 @@ void Builder::work(Scheduler& plan, Run& run) {
       }
       if (ran) lock.lock();
     }
-    plan.release(i);
+    scheduler.release(i);
     run.cv.notify_all();
   }
 }
@@ -595,13 +595,13 @@ std::vector<NodeResult> Builder::build(const BuildOptions& o) {
   prepare(o, run);
   const std::size_t selected = std::count(run.selected.begin(), run.selected.end(), true);
   const int threads = std::max(1, std::min<int>(o.jobs, static_cast<int>(std::max<std::size_t>(selected, 1))));
-  Scheduler plan(graph_, run.selected,
-                 {.jobs = threads, .keep_going = o.keep_going, .dry_run = o.dry_run, .cancel = o.cancel});
+  Scheduler scheduler(graph_, run.selected,
+                      {.jobs = threads, .keep_going = o.keep_going, .dry_run = o.dry_run, .cancel = o.cancel});
   if (threads == 1) {
-    work(plan, run);
+    work(scheduler, run);
   } else {
     std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back([&] { work(plan, run); });
+    for (int t = 0; t < threads; ++t) pool.emplace_back([&] { work(scheduler, run); });
     for (auto& t : pool) t.join();
   }
   state_.stat_cache().on_hash_start = nullptr;

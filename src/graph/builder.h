@@ -141,7 +141,7 @@ class Builder {
   struct Run;  // one build() call: its results and the workers' lock
 
   // The workers' loop: take a job from the scheduler, settle it, report it.
-  void work(Scheduler& plan, Run& run);
+  void work(Scheduler& scheduler, Run& run);
   // The result of a job; never throws.
   NodeResult settle(const Job& job, Run& run, std::unique_lock<std::mutex>& lock);
   // Removes what --rebuild replaces and what a killed build left in staging.
