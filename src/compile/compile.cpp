@@ -1,7 +1,9 @@
 #include "compile/compile.h"
 
 #include "base/error.h"
+#include "base/path_text.h"
 #include "base/subprocess.h"
+#include "compile/backend.h"
 #include "compile/external_backend.h"
 #include "compile/ort_backend.h"
 #include "compile/ort_run.h"
@@ -11,7 +13,6 @@
 #include "compile/validate.h"
 #include "ep/ep_table.h"
 #include "model/epcontext.h"
-#include "base/path_text.h"
 
 namespace winml::compile {
 
@@ -44,11 +45,17 @@ OrtTargetSpec ort_target_spec(const CompileOptions& o, const ep::EpTable& ep_tab
   return s;
 }
 
-namespace {
-
 void say(const CompileOptions& o, const std::string& line) {
   if (o.log) o.log(line);
 }
+
+namespace {
+
+// [compile] backend's values (config::kCompileBackends), each a file of its own.
+constexpr Backend kBackends[] = {{"ort", &compile_with_ort, /*in_ort=*/true},
+                                 {"command", &compile_with_command},
+                                 {"ref", &compile_with_ref},
+                                 {"prepare", &compile_with_prepare}};
 
 std::string summarize_validation(const nlohmann::json& v) {
   if (v.value("mode", "") == "run") {
@@ -69,7 +76,40 @@ std::string summarize_validation(const nlohmann::json& v) {
   return "validate: structure only -- " + v.value("reason", std::string());
 }
 
+// Runs the compiled model (in ONNX Runtime for a backend that compiles
+// there) unless validation is off; its warnings join the metrics'.
+nlohmann::json validation_of(const fs::path& input, const fs::path& output, const CompileOptions& options,
+                             const Backend& backend, const ep::EpTable& ep_table, nlohmann::json& metrics) {
+  if (!options.validate) {
+    say(options, "validate: skipped (validate = false)");
+    return {{"mode", "skipped"}};
+  }
+  ValidateOptions vo;
+  vo.dims = options.dims;
+  vo.threads = options.threads;
+  if (!options.validation_inputs.empty()) {
+    vo.inputs = options.validation_inputs;
+    vo.inputs_origin = options.validation_inputs_origin;
+  }
+  nlohmann::json v = backend.in_ort
+                         ? validate_in_ort(output, input, find_ort_target(ort_target_spec(options, ep_table)),
+                                           options.provider_options, vo)
+                         : validate_compiled(output, vo);
+  say(options, summarize_validation(v));
+  if (v.contains("warnings")) {
+    metrics["warnings"] = v["warnings"];
+    for (const auto& w : metrics["warnings"]) say(options, "warning: " + w.get<std::string>());
+  }
+  return v;
+}
+
 }  // namespace
+
+const Backend& backend_named(const std::string& name) {
+  for (const Backend& b : kBackends)
+    if (b.name == name) return b;
+  throw BuildError("no compile backend is called '" + name + "'");
+}
 
 nlohmann::json compile_model(const fs::path& input, const fs::path& output, const CompileOptions& options) {
   model::Model in = model::load_model(input);
@@ -92,83 +132,16 @@ nlohmann::json compile_model(const fs::path& input, const fs::path& output, cons
       problem.replace(at, std::string("[compile] command").size(), options.command_setting);
     throw InputError(file_error(options.config_origin, problem));
   }
-  const std::string backend = section.backend.value_or("");
+  const Backend& backend = backend_named(section.backend.value_or(""));
   // The EP before anything is written: a missing one is an input error.
-  if (backend == "ort") find_ort_target(ort_target_spec(options, ep_table));
+  if (backend.in_ort) find_ort_target(ort_target_spec(options, ep_table));
   fs::create_directories(output.parent_path().empty() ? fs::path(".") : output.parent_path());
-
-  nlohmann::json metrics;
-  if (backend == "ort") {
-    OrtBackendOptions oo;
-    oo.target = ort_target_spec(options, ep_table);
-    oo.embed = options.embed;
-    oo.provider_options = options.provider_options;
-    oo.session_options = options.session_options;
-    oo.external_data_threshold = options.external_data_threshold;
-    oo.log = options.log;
-    in = model::Model();  // ORT reads the file itself
-    metrics = compile_ort(input, output, oo);
-    for (const auto& b : metrics["blobs"])
-      say(options, "compile: blob " + b["file"].get<std::string>() + " (" +
-                       std::to_string(b["bytes"].get<std::uint64_t>()) + " bytes)");
-  } else if (backend == "ref") {
-    say(options, "compile: ref backend, embed = " + std::string(options.embed ? "true" : "false"));
-    RefOptions ro;
-    ro.embed = options.embed;
-    ro.dims = options.dims;
-    ro.external_data_threshold = options.external_data_threshold;
-    metrics = compile_ref(std::move(in), output, ro);
-    for (const auto& p : metrics["partitions"])
-      say(options, "compile: partition " + p["name"].get<std::string>() + ": " + std::to_string(p["nodes"].get<int>()) +
-                       " nodes, blob " + p["blob"].get<std::string>() + " (" +
-                       std::to_string(p["blob_bytes"].get<std::uint64_t>()) + " bytes)");
-    if (!metrics["nodes_not_compiled"].empty())
-      say(options,
-          "compile: left outside the blobs (the runtime has no kernel): " + metrics["nodes_not_compiled"].dump());
-  } else if (backend == "prepare") {
-    say(options, "compile: " + ep_table.ep_type + " compiles at load time; writing the prepared model");
-    PrepareOptions po;
-    po.external_data_threshold = options.external_data_threshold;
-    metrics = prepare_model(std::move(in), output, ep_table, po);
-  } else {
-    say(options, "compile: running the " + options.ep + " compiler");
-    ExternalOptions eo;
-    eo.command = options.command;
-    eo.env = options.env;
-    eo.embed = options.embed;
-    eo.device = options.device;
-    eo.cwd = options.project_dir;
-    eo.log_file = options.log_file;
-    eo.cancel = options.cancel;
-    metrics = compile_external(input, output, ep_table, eo);
-    for (const auto& b : metrics["blobs"])
-      say(options, "compile: blob " + b["file"].get<std::string>() + " (" +
-                       std::to_string(b["bytes"].get<std::uint64_t>()) + " bytes)");
-  }
+  nlohmann::json metrics = backend.compile({in, input, output, options, ep_table});
   metrics["ep"] = options.ep;
   metrics["ep_type"] = ep_table.ep_type;
 
-  if (options.validate) {
-    ValidateOptions vo;
-    vo.dims = options.dims;
-    vo.threads = options.threads;
-    if (!options.validation_inputs.empty()) {
-      vo.inputs = options.validation_inputs;
-      vo.inputs_origin = options.validation_inputs_origin;
-    }
-    metrics["validation"] = backend == "ort"
-                                ? validate_in_ort(output, input, find_ort_target(ort_target_spec(options, ep_table)),
-                                                  options.provider_options, vo)
-                                : validate_compiled(output, vo);
-    say(options, summarize_validation(metrics["validation"]));
-    if (metrics["validation"].contains("warnings")) {
-      metrics["warnings"] = metrics["validation"]["warnings"];
-      for (const auto& w : metrics["warnings"]) say(options, "warning: " + w.get<std::string>());
-    }
-  } else {
-    metrics["validation"] = {{"mode", "skipped"}};
-    say(options, "validate: skipped (validate = false)");
-  }
+  nlohmann::json validation = validation_of(input, output, options, backend, ep_table, metrics);
+  metrics["validation"] = std::move(validation);
   return metrics;
 }
 

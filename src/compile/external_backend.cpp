@@ -1,11 +1,13 @@
 #include "compile/external_backend.h"
 
+#include "compile/backend.h"
+
 #include <fstream>
 #include <map>
 
 #include "base/error.h"
-#include "base/subprocess.h"
 #include "base/path_text.h"
+#include "base/subprocess.h"
 
 namespace winml::compile {
 
@@ -62,6 +64,24 @@ nlohmann::json compile_external(const fs::path& input, const fs::path& out, cons
   metrics["epcontext_nodes"] = placed.epcontext_nodes;
   metrics["blobs"] = placed.blobs;
   if (!placed.discarded.empty()) metrics["discarded_files"] = placed.discarded;
+  return metrics;
+}
+
+nlohmann::json compile_with_command(const BackendCall& call) {
+  const CompileOptions& o = call.options;
+  say(o, "compile: running the " + o.ep + " compiler");
+  ExternalOptions eo;
+  eo.command = o.command;
+  eo.env = o.env;
+  eo.embed = o.embed;
+  eo.device = o.device;
+  eo.cwd = o.project_dir;
+  eo.log_file = o.log_file;
+  eo.cancel = o.cancel;
+  nlohmann::json metrics = compile_external(call.input, call.output, call.ep_table, eo);
+  for (const auto& b : metrics["blobs"])
+    say(o, "compile: blob " + b["file"].get<std::string>() + " (" + std::to_string(b["bytes"].get<std::uint64_t>()) +
+               " bytes)");
   return metrics;
 }
 

@@ -1,5 +1,7 @@
 #include "compile/ort_backend.h"
 
+#include "compile/backend.h"
+
 #include <chrono>
 #include <climits>
 #include <cstdint>
@@ -102,8 +104,7 @@ nlohmann::json compile_ort(const fs::path& input, const fs::path& out, const Ort
                               co.get(), mapped->data(), static_cast<std::size_t>(mapped->size()))
                         : compile.ModelCompilationOptions_SetInputModelFromBuffer(co.get(), bytes.data(), bytes.size()),
                    to_utf8(input));
-  ort::check_build(api, compile.ModelCompilationOptions_SetOutputModelPath(co.get(), staged.c_str()),
-                   to_utf8(staged));
+  ort::check_build(api, compile.ModelCompilationOptions_SetOutputModelPath(co.get(), staged.c_str()), to_utf8(staged));
   ort::check_build(api, compile.ModelCompilationOptions_SetEpContextEmbedMode(co.get(), o.embed), "embed mode");
   // A model at or over the threshold keeps the weights left outside the
   // blobs in its own sidecar, named as every stage names it. ORT places the
@@ -143,9 +144,10 @@ nlohmann::json compile_ort(const fs::path& input, const fs::path& out, const Ort
     if (!contexts.empty()) epcontext_nodes = verify_epcontext_model(compiled);
   }
   if (contexts.empty())
-    throw BuildError(file_error(to_utf8(input), t.ep_name + " compiled no node of the model (through ONNX Runtime " +
-                                                    lib.version() + "): it left " + describe(left) +
-                                                    ". Choose an EP that supports these operators, or compile = false"));
+    throw BuildError(
+        file_error(to_utf8(input), t.ep_name + " compiled no node of the model (through ONNX Runtime " + lib.version() +
+                                       "): it left " + describe(left) +
+                                       ". Choose an EP that supports these operators, or compile = false"));
   for (const auto& c : contexts)
     if (!c.source.empty() && c.source != t.ep_name)
       throw BuildError(file_error(to_utf8(input), "EPContext node '" + c.node_name + "' was compiled by " + c.source +
@@ -164,6 +166,23 @@ nlohmann::json compile_ort(const fs::path& input, const fs::path& out, const Ort
   metrics["blobs"] = placed.blobs;
   metrics["nodes_not_compiled"] = nlohmann::json(left);
   if (!placed.discarded.empty()) metrics["discarded_files"] = placed.discarded;
+  return metrics;
+}
+
+nlohmann::json compile_with_ort(const BackendCall& call) {
+  const CompileOptions& o = call.options;
+  OrtBackendOptions oo;
+  oo.target = ort_target_spec(o, call.ep_table);
+  oo.embed = o.embed;
+  oo.provider_options = o.provider_options;
+  oo.session_options = o.session_options;
+  oo.external_data_threshold = o.external_data_threshold;
+  oo.log = o.log;
+  call.in = model::Model();  // ORT reads the file itself
+  nlohmann::json metrics = compile_ort(call.input, call.output, oo);
+  for (const auto& b : metrics["blobs"])
+    say(o, "compile: blob " + b["file"].get<std::string>() + " (" + std::to_string(b["bytes"].get<std::uint64_t>()) +
+               " bytes)");
   return metrics;
 }
 

@@ -1,5 +1,7 @@
 #include "compile/prepare_backend.h"
 
+#include "compile/backend.h"
+
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -8,9 +10,9 @@
 #include <set>
 
 #include "base/error.h"
+#include "base/path_text.h"
 #include "base/text.h"
 #include "model/walk.h"
-#include "base/path_text.h"
 
 namespace winml::compile {
 
@@ -87,6 +89,13 @@ nlohmann::json prepare_model(model::Model in, const std::filesystem::path& out, 
   metrics["value_info_added"] = after - std::min(before, after);
   if (!note.empty()) metrics["note"] = note;
   return metrics;
+}
+
+nlohmann::json compile_with_prepare(const BackendCall& call) {
+  say(call.options, "compile: " + call.ep_table.ep_type + " compiles at load time; writing the prepared model");
+  PrepareOptions po;
+  po.external_data_threshold = call.options.external_data_threshold;
+  return prepare_model(std::move(call.in), call.output, call.ep_table, po);
 }
 
 }  // namespace winml::compile

@@ -1,5 +1,7 @@
 #include "compile/ref_backend.h"
 
+#include "compile/backend.h"
+
 #include "base/progress.h"
 
 #include <climits>
@@ -8,6 +10,7 @@
 
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "base/path_text.h"
 #include "base/text.h"
 #include "compile/epcontext_node.h"
 #include "compile/node_support.h"
@@ -21,7 +24,6 @@
 #include "runtime/plan.h"
 #include "runtime/ref_blob/ref_blob.h"
 #include "runtime/static_shapes.h"
-#include "base/path_text.h"
 
 namespace winml::compile {
 
@@ -338,6 +340,23 @@ class RefCompiler {
 
 nlohmann::json compile_ref(model::Model in, const fs::path& out, const RefOptions& options) {
   return RefCompiler(std::move(in), out, options).run();
+}
+
+nlohmann::json compile_with_ref(const BackendCall& call) {
+  const CompileOptions& o = call.options;
+  say(o, "compile: ref backend, embed = " + std::string(o.embed ? "true" : "false"));
+  RefOptions ro;
+  ro.embed = o.embed;
+  ro.dims = o.dims;
+  ro.external_data_threshold = o.external_data_threshold;
+  nlohmann::json metrics = compile_ref(std::move(call.in), call.output, ro);
+  for (const auto& p : metrics["partitions"])
+    say(o, "compile: partition " + p["name"].get<std::string>() + ": " + std::to_string(p["nodes"].get<int>()) +
+               " nodes, blob " + p["blob"].get<std::string>() + " (" +
+               std::to_string(p["blob_bytes"].get<std::uint64_t>()) + " bytes)");
+  if (!metrics["nodes_not_compiled"].empty())
+    say(o, "compile: left outside the blobs (the runtime has no kernel): " + metrics["nodes_not_compiled"].dump());
+  return metrics;
 }
 
 }  // namespace winml::compile
