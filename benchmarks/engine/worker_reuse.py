@@ -20,20 +20,10 @@ import tempfile
 import time
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+
+from noop_vs_ninja import write_model  # a MatMul model with distinct weights per seed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def matmul_model(path, seed):
-    w = numpy_helper.from_array(np.random.RandomState(seed).rand(4, 3).astype(np.float32), "W")
-    g = helper.make_graph([helper.make_node("MatMul", ["x", "W"], ["y"])], "g",
-                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3])], [w])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    onnx.save(m, path)
 
 
 def cnn_project(root):
@@ -56,7 +46,7 @@ def many_project(root, n=20):
     with open(os.path.join(d, "winml.toml"), "w") as f:
         f.write('[compile]\nep = "ref"\n[quantize]\nsamples = 1\n')
         for i in range(n):
-            matmul_model(os.path.join(d, "models", f"m{i}.onnx"), i)
+            write_model(os.path.join(d, "models", f"m{i}.onnx"), i)
             f.write(f'\n[[model]]\nname = "m{i}"\nsource = "models/m{i}.onnx"\n')
     return d, ["-j", "2"]
 

@@ -6,9 +6,12 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "base/worker_process.h"
 
 namespace winml {
 
@@ -42,5 +45,15 @@ class ReplyBuffer {
   std::optional<WorkerReply> reply_;
   bool garbled_ = false;
 };
+
+// The worker's loop, the same on every system: reads framed requests with
+// `read` (the bytes read into the buffer; 0 at the channel's end, negative
+// on an error), answers each with `serve`, sends the reply with `send`, and
+// ends the process after a reply it does not serve again after, at the
+// channel's end (exit code 0), on a garbled request or a read error (125) or
+// when a reply cannot be sent whole (126).
+[[noreturn]] void serve_requests(const std::function<long long(char*, std::size_t)>& read,
+                                 const std::function<bool(std::string_view)>& send,
+                                 const std::function<WorkerAnswer(const std::string&)>& serve);
 
 }  // namespace winml

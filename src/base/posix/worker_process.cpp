@@ -21,8 +21,7 @@
 #include "base/child_processes.h"
 #include "base/error.h"
 #include "base/posix/child_groups.h"
-#include "base/shared_library.h"
-#include "base/thread_exit.h"
+#include "base/thread_owned.h"
 #include "base/worker_framing.h"
 
 namespace winml {
@@ -119,26 +118,14 @@ bool has_ended(const Worker& w) {
   return ::kill(w.pid, 0) != 0;
 }
 
-// The idle worker of a thread, kept between its requests. Heap-allocated
-// and ended from the system's thread-exit hook (base/thread_exit.h); the
-// main thread's ends with the process (PR_SET_PDEATHSIG).
+// The idle worker of a thread, kept between its requests (base/thread_owned.h;
+// the main thread's ends with the process: PR_SET_PDEATHSIG).
 struct Slot {
   std::optional<Worker> idle;
-  static void end(void* slot) {
-    auto* s = static_cast<Slot*>(slot);
-    if (s->idle) dismiss(*s->idle);
-    delete s;
+  ~Slot() {
+    if (idle) dismiss(*idle);
   }
 };
-
-Slot& this_threads_slot() {
-  thread_local Slot* slot = nullptr;
-  if (!slot) {
-    slot = new Slot();
-    at_thread_exit(&Slot::end, slot);
-  }
-  return *slot;
-}
 
 Worker start_worker() {
   int pair[2];
@@ -166,7 +153,7 @@ Worker start_worker() {
 
 // This thread's idle worker if it is still there, else a new one.
 Worker take_worker() {
-  Slot& slot = this_threads_slot();
+  Slot& slot = thread_owned<Slot>();
   if (slot.idle) {
     Worker w = *slot.idle;
     slot.idle.reset();
@@ -258,7 +245,7 @@ WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>*
   if (!waited.status) {
     // It waits for the next request: this thread keeps it.
     out.end = {.exited = true, .code = 0};
-    if (worker_reuse_enabled()) this_threads_slot().idle = w;
+    if (worker_reuse_enabled()) thread_owned<Slot>().idle = w;
     else dismiss(w);
     return out;
   }
@@ -281,28 +268,14 @@ WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>*
   }
   // The commands a stage runs stay in this worker's group, which a stop ends whole.
   keep_children_in_own_group();
-  std::string data;
-  char buffer[65536];
-  for (;;) {
-    bool garbled = false;
-    std::optional<std::string> request;
-    while (!(request = take_frame(data, &garbled))) {
-      if (garbled) ::_exit(125);
-      const ssize_t n = ::read(kChannelFd, buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) ::_exit(125);
-      if (n == 0) ::_exit(0);  // the build has no more work for this worker
-      data.append(buffer, static_cast<std::size_t>(n));
-    }
-    const std::size_t libraries = shared_libraries_opened();
-    const WorkerAnswer answer = serve(*request);
-    const bool again = serves_again_after(answer, libraries);
-    std::cout.flush();
-    std::cerr.flush();
-    std::fflush(nullptr);
-    const bool whole = send_all(kChannelFd, frame(encode_reply({answer.reply, again})));
-    if (!whole || !again) ::_exit(whole ? 0 : 126);
-  }
+  serve_requests(
+      [](char* buffer, std::size_t size) {
+        for (;;) {
+          const ssize_t n = ::read(kChannelFd, buffer, size);
+          if (n >= 0 || errno != EINTR) return static_cast<long long>(n);
+        }
+      },
+      [](std::string_view data) { return send_all(kChannelFd, data); }, serve);
 }
 
 }  // namespace winml

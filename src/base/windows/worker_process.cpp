@@ -12,9 +12,8 @@
 #include <thread>
 
 #include "base/error.h"
-#include "base/shared_library.h"
 #include "base/this_executable.h"
-#include "base/thread_exit.h"
+#include "base/thread_owned.h"
 #include "base/windows/child_job.h"
 #include "base/windows/wide.h"
 #include "base/worker_framing.h"
@@ -76,22 +75,11 @@ struct Worker {
   bool reused = false;
 };
 
-// The idle worker of a thread, kept between its requests; ended (its job
-// closed) from the system's thread-exit hook (base/thread_exit.h), the main
-// thread's with the process.
+// The idle worker of a thread, kept between its requests (base/thread_owned.h;
+// the main thread's ends with the process, which closes its job).
 struct Slot {
   std::unique_ptr<Worker> idle;
-  static void end(void* slot) { delete static_cast<Slot*>(slot); }
 };
-
-Slot& this_threads_slot() {
-  thread_local Slot* slot = nullptr;
-  if (!slot) {
-    slot = new Slot();
-    at_thread_exit(&Slot::end, slot);
-  }
-  return *slot;
-}
 
 std::unique_ptr<Worker> start_worker() {
   SECURITY_ATTRIBUTES inherit{sizeof inherit, nullptr, TRUE};
@@ -129,7 +117,7 @@ std::unique_ptr<Worker> start_worker() {
 
 // This thread's idle worker if it is still there, else a new one.
 std::unique_ptr<Worker> take_worker() {
-  Slot& slot = this_threads_slot();
+  Slot& slot = thread_owned<Slot>();
   if (auto w = std::move(slot.idle)) {
     if (WaitForSingleObject(w->process.h, 0) == WAIT_TIMEOUT) {
       w->reused = true;
@@ -207,7 +195,7 @@ WorkerOutcome run_in_worker(const std::string& request, const std::atomic<bool>*
     out.end = {.exited = true, .code = 0};
     // It waits for the next request: this thread keeps it (or, without
     // reuse, its job ends it here).
-    if (worker_reuse_enabled()) this_threads_slot().idle = std::move(w);
+    if (worker_reuse_enabled()) thread_owned<Slot>().idle = std::move(w);
     return out;
   }
   DWORD code = 0;
@@ -243,28 +231,14 @@ BOOL WINAPI ignore_console_event(DWORD) { return TRUE; }
   // dialog waits for a click on a build machine.
   SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
 
-  std::string data;
-  char buffer[65536];
-  for (;;) {
-    bool garbled = false;
-    std::optional<std::string> request;
-    while (!(request = take_frame(data, &garbled))) {
-      if (garbled) std::_Exit(125);
-      DWORD n = 0;
-      // The build closed its end (or ended): no more work for this worker.
-      if (!ReadFile(request_read, buffer, sizeof buffer, &n, nullptr) || n == 0) std::_Exit(0);
-      data.append(buffer, n);
-    }
-    const std::size_t libraries = shared_libraries_opened();
-    const WorkerAnswer answer = serve(*request);
-    const bool again = serves_again_after(answer, libraries);
-    std::cout.flush();
-    std::cerr.flush();
-    std::fflush(nullptr);
-    const bool whole = write_all(reply_write, frame(encode_reply({answer.reply, again})));
-    // Without static destructors or atexit handlers, as on POSIX.
-    if (!whole || !again) std::_Exit(whole ? 0 : 126);
-  }
+  serve_requests(
+      [request_read](char* buffer, std::size_t size) {
+        DWORD n = 0;
+        // The build closed its end (or ended): no more work for this worker.
+        if (!ReadFile(request_read, buffer, static_cast<DWORD>(size), &n, nullptr)) return 0LL;
+        return static_cast<long long>(n);
+      },
+      [reply_write](std::string_view data) { return write_all(reply_write, data); }, serve);
 }
 
 }  // namespace winml
