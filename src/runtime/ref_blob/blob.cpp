@@ -17,6 +17,7 @@
 #include "runtime/gemm.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/ref_blob/plan_codec.h"
+#include "runtime/ref_blob/plan_loader.h"
 #include "runtime/ref_blob/ref_blob.h"
 
 namespace winml::runtime::ref_blob {
@@ -267,126 +268,7 @@ std::shared_ptr<const Plan> load_plan(std::string_view blob, std::shared_ptr<con
                                       const std::string& what, BlobSummary* summary) {
   Parsed p = parse(blob, what);
   if (summary) *summary = summarize(p);
-  Meta& m = p.meta;
-  auto plan = std::make_shared<Plan>();
-  plan->source = what;
-  plan->opsets = std::move(m.opsets);
-  plan->values = std::move(m.values);
-  plan->inputs = std::move(m.inputs);
-  plan->outputs = std::move(m.outputs);
-  plan->buffers = std::move(m.buffers);
-  plan->arena_bytes = m.arena_bytes;
-  plan->reindex();
-
-  // Weights are used where they lie; only a misaligned one (possible inside
-  // an embedded blob) is copied, since kernels read through typed pointers.
-  const char* data = blob.data() + p.data_offset;
-  std::vector<const Tensor*> constant_of(plan->values.size(), nullptr);
-  plan->constants.reserve(m.constants.size());
-  for (auto& c : m.constants) {
-    const char* at = data + c.offset;
-    Tensor t;
-    if (reinterpret_cast<std::uintptr_t>(at) % std::max<std::size_t>(dtype_size(c.dtype), 1) != 0) {
-      t = Tensor::allocate(c.dtype, c.shape);
-      if (c.bytes) std::memcpy(t.mutable_raw(), at, c.bytes);
-    } else {
-      t = Tensor::view(c.dtype, std::move(c.shape), at, keepalive);
-    }
-    plan->constants.emplace_back(c.value, std::move(t));
-  }
-  for (const auto& [id, t] : plan->constants) constant_of[static_cast<std::size_t>(id)] = &t;
-
-  // Packed weights in the panel layout are handed to the kernels as they ask
-  // for them (views of the blob, like the constants); others are repacked.
-  PackTrace replay;
-  replay.mode = PackTrace::Mode::kReplay;
-  for (const auto& mp : m.packed) {
-    auto p = std::make_shared<PackedWeights>();
-    p->side = mp.left ? PackedWeights::Side::kLeft : PackedWeights::Side::kRight;
-    p->k = mp.k;
-    p->extent = mp.extent;
-    p->kc = mp.kc;
-    p->isa = mp.isa == kPanelLayout ? kPanelLayout : "";  // another layout never matches
-    const char* at = data + mp.offset;
-    if (reinterpret_cast<std::uintptr_t>(at) % 64 == 0) {
-      p->data = std::shared_ptr<float>(keepalive, reinterpret_cast<float*>(const_cast<char*>(at)));
-    } else {
-      // Inside an embedded blob: the kernels expect 64-byte aligned panels.
-      float* copy = static_cast<float*>(aligned_allocate((mp.bytes + 63) / 64 * 64 + 64, 64));
-      if (!copy) throw std::bad_alloc();
-      std::memcpy(copy, at, mp.bytes);
-      p->data = std::shared_ptr<float>(copy, [](float* q) { aligned_free(q); });
-    }
-    replay.packed.push_back(std::move(p));
-  }
-  ScopedPackTrace replaying(&replay);
-
-  // An arena makes the nodes' thousands of small allocations (and frees)
-  // one. Top-level nodes are only read while kernels are created, but the
-  // plans of If/Loop/Scan bodies hold views of their initializers and
-  // Constant values: with a subgraph, the arena lives as long as the plan.
-  auto arena = std::make_shared<google::protobuf::Arena>();
-  auto& nodes = *google::protobuf::Arena::CreateMessage<onnx::GraphProto>(arena.get());
-  if (!nodes.ParseFromString(m.nodes) || nodes.node_size() != static_cast<int>(m.steps.size()))
-    corrupt(what, "ref blob nodes do not match its steps");
-  const PlanOptions sub_options{m.dims, /*memory_plan=*/false};
-  NodeContext::SubgraphBuilder subgraphs = [&](const onnx::GraphProto& g) {
-    plan->keepalive = arena;
-    return build_graph_plan(g, plan->opsets, nullptr, what, sub_options);
-  };
-  auto& registry = KernelRegistry::global();
-  std::map<std::tuple<std::string, std::string, std::int64_t>, std::shared_ptr<const KernelEntry>> entries;
-  plan->steps.reserve(m.steps.size());
-  for (std::size_t i = 0; i < m.steps.size(); ++i) {
-    const onnx::NodeProto& n = nodes.node(static_cast<int>(i));
-    MetaStep& ms = m.steps[i];
-    Step s;
-    s.op_type = n.op_type();
-    s.domain = canonical_domain(n.domain());
-    s.node_name = n.name();
-    s.node = static_cast<int>(i);
-    if (ms.explicit_inputs != n.input_size() || static_cast<int>(ms.outputs.size()) != n.output_size())
-      corrupt(what, "ref blob step " + s.describe() + " does not match its node");
-    // Few distinct ops, many nodes: look each up once.
-    auto& entry = entries[std::make_tuple(s.domain, s.op_type, ms.opset)];
-    if (!entry) entry = registry.find(s.domain, s.op_type, ms.opset);
-    if (!entry)
-      throw UnsupportedError(what + ": " + s.describe() + ": op " + (s.domain.empty() ? "" : s.domain + ":") +
-                             s.op_type + " at opset " + std::to_string(ms.opset) +
-                             " is not supported by this runtime; recompile the model with this winml-make");
-    std::vector<const Tensor*> constants;
-    for (int k = 0; k < ms.explicit_inputs; ++k) {
-      int id = ms.inputs[static_cast<std::size_t>(k)];
-      constants.push_back(id >= 0 ? constant_of[static_cast<std::size_t>(id)] : nullptr);
-    }
-    try {
-      NodeContext ctx(n, ms.opset, plan->opsets, constants, subgraphs);
-      s.kernel = entry->factory(ctx);
-    } catch (...) {
-      // The message prefix is built only on failure (this loop is hot).
-      auto error = std::current_exception();
-      with_error_prefix(what + ": " + s.describe() + ": ", [&] { std::rethrow_exception(error); });
-    }
-    s.widen_half = entry->traits.widen_half;
-    s.output_aliases_input = entry->traits.alias_input0;
-    s.may_write_over_input0 = entry->traits.may_write_over_input0;
-    s.explicit_inputs = ms.explicit_inputs;
-    s.inputs = std::move(ms.inputs);
-    s.outputs = std::move(ms.outputs);
-    // The stored memory plan placed output 0 over input 0 where they share a buffer.
-    s.writes_over_input0 = s.may_write_over_input0 && !s.inputs.empty() && !s.outputs.empty() &&
-                           s.inputs[0] >= 0 && s.outputs[0] >= 0 &&
-                           plan->values[static_cast<std::size_t>(s.inputs[0])].buffer >= 0 &&
-                           plan->values[static_cast<std::size_t>(s.inputs[0])].buffer ==
-                               plan->values[static_cast<std::size_t>(s.outputs[0])].buffer;
-    s.release = std::move(ms.release);
-    s.implicit_names = std::move(ms.implicit_names);
-    plan->steps.push_back(std::move(s));
-  }
-  // What the kernels now hold, when every stored entry was used as stored.
-  if (replay.mode == PackTrace::Mode::kReplay && replay.next == replay.packed.size())
-    plan->packed = std::move(replay.packed);
-  return plan;
+  return plan_from_meta(p.meta, blob.data() + p.data_offset, keepalive, what);
 }
 
 }  // namespace winml::runtime::ref_blob
