@@ -60,12 +60,12 @@ std::vector<std::string> artifact_summary(const graph::Graph& graph, const std::
   // (a no-op over a thousand models should not parse a thousand reports).
   constexpr std::size_t kAlwaysShown = 8;
   const bool all = graph.models.size() <= kAlwaysShown;
-  for (std::size_t ti = 0; ti < graph.models.size(); ++ti) {
+  for (std::size_t mi = 0; mi < graph.models.size(); ++mi) {
     const graph::NodeResult* package = nullptr;
     bool complete = true, changed = false;
-    for (std::size_t i : by_model[ti]) {
+    for (std::size_t i : by_model[mi]) {
       const auto& r = results[i];
-      if (r.status == graph::Status::kSkipped) continue;
+      if (r.status == graph::Status::kDisabled) continue;
       if (r.status != graph::Status::kCompleted && r.status != graph::Status::kCached &&
           r.status != graph::Status::kUpToDate)
         complete = false;
@@ -74,9 +74,9 @@ std::vector<std::string> artifact_summary(const graph::Graph& graph, const std::
     }
     if (!complete || !package || package->outputs.empty() || !(all || changed)) continue;
     std::vector<std::string> parts, warnings;
-    for (std::size_t i : by_model[ti]) {
+    for (std::size_t i : by_model[mi]) {
       const auto& name = graph.nodes[i].name;
-      if (results[i].status == graph::Status::kSkipped) continue;
+      if (results[i].status == graph::Status::kDisabled) continue;
       // Parsed only where something is read from them.
       const bool has_warnings = results[i].metrics_json.find("\"warnings\"") != std::string::npos;
       if (name != "quantize" && name != "compile" && !has_warnings) continue;
@@ -87,7 +87,7 @@ std::vector<std::string> artifact_summary(const graph::Graph& graph, const std::
       for (const auto& w : m.value("warnings", nlohmann::json::array()))
         if (w.is_string()) warnings.push_back("    warning: " + name + ": " + w.get<std::string>());
     }
-    std::string line = "  " + graph.models[ti] + ": " + dir_prefix + graph.models[ti] + "/";
+    std::string line = "  " + graph.models[mi] + ": " + dir_prefix + graph.models[mi] + "/";
     // A model compiled into many partitions has a sidecar each: name a few.
     constexpr std::size_t kNamedFiles = 4;
     const auto& files = package->outputs;

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "base/path_text.h"
 #include "base/text.h"
 #include "cli/color.h"
-#include "base/path_text.h"
 
 namespace winml::cli {
 
@@ -165,7 +165,7 @@ void BuildReporter::node_started(const graph::Node& node, const std::string& rea
 
 void BuildReporter::node_finished(const graph::Node& node, const graph::NodeResult& r) {
   // A skipped stage is news only when the last build ran it.
-  bool quiet = r.status == graph::Status::kUpToDate || (r.status == graph::Status::kSkipped && !r.newly_skipped) ||
+  bool quiet = r.status == graph::Status::kUpToDate || (r.status == graph::Status::kDisabled && !r.newly_disabled) ||
                (r.status == graph::Status::kNotRun && r.reason.empty());
   std::lock_guard lock(mu_);
   ++done_;
@@ -207,7 +207,7 @@ void BuildReporter::summary(const std::vector<graph::NodeResult>& results, doubl
   std::lock_guard lock(mu_);
   std::vector<std::string> parts;
   using S = graph::Status;
-  for (S s : {S::kCompleted, S::kCached, S::kStale, S::kFailed, S::kNotRun, S::kUpToDate, S::kSkipped})
+  for (S s : {S::kCompleted, S::kCached, S::kStale, S::kFailed, S::kNotRun, S::kUpToDate, S::kDisabled})
     if (counts[s]) parts.push_back(std::to_string(counts[s]) + " " + status_text(s, dry_run));
   std::string text = "winml-make: ";
   if (!dry_run && counts[S::kCompleted] + counts[S::kCached] + counts[S::kFailed] + counts[S::kNotRun] == 0)
@@ -243,11 +243,11 @@ nlohmann::json run_report(const graph::Graph& graph, const std::vector<graph::No
   nlohmann::json rejections = nlohmann::json::array();
   std::map<std::string, int> summary;
   const auto by_model = graph.nodes_by_model();
-  for (std::size_t ti = 0; ti < graph.models.size(); ++ti) {
-    const std::string& t = graph.models[ti];
+  for (std::size_t mi = 0; mi < graph.models.size(); ++mi) {
+    const std::string& t = graph.models[mi];
     nlohmann::json stages = nlohmann::json::array();
     bool selected = false;
-    for (std::size_t i : by_model[ti]) {
+    for (std::size_t i : by_model[mi]) {
       const auto& n = graph.nodes[i];
       const auto& r = results[i];
       if (r.status == graph::Status::kNotRun && r.reason.empty()) continue;
@@ -279,8 +279,14 @@ nlohmann::json run_report(const graph::Graph& graph, const std::vector<graph::No
     }
     if (selected) models.push_back({{"name", t}, {"stages", stages}});
   }
-  return {{"schema_version", kReportSchemaVersion},      {"status", status},   {"dry_run", dry_run}, {"elapsed_seconds", seconds},
-          {"output_dir", output_dir}, {"summary", summary}, {"models", models},   {"cache_rejections", rejections}};
+  return {{"schema_version", kReportSchemaVersion},
+          {"status", status},
+          {"dry_run", dry_run},
+          {"elapsed_seconds", seconds},
+          {"output_dir", output_dir},
+          {"summary", summary},
+          {"models", models},
+          {"cache_rejections", rejections}};
 }
 
 }  // namespace winml::cli

@@ -1,4 +1,4 @@
-// winml-make clean [TARGET...|--dead] [-o DIR]: removes what the build records
+// winml-make clean [MODEL...|--dead] [-o DIR]: removes what the build records
 // say winml-make wrote for the models (pipeline/clean.h), and the build records
 // themselves; never a file it did not write, and not the shared cache.
 // --dead: only models winml.toml no longer configures (pipeline/dead_models.h).

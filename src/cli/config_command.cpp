@@ -1,4 +1,4 @@
-// winml-make config [--example | --reference] [TARGET...]
+// winml-make config [--example | --reference] [MODEL...]
 #include <CLI/CLI.hpp>
 #include <iostream>
 

@@ -42,7 +42,7 @@ struct Command {
 // Registration functions of the engine's subcommands, one per file; the
 // model tools' are in tools/commands.h.
 Command add_config_command(CLI::App& app);
-Command add_build_command(CLI::App& app);  // the main app: winml-make [TARGET...]
+Command add_build_command(CLI::App& app);  // the main app: winml-make [MODEL...]
 Command add_status_command(CLI::App& app);
 Command add_clean_command(CLI::App& app);
 Command add_graph_command(CLI::App& app);

@@ -1,4 +1,4 @@
-// winml-make graph [TARGET...] [--svg] [-o DIR]: the build graph in Graphviz
+// winml-make graph [MODEL...] [--svg] [-o DIR]: the build graph in Graphviz
 // DOT, each stage labelled with its current status; --svg draws it (dot).
 #include <CLI/CLI.hpp>
 #include <iostream>

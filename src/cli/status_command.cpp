@@ -1,4 +1,4 @@
-// winml-make status [TARGET...] [-o DIR] [--json]: each model × stage, up to
+// winml-make status [MODEL...] [-o DIR] [--json]: each model × stage, up to
 // date or stale and why. Reads only; never waits for a running build.
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -62,9 +62,9 @@ StatusView evaluate_status(pipeline::BuildSession& session, const std::vector<st
   // it only where every stage is up to date (a build rewrites the reports
   // of a model it runs anything for).
   const auto by_model = v.plan.graph.nodes_by_model();
-  for (std::size_t ti = 0; ti < v.plan.graph.models.size(); ++ti)
-    if (v.shown(v.plan.graph.models[ti]))
-      v.reports[v.plan.graph.models[ti]] = session.reports_current(ti, by_model[ti]);
+  for (std::size_t mi = 0; mi < v.plan.graph.models.size(); ++mi)
+    if (v.shown(v.plan.graph.models[mi]))
+      v.reports[v.plan.graph.models[mi]] = session.reports_current(mi, by_model[mi]);
   if (v.models.empty()) v.dead = pipeline::dead_models(session);
   return v;
 }
@@ -98,7 +98,7 @@ void print_model_status(const StatusView& v, const std::string& model, const std
     ++counts.stages[r.status];
     if (r.status == graph::Status::kFailed && counts.first_failure.empty())
       counts.first_failure = n.id() + ": " + r.reason.substr(0, r.reason.find('\n'));
-    if (r.status != graph::Status::kUpToDate && r.status != graph::Status::kSkipped) stages_current = false;
+    if (r.status != graph::Status::kUpToDate && r.status != graph::Status::kDisabled) stages_current = false;
     std::string name = n.name;
     name.resize(10, ' ');
     std::cout << "  " << name << status_text(r.status, /*dry_run=*/true) << (r.reason.empty() ? "" : ": " + r.reason)
@@ -124,8 +124,8 @@ void print_dead_model(const pipeline::DeadModel& m) {
 void print_status_text(const StatusView& v) {
   StatusCounts counts;
   const auto by_model = v.plan.graph.nodes_by_model();
-  for (std::size_t ti = 0; ti < v.plan.graph.models.size(); ++ti)
-    if (v.shown(v.plan.graph.models[ti])) print_model_status(v, v.plan.graph.models[ti], by_model[ti], counts);
+  for (std::size_t mi = 0; mi < v.plan.graph.models.size(); ++mi)
+    if (v.shown(v.plan.graph.models[mi])) print_model_status(v, v.plan.graph.models[mi], by_model[mi], counts);
   for (const auto& m : v.dead) print_dead_model(m);
   std::cout << status_summary(counts.stages, counts.first_failure, counts.stale_reports, !v.dead.empty()) << "\n";
   if (!v.dead.empty())

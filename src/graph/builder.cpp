@@ -20,7 +20,7 @@ const char* status_word(Status s, bool dry_run) {
     case Status::kUpToDate: return "up-to-date";
     case Status::kCompleted: return "completed";
     case Status::kCached: return "cached";
-    case Status::kSkipped: return "skipped";
+    case Status::kDisabled: return "skipped";
     case Status::kFailed: return dry_run ? "would-fail" : "failed";
     case Status::kNotRun: return "not-run";
     case Status::kStale: return "would-run";
@@ -64,7 +64,7 @@ NodeResult failed(std::string reason) {
 NodeState outcome_of(const NodeResult& r) {
   switch (r.status) {
     case Status::kFailed: return NodeState::kFailed;
-    case Status::kNotRun: return NodeState::kSkipped;
+    case Status::kNotRun: return NodeState::kNotRun;
     default: return NodeState::kDone;  // up to date, ran, restored, disabled, or stale in a dry run
   }
 }
@@ -131,14 +131,14 @@ void Builder::remove_artifacts(std::size_t index, bool drop_record) {
 // ---- decide ----------------------------------------------------------------
 
 bool Builder::skip_disabled(std::size_t index, const BuildOptions& o, NodeResult& r) {
-  r.status = Status::kSkipped;
+  r.status = Status::kDisabled;
   r.reason = graph_.nodes[index].disabled_reason;
   // The last build ran it: its artifacts (known from its record) go, and
   // the record stays without them, so that enabling the stage again is
   // told as such rather than as "never built".
   auto rec = state_.find(ids_[index]);
-  r.newly_skipped = rec && !rec->outputs.empty();
-  if (r.newly_skipped && !o.dry_run) {
+  r.newly_disabled = rec && !rec->outputs.empty();
+  if (r.newly_disabled && !o.dry_run) {
     remove_artifacts(index, /*drop_record=*/false);
     store::NodeRecord skipped = *rec;
     skipped.outputs.clear();
@@ -485,9 +485,12 @@ NodeResult Builder::process(std::size_t index, const BuildOptions& o, const std:
   const auto start = std::chrono::steady_clock::now();
   // Per process: a command orphaned by a killed build can never write into
   // the staging area of a later one.
-  Attempt a{index,   node,
-            o,       d,
-            results, paths_.state_dir / "staging" / (node.model + "." + node.name + "." + std::to_string(current_process_id())),
+  Attempt a{index,
+            node,
+            o,
+            d,
+            results,
+            paths_.state_dir / "staging" / (node.model + "." + node.name + "." + std::to_string(current_process_id())),
             r};
   try {
     owned_.require(a.staging, "write");

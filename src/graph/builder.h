@@ -16,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "store/confined_dir.h"
 #include "graph/inputs.h"
 #include "graph/keys_in_flight.h"
 #include "graph/node.h"
@@ -24,6 +23,7 @@
 #include "graph/scheduler.h"
 #include "store/build_state.h"
 #include "store/cache.h"
+#include "store/confined_dir.h"
 #include "store/ingredient_log.h"
 #include "store/remote_cache.h"
 #include "store/shared_text.h"
@@ -34,7 +34,7 @@ enum class Status {
   kUpToDate,   // key and outputs unchanged
   kCompleted,  // ran
   kCached,     // restored from the cache
-  kSkipped,    // disabled (in the config, by -D or by a flag such as --no-quant)
+  kDisabled,   // disabled (in the config, by -D or by a flag such as --no-quant)
   kFailed,
   kNotRun,  // blocked by a failed dependency, stopped after a failure, or interrupted
   kStale,   // dry run: would run
@@ -63,10 +63,10 @@ struct NodeResult {
   std::vector<store::OutputFile> outputs;
   std::string implementation;
   store::SharedText metrics_json = store::SharedText::literal("{}");
-  double elapsed_seconds = 0;  // this run
-  bool from_remote = false;    // kCached: the remote cache provided it
-  bool input_error = false;    // failed on bad input (exit 2) rather than a stage error
-  bool newly_skipped = false;  // kSkipped: the last build ran it; its artifacts are (in a dry run: would be) removed
+  double elapsed_seconds = 0;   // this run
+  bool from_remote = false;     // kCached: the remote cache provided it
+  bool input_error = false;     // failed on bad input (exit 2) rather than a stage error
+  bool newly_disabled = false;  // kDisabled: the last build ran it; its artifacts are (in a dry run: would be) removed
   std::vector<CacheRejection> rejections;
 };
 

@@ -12,7 +12,7 @@ const char* state_name(NodeState s) {
     case NodeState::kRunning: return "running";
     case NodeState::kDone: return "done";
     case NodeState::kFailed: return "failed";
-    case NodeState::kSkipped: return "skipped";
+    case NodeState::kNotRun: return "not run";
   }
   return "?";
 }
@@ -21,7 +21,7 @@ Scheduler::Scheduler(const Graph& graph, std::vector<bool> selected, SchedulerOp
     : graph_(graph), options_(options) {
   const std::size_t n = graph.nodes.size();
   if (selected.size() != n) throw std::logic_error("Scheduler: one selection flag per node");
-  states_.assign(n, NodeState::kSkipped);
+  states_.assign(n, NodeState::kNotRun);
   needs_failure_.assign(n, false);
   pending_.assign(n, 0);
   dependants_.resize(n);
@@ -53,7 +53,7 @@ Work Scheduler::work_for(std::size_t node, std::string& reason) const {
     return Work::kStop;
   }
   for (std::size_t d : graph_.nodes[node].deps)
-    if (states_[d] == NodeState::kFailed || states_[d] == NodeState::kSkipped) return Work::kDecideOnly;
+    if (states_[d] == NodeState::kFailed || states_[d] == NodeState::kNotRun) return Work::kDecideOnly;
   return Work::kRun;
 }
 
@@ -73,7 +73,7 @@ std::optional<Job> Scheduler::next() {
 void Scheduler::finish(std::size_t node, NodeState outcome) {
   if (states_[node] != NodeState::kRunning)
     throw std::logic_error("Scheduler: " + graph_.nodes[node].id() + " is not running");
-  if (outcome != NodeState::kDone && outcome != NodeState::kFailed && outcome != NodeState::kSkipped)
+  if (outcome != NodeState::kDone && outcome != NodeState::kFailed && outcome != NodeState::kNotRun)
     throw std::logic_error("Scheduler: a node finishes done, failed or skipped");
   states_[node] = outcome;
   --running_;

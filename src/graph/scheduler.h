@@ -22,7 +22,7 @@ enum class NodeState {
   kRunning,  // handed to a worker
   kDone,     // finished with its outputs in place (or nothing to do)
   kFailed,
-  kSkipped,  // not run: not selected, or a dependency failed, or not started
+  kNotRun,  // not selected, or a dependency failed, or not started
 };
 const char* state_name(NodeState s);
 
@@ -49,7 +49,7 @@ struct SchedulerOptions {
 
 class Scheduler {
  public:
-  // `selected[i]`: node i is built (others are kSkipped from the start and
+  // `selected[i]`: node i is built (others are kNotRun from the start and
   // hold back nothing).
   Scheduler(const Graph& graph, std::vector<bool> selected, SchedulerOptions options);
 
@@ -57,7 +57,7 @@ class Scheduler {
   // `jobs` nodes run. Ready nodes are handed out in the order they became
   // ready (the graph's order at first).
   std::optional<Job> next();
-  // The node's work is over: kDone, kFailed or kSkipped. A failure stops
+  // The node's work is over: kDone, kFailed or kNotRun. A failure stops
   // the build from here without -k. Its dependants stay waiting until
   // release(), so that the node can be reported before any of them.
   void finish(std::size_t node, NodeState outcome);
@@ -80,7 +80,7 @@ class Scheduler {
   SchedulerOptions options_;
   std::vector<NodeState> states_;
   std::vector<bool> needs_failure_;  // stopped, and it needed the failed node
-  std::vector<int> pending_;   // unfinished selected dependencies
+  std::vector<int> pending_;         // unfinished selected dependencies
   std::vector<std::vector<std::size_t>> dependants_;
   std::deque<std::size_t> ready_;
   std::size_t unfinished_ = 0;

@@ -235,15 +235,15 @@ void BuildSession::finish(const std::vector<graph::NodeResult>& results, const s
   const auto& g = plan_->graph;
   const auto by_model = g.nodes_by_model();
   const store::ConfinedDir owned(plan_->output_dir, *options_.disk);
-  for (std::size_t ti = 0; ti < g.models.size(); ++ti) {
-    const std::string& t = g.models[ti];
+  for (std::size_t mi = 0; mi < g.models.size(); ++mi) {
+    const std::string& t = g.models[mi];
     if (!selected.empty() && !selected.count(t)) continue;
     bool touched = false;
-    for (std::size_t i : by_model[ti])
-      if (results[i].status != graph::Status::kUpToDate && results[i].status != graph::Status::kSkipped) touched = true;
+    for (std::size_t i : by_model[mi])
+      if (results[i].status != graph::Status::kUpToDate && results[i].status != graph::Status::kDisabled) touched = true;
     const std::string record_id = t + "/" + kReportsRecord;
     const store::Digest described =
-        described_records(*state_, g, by_model[ti], plan_->model_settings_digests[ti], &results);
+        described_records(*state_, g, by_model[mi], plan_->model_settings_digests[mi], &results);
     // Untouched models keep their reports unless those were deleted or
     // changed, or describe other stage records or another configuration.
     if (!touched && reports_intact(*state_, record_id, to_utf8(plan_->output_dir) + "/" + t + "/", described)) continue;
@@ -253,7 +253,7 @@ void BuildSession::finish(const std::vector<graph::NodeResult>& results, const s
     record.key = described;
     const std::int64_t stamp = options_.disk->now_ns();
     record.outputs =
-        write_model_reports(*plan_, model_settings(t), by_model[ti], results, dir, interrupted, *options_.disk);
+        write_model_reports(*plan_, model_settings(t), by_model[mi], results, dir, interrupted, *options_.disk);
     record.finished_ns = options_.disk->now_ns();
     for (const auto& out : record.outputs) state_->stat_cache().record(dir / out.name, out.digest, stamp);
     state_->put(record_id, record);

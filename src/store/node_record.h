@@ -1,5 +1,5 @@
 // What the build state records of a node: its key, how it ran, and the
-// output files it left (by name in the target's folder, with their digests).
+// output files it left (by name in the model's folder, with their digests).
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,7 @@
 namespace winml::store {
 
 struct OutputFile {
-  std::string name;  // file name in the target's output folder
+  std::string name;  // file name in the model's output folder
   Digest digest;
   std::uint64_t size = 0;
   friend bool operator==(const OutputFile&, const OutputFile&) = default;

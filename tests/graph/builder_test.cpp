@@ -12,10 +12,10 @@
 #include "base/error.h"
 #include "base/glob_match.h"
 #include "base/path_text.h"
-#include "support/fake_disk.h"
 #include "graph/builder.h"
 #include "graph/inputs.h"
 #include "graph/key.h"
+#include "support/fake_disk.h"
 #include "support/temp_dir.h"
 
 using namespace winml;
@@ -549,17 +549,17 @@ TEST(Builder, DisabledNodeIsSkippedAndItsOldArtifactRemoved) {
   graph::BuildOptions dry;
   dry.dry_run = true;
   auto preview = f.build(g, dry);
-  EXPECT_EQ(preview[1].status, graph::Status::kSkipped);
-  EXPECT_TRUE(preview[1].newly_skipped);
+  EXPECT_EQ(preview[1].status, graph::Status::kDisabled);
+  EXPECT_TRUE(preview[1].newly_disabled);
   EXPECT_TRUE(f.exists(f.out() / "a" / "mid.out"));
   auto r = f.build(g);
   EXPECT_EQ(statuses(r), (V{"up-to-date", "skipped", "completed"}));
   EXPECT_EQ(r[1].reason, "disabled in config");
-  EXPECT_TRUE(r[1].newly_skipped);
+  EXPECT_TRUE(r[1].newly_disabled);
   EXPECT_FALSE(f.exists(f.out() / "a" / "mid.out"));
   EXPECT_EQ(f.read(f.out() / "a" / "pkg.out"), "||source-a");
   // Skipped again: nothing new to say.
-  EXPECT_FALSE(f.build(g)[1].newly_skipped);
+  EXPECT_FALSE(f.build(g)[1].newly_disabled);
 }
 
 // The record of a stage the last build skipped stays, without outputs: enabled

@@ -115,14 +115,14 @@ TEST(Scheduler, AFailureStopsWhatIsNotStartedAndSaysWhereMinusKWouldHelp) {
   auto b = take(s, g, "b/export");
   EXPECT_EQ(b.work, Work::kStop);
   EXPECT_EQ(b.reason, "not started: a/export failed (use -k to keep going)");
-  done(s, b.node, NodeState::kSkipped);
+  done(s, b.node, NodeState::kNotRun);
   auto a_opt = take(s, g, "a/optimize");
   EXPECT_EQ(a_opt.work, Work::kStop);
   EXPECT_EQ(a_opt.reason, "not started: a/export failed") << "-k would not run it either";
-  done(s, a_opt.node, NodeState::kSkipped);
+  done(s, a_opt.node, NodeState::kNotRun);
   auto b_opt = take(s, g, "b/optimize");
   EXPECT_EQ(b_opt.reason, "not started: a/export failed (use -k to keep going)") << "its chain needs no failed node";
-  done(s, b_opt.node, NodeState::kSkipped);
+  done(s, b_opt.node, NodeState::kNotRun);
   EXPECT_TRUE(s.finished());
 }
 
@@ -138,10 +138,10 @@ TEST(Scheduler, WithKeepGoingAFailureBlocksOnlyWhatDependsOnIt) {
   // a/package (its input was skipped); each is handed out to say so.
   auto a_opt = take(s, g, "a/optimize");
   EXPECT_EQ(a_opt.work, Work::kDecideOnly);
-  done(s, a_opt.node, NodeState::kSkipped);
+  done(s, a_opt.node, NodeState::kNotRun);
   auto a_pkg = take(s, g, "a/package");
   EXPECT_EQ(a_pkg.work, Work::kDecideOnly);
-  done(s, a_pkg.node, NodeState::kSkipped);
+  done(s, a_pkg.node, NodeState::kNotRun);
   done(s, b.node);
   EXPECT_EQ(take(s, g, "b/optimize").work, Work::kRun);
 }
@@ -164,12 +164,12 @@ TEST(Scheduler, CancellationHandsOutEveryRemainingNodeAsInterrupted) {
   auto a = take(s, g, "a/export");
   auto b = take(s, g, "b/export");
   cancel = true;
-  done(s, a.node, NodeState::kSkipped);
+  done(s, a.node, NodeState::kNotRun);
   done(s, b.node);
   for (const char* id : {"a/optimize", "b/optimize"}) {
     auto job = take(s, g, id);
     EXPECT_EQ(job.work, Work::kInterrupt) << id;
-    done(s, job.node, NodeState::kSkipped);
+    done(s, job.node, NodeState::kNotRun);
   }
   EXPECT_TRUE(s.finished());
 }
@@ -178,7 +178,7 @@ TEST(Scheduler, UnselectedNodesAreSkippedAndHoldNothingBack) {
   auto g = chains({"a", "b"}, {"export", "package"});
   std::vector<bool> selected = {false, false, true, true};
   graph::Scheduler s(g, selected, jobs(4));
-  EXPECT_EQ(s.state(0), NodeState::kSkipped);
+  EXPECT_EQ(s.state(0), NodeState::kNotRun);
   done(s, take(s, g, "b/export").node);
   done(s, take(s, g, "b/package").node);
   EXPECT_FALSE(s.next());
@@ -203,7 +203,7 @@ TEST(Scheduler, MisuseIsALogicError) {
 TEST(Scheduler, EveryStateHasItsOwnName) {
   std::set<std::string> names;
   for (auto s : {NodeState::kWaiting, NodeState::kReady, NodeState::kRunning, NodeState::kDone, NodeState::kFailed,
-                 NodeState::kSkipped})
+                 NodeState::kNotRun})
     names.insert(graph::state_name(s));
   EXPECT_EQ(names.size(), 6u);
 }

@@ -10,7 +10,7 @@ std::shared_ptr<const Section<ModelConfig>> model_schema() {
         "A model target. Use [model] for one model or [[model]] entries for several; a [[model]] entry "
         "may hold its own export/optimize/quantize/compile tables that override the project-wide ones.");
     auto& n = s->key("name", &ModelConfig::name, ValueType::kString,
-                     "Target name, used for the output folder and on the command line.");
+                     "Model name, used for the output folder and on the command line.");
     n.default_doc = "the source file's stem, the torchvision model name, or the project directory's name";
     n.alternative = "renamed";
     n.validator = [](const json& v) -> std::string {
