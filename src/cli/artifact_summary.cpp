@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
-#include <string_view>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "base/text.h"
+#include "pipeline/stage.h"
 
 namespace winml::cli {
 
@@ -16,8 +17,7 @@ namespace {
 // it is read, not built into a tree (a no-op prints this line for every
 // model of a small project, and its report parsing was a sixth of the run).
 nlohmann::json metrics_of(const graph::NodeResult& r) {
-  static constexpr std::string_view kShown[] = {"accuracy", "nodes_quantized", "nodes_skipped", "validation",
-                                                "warnings"};
+  static constexpr std::string_view kShown[] = {pipeline::kHeadline, "warnings"};
   auto shown = [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
     if (depth != 1 || event != nlohmann::json::parse_event_t::key) return true;
     const auto& key = parsed.get_ref<const std::string&>();
@@ -25,29 +25,6 @@ nlohmann::json metrics_of(const graph::NodeResult& r) {
   };
   auto m = nlohmann::json::parse(r.metrics_json.view(), shown, /*allow_exceptions=*/false);
   return m.is_object() ? m : nlohmann::json::object();
-}
-
-std::string decibels(const nlohmann::json& row) {
-  const auto& v = row.value("sqnr_db", nlohmann::json());
-  if (row.value("constant", false)) return "not measured (constant output)";
-  if (row.value("identical", false)) return "identical";
-  if (!v.is_number() && row.contains("shape_changed_samples")) return "not comparable (its shape changed)";
-  if (!v.is_number()) return "not measured";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f dB", v.get<double>());
-  return buf;
-}
-
-std::string quantize_part(const nlohmann::json& m) {
-  const int quantized = m.value("nodes_quantized", 0), skipped = m.value("nodes_skipped", 0);
-  std::string s = "quantized " + std::to_string(quantized) + " node" + (quantized == 1 ? "" : "s");
-  if (skipped) s += " (" + std::to_string(skipped) + " skipped)";
-  const auto& accuracy = m.value("accuracy", nlohmann::json::array());
-  if (!accuracy.empty()) {
-    s += ", SQNR";
-    for (const auto& a : accuracy) s += " " + a.value("output", std::string("?")) + " " + decibels(a);
-  }
-  return s;
 }
 
 }  // namespace
@@ -78,11 +55,14 @@ std::vector<std::string> artifact_summary(const graph::Graph& graph, const std::
       const auto& name = graph.nodes[i].name;
       if (results[i].status == graph::Status::kDisabled) continue;
       // Parsed only where something is read from them.
-      const bool has_warnings = results[i].metrics_json.find("\"warnings\"") != std::string::npos;
-      if (name != "quantize" && name != "compile" && !has_warnings) continue;
+      static const std::string headline_key = std::string("\"") + pipeline::kHeadline + "\"";
+      const std::string_view metrics = results[i].metrics_json.view();
+      if (metrics.find(headline_key) == std::string_view::npos &&
+          metrics.find("\"warnings\"") == std::string_view::npos)
+        continue;
       const auto m = metrics_of(results[i]);
-      if (name == "quantize") parts.push_back(quantize_part(m));
-      if (name == "compile" && m.contains("validation")) parts.push_back("validated");
+      if (m.contains(pipeline::kHeadline) && m[pipeline::kHeadline].is_string())
+        parts.push_back(m[pipeline::kHeadline].get<std::string>());
       // A stage's fallbacks (per tensor instead of per channel, sizes it chose): below the artifact.
       for (const auto& w : m.value("warnings", nlohmann::json::array()))
         if (w.is_string()) warnings.push_back("    warning: " + name + ": " + w.get<std::string>());

@@ -1,7 +1,8 @@
 // What a build gave, per model: the final artifact with its sidecars and
-// sizes, and the quality figures its stages measured (quantization SQNR per
-// output, nodes quantized and skipped, validation). One line per model, then
-// one per warning a stage reported ("    warning: quantize: ...").
+// sizes, and each stage's headline (pipeline::kHeadline: quantize's SQNR per
+// output and nodes quantized, compile's validation), read without knowing
+// any stage's metrics. One line per model, then one per warning a stage
+// reported ("    warning: quantize: ...").
 #pragma once
 
 #include <string>

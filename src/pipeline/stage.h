@@ -70,9 +70,13 @@ struct StageResult {
   // Lands in build_manifest.json under the stage (e.g. quantize:
   // nodes_quantized, nodes_skipped). Analyze: "discovered_flags" {pass: bool}
   // feeds the auto loop. Metrics are cached with the outputs: no absolute
-  // paths or timings in them.
+  // paths or timings in them. Two keys any stage may set are shown by the
+  // build's summary, which knows no stage's metrics: kHeadline (a string:
+  // what the stage did, in a few words) and "warnings" (strings: every
+  // fallback the result hides).
   nlohmann::json metrics = nlohmann::json::object();
 };
+inline constexpr const char* kHeadline = "headline";
 
 class Stage {
  public:

@@ -2,12 +2,12 @@
 #include "stages/save_options.h"
 
 #include "base/error.h"
+#include "base/path_text.h"
 #include "compile/compile.h"
 #include "compile/ort_target.h"
-#include "ort/library.h"
 #include "model/model_io.h"
+#include "ort/library.h"
 #include "quant/calibration/samples.h"
-#include "base/path_text.h"
 
 namespace winml::stages {
 
@@ -101,6 +101,7 @@ pipeline::StageResult CompileStage::run(const pipeline::StageContext& ctx) {
   ctx.check_cancel();
   pipeline::StageResult r;
   r.metrics = compile::compile_model(ctx.input, ctx.output, o);
+  if (r.metrics.contains("validation")) r.metrics[pipeline::kHeadline] = "validated";
   return r;
 }
 

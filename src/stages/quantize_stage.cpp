@@ -4,9 +4,9 @@
 #include <cstdio>
 
 #include "base/error.h"
+#include "base/path_text.h"
 #include "model/model_io.h"
 #include "quant/quantize.h"
-#include "base/path_text.h"
 
 namespace winml::stages {
 
@@ -55,6 +55,30 @@ void check_min_sqnr(const nlohmann::json& report, double limit, bool allow_const
   }
 }
 
+std::string decibels(const nlohmann::json& row) {
+  const auto& v = row.value("sqnr_db", nlohmann::json());
+  if (row.value("constant", false)) return "not measured (constant output)";
+  if (row.value("identical", false)) return "identical";
+  if (!v.is_number() && row.contains("shape_changed_samples")) return "not comparable (its shape changed)";
+  if (!v.is_number()) return "not measured";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f dB", v.get<double>());
+  return buf;
+}
+
+// "quantized 52 nodes (3 skipped), SQNR logits 35.2 dB": the build's summary line.
+std::string headline(const nlohmann::json& report) {
+  const int quantized = report.value("nodes_quantized", 0), skipped = report.value("nodes_skipped", 0);
+  std::string s = "quantized " + std::to_string(quantized) + " node" + (quantized == 1 ? "" : "s");
+  if (skipped) s += " (" + std::to_string(skipped) + " skipped)";
+  const auto& accuracy = report.value("accuracy", nlohmann::json::array());
+  if (!accuracy.empty()) {
+    s += ", SQNR";
+    for (const auto& a : accuracy) s += " " + a.value("output", std::string("?")) + " " + decibels(a);
+  }
+  return s;
+}
+
 }  // namespace
 
 pipeline::StageResult QuantizeStage::run(const pipeline::StageContext& ctx) {
@@ -68,10 +92,12 @@ pipeline::StageResult QuantizeStage::run(const pipeline::StageContext& ctx) {
   q.scratch_dir = ctx.output.parent_path();
   quant::QuantizeResult result = quant::quantize_model(in, ctx.config.quantize, q);
   ctx.check_cancel();
-  if (const auto& limit = ctx.config.quantize.min_sqnr_db) check_min_sqnr(result.report, *limit, ctx.config.quantize.allow_constant_outputs);
+  if (const auto& limit = ctx.config.quantize.min_sqnr_db)
+    check_min_sqnr(result.report, *limit, ctx.config.quantize.allow_constant_outputs);
   model::save_model(result.model, ctx.output, save_options(ctx));
   pipeline::StageResult r;
   r.metrics = std::move(result.report);
+  r.metrics[pipeline::kHeadline] = headline(r.metrics);
   return r;
 }
 
