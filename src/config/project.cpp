@@ -4,11 +4,11 @@
 
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "base/path_text.h"
 #include "base/text.h"
 #include "config/model_name.h"
 #include "config/overrides.h"
 #include "config/torchvision_weights.h"
-#include "base/path_text.h"
 
 namespace winml::config {
 
@@ -117,7 +117,8 @@ const json& value_at(const json& root, const std::string& path) {
 // What switched `section` off for the model at `path`: its own table before
 // the project-wide one, a flag or -D before the file.
 std::string disabled_by(const Document& doc, const std::string& path, const std::string& section) {
-  for (const std::string& p : {path + "." + section + ".enabled", path + "." + section, section + ".enabled", section}) {
+  for (const std::string& p :
+       {path + "." + section + ".enabled", path + "." + section, section + ".enabled", section}) {
     const bool enabled_key = p.ends_with(".enabled");
     if (auto o = doc.overridden.find(p); o != doc.overridden.end()) return o->second;
     if (!enabled_key && !value_at(doc.root, p).is_boolean()) continue;  // a table: `quantize = false` is the shorthand
@@ -142,18 +143,21 @@ std::string set_by(const Document& doc, const std::string& path, const std::stri
 
 }  // namespace
 
-ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
-  Errors errors(doc);
-  const json& root = doc.root;
+namespace {
+
+// Unknown top-level keys, and the project-wide sections' keys.
+void check_top_level(const json& root, Errors& errors) {
   for (const auto& [k, v] : root.items())
     if (std::find(kTopLevel.begin(), kTopLevel.end(), k) == kTopLevel.end())
       errors.add(k, "unknown top-level key '" + k + "'" + did_you_mean(k, kTopLevel) +
                         " (valid: " + join(kTopLevel, ", ") + ")");
   for (const auto& section : {"build", "export", "optimize", "quantize", "compile"})
     if (root.contains(section)) validate_section(section, root[section], section, errors);
+}
 
-  // [model] (one table) or [[model]] (array of tables).
-  std::vector<std::pair<json, std::string>> entries;  // entry, key path
+// [model] (one table) or [[model]] (array of tables): each entry with its key path.
+std::vector<std::pair<json, std::string>> model_entries(const json& root, Errors& errors) {
+  std::vector<std::pair<json, std::string>> entries;
   if (root.contains("model")) {
     const json& m = root["model"];
     if (m.is_object()) entries.emplace_back(m, "model");
@@ -165,6 +169,89 @@ ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
   } else {
     errors.add("", "no model: add [model] with source = \"model.onnx\", or an [export] section");
   }
+  return entries;
+}
+
+// The entry's own keys (its stage tables validated apart), validated; unknown ones are errors.
+json model_keys(const json& entry, const std::string& path, Errors& errors) {
+  json own = json::object();
+  for (const auto& [k, v] : entry.items()) {
+    bool is_section = std::find(kStageSections.begin(), kStageSections.end(), k) != kStageSections.end();
+    if (is_section) validate_section(k, v, path + "." + k, errors);
+    else own[k] = v;
+  }
+  std::vector<std::string> allowed = model_schema()->key_names();
+  allowed.insert(allowed.end(), kStageSections.begin(), kStageSections.end());
+  json known = json::object();
+  for (const auto& [k, v] : own.items()) {
+    if (model_schema()->find(k)) known[k] = v;
+    else
+      errors.add(path + "." + k, "unknown key '" + path + "." + k + "'" + did_you_mean(k, allowed) +
+                                     " (valid: " + join(allowed, ", ") + ")");
+  }
+  model_schema()->validate(known, path, errors.sink());
+  return known;
+}
+
+// The keys that contradict each other or name what is not there.
+void check_model(const Document& doc, const ModelSettings& t, const std::string& path, Errors& errors) {
+  bool has_export = !t.export_.command.empty() || !t.export_.torchvision.empty();
+  if (t.model.source.empty() && !has_export)
+    errors.add(path, "'" + path + "' has no source: set source = \"model.onnx\", or [export] command or torchvision");
+  if (!t.model.source.empty() && has_export)
+    errors.add(path + ".source", "'" + path +
+                                     ".source' and an [export] command/torchvision are both set; "
+                                     "choose one way to obtain the model");
+  if (!t.export_.command.empty() && !t.export_.torchvision.empty())
+    errors.add("export", "[export] command and torchvision are both set; choose one");
+  if (!t.export_.torchvision.empty() && names_pretrained_weights(t.export_.weights)) {
+    std::string problem;
+    if (!find_pretrained_weights(t.export_.torchvision, t.export_.weights, &problem)) {
+      const std::string own = path + ".export.weights";
+      const bool set_here = doc.locations.count(own) || doc.overridden.count(own);
+      errors.add(set_here ? own : "export.weights", "'export.weights' is '" + t.export_.weights + "': " + problem,
+                 ErrorAt::kValue);
+    }
+  }
+}
+
+// One model's settings: its own keys and stage tables over the project-wide ones.
+ModelSettings read_model(const Document& doc, const json& entry, const std::string& path, const json& known,
+                         const ProjectConfig& project, Errors& errors) {
+  const json& root = doc.root;
+  ModelSettings t;
+  t.build = project.build;
+  t.model = model_schema()->read(known);
+  auto section = [&](const char* name) { return merged(root.value(name, json()), entry.value(name, json())); };
+  t.export_ = export_schema()->read(section("export"));
+  t.optimize = optimize_schema()->read(section("optimize"));
+  t.quantize = quantize_schema()->read(section("quantize"));
+  t.compile = compile_schema()->read(section("compile"));
+  check_model(doc, t, path, errors);
+  resolve(t);
+  if (auto problem = value_range_problem(t.quantize); !problem.empty())
+    errors.add("quantize.value_range", "'quantize.value_range' " + problem);
+  if (t.compile.enabled)
+    if (auto problem = backend_problem(t.compile); !problem.empty()) errors.add("compile.backend", problem);
+  t.base_dir = project.project_dir;
+  t.config_file = project.config_file;
+  for (const auto& [name, on] : {std::pair<const char*, bool>{"optimize", t.optimize.enabled},
+                                 {"quantize", t.quantize.enabled},
+                                 {"compile", t.compile.enabled}})
+    if (!on) t.disabled_by[name] = disabled_by(doc, path, name);
+  for (const auto& key : kKeysNamedBySource)
+    if (auto where = set_by(doc, path, key); !where.empty()) t.set_by[key] = where;
+  name_model(t, project.project_dir, path, errors);
+  return t;
+}
+
+}  // namespace
+
+ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
+  Errors errors(doc);
+  const json& root = doc.root;
+  check_top_level(root, errors);
+  std::vector<std::pair<json, std::string>> entries = model_entries(root, errors);
 
   ProjectConfig project;
   project.project_dir = project_dir;
@@ -181,68 +268,9 @@ ProjectConfig load_project(const Document& doc, const fs::path& project_dir) {
       errors.add(path, "'" + path + "' must be a table");
       continue;
     }
-    json model_keys = json::object();
-    for (const auto& [k, v] : entry.items()) {
-      bool is_section = std::find(kStageSections.begin(), kStageSections.end(), k) != kStageSections.end();
-      if (is_section) validate_section(k, v, path + "." + k, errors);
-      else model_keys[k] = v;
-    }
-    std::vector<std::string> allowed = model_schema()->key_names();
-    allowed.insert(allowed.end(), kStageSections.begin(), kStageSections.end());
-    for (const auto& [k, v] : model_keys.items())
-      if (!model_schema()->find(k)) {
-        errors.add(path + "." + k, "unknown key '" + path + "." + k + "'" + did_you_mean(k, allowed) +
-                                       " (valid: " + join(allowed, ", ") + ")");
-      }
-    json known = json::object();
-    for (const auto& [k, v] : model_keys.items())
-      if (model_schema()->find(k)) known[k] = v;
-    model_schema()->validate(known, path, errors.sink());
+    const json known = model_keys(entry, path, errors);
     errors.throw_if_any();
-
-    ModelSettings t;
-    t.build = project.build;
-    t.model = model_schema()->read(known);
-    auto section = [&, &entry = entry](const char* name) {
-      return merged(root.value(name, json()), entry.value(name, json()));
-    };
-    t.export_ = export_schema()->read(section("export"));
-    t.optimize = optimize_schema()->read(section("optimize"));
-    t.quantize = quantize_schema()->read(section("quantize"));
-    t.compile = compile_schema()->read(section("compile"));
-
-    bool has_export = !t.export_.command.empty() || !t.export_.torchvision.empty();
-    if (t.model.source.empty() && !has_export)
-      errors.add(path, "'" + path + "' has no source: set source = \"model.onnx\", or [export] command or torchvision");
-    if (!t.model.source.empty() && has_export)
-      errors.add(path + ".source", "'" + path +
-                                       ".source' and an [export] command/torchvision are both set; "
-                                       "choose one way to obtain the model");
-    if (!t.export_.command.empty() && !t.export_.torchvision.empty())
-      errors.add("export", "[export] command and torchvision are both set; choose one");
-    if (!t.export_.torchvision.empty() && names_pretrained_weights(t.export_.weights)) {
-      std::string problem;
-      if (!find_pretrained_weights(t.export_.torchvision, t.export_.weights, &problem)) {
-        const std::string own = path + ".export.weights";
-        const bool set_here = doc.locations.count(own) || doc.overridden.count(own);
-        errors.add(set_here ? own : "export.weights",
-                   "'export.weights' is '" + t.export_.weights + "': " + problem, ErrorAt::kValue);
-      }
-    }
-    resolve(t);
-    if (auto problem = value_range_problem(t.quantize); !problem.empty())
-      errors.add("quantize.value_range", "'quantize.value_range' " + problem);
-    if (t.compile.enabled)
-      if (auto problem = backend_problem(t.compile); !problem.empty()) errors.add("compile.backend", problem);
-    t.base_dir = project_dir;
-    t.config_file = from_utf8(doc.file);
-    for (const auto& [name, on] : {std::pair<const char*, bool>{"optimize", t.optimize.enabled},
-                                   {"quantize", t.quantize.enabled},
-                                   {"compile", t.compile.enabled}})
-      if (!on) t.disabled_by[name] = disabled_by(doc, path, name);
-    for (const auto& key : kKeysNamedBySource)
-      if (auto where = set_by(doc, path, key); !where.empty()) t.set_by[key] = where;
-    name_model(t, project_dir, path, errors);
+    ModelSettings t = read_model(doc, entry, path, known, project, errors);
     if (!names.insert(t.model.name).second)
       errors.add(path + ".name", "model name '" + t.model.name + "' is used twice; give each [[model]] a unique name");
     project.models.push_back(std::move(t));
