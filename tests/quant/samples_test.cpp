@@ -4,15 +4,16 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <set>
 
 #include "base/error.h"
+#include "base/path_text.h"
 #include "model/tensor_file.h"
 #include "quant/calibration/random.h"
 #include "quant/calibration/samples.h"
 #include "support/model_builder.h"
 #include "support/ort_oracle.h"
 #include "support/temp_dir.h"
-#include "base/path_text.h"
 
 namespace winml::test {
 namespace {
@@ -202,6 +203,43 @@ TEST(CalibrationSamples, ModelInputsResolveSymbolicDims) {
   ASSERT_EQ(specs.size(), 1u);
   EXPECT_EQ(specs[0].shape, (std::vector<std::int64_t>{2, 3, 8, 1}));
   EXPECT_EQ(quant::model_inputs(m, {}, false)[0].shape, (std::vector<std::int64_t>{-1, 3, -1, -1}));
+}
+
+// Token ids (through a Cast, as some exports have them) and position ids
+// index embedding tables: generated samples draw them over the tables' rows,
+// not from value_range, and an attention mask stays in value_range.
+TEST(CalibrationSamples, IndexInputsAreDrawnOverTheRowsOfTheirTable) {
+  GraphBuilder b;
+  b.input("input_ids", {1, 64}, onnx::TensorProto::INT64);
+  b.input("position_ids", {1, 64}, onnx::TensorProto::INT64);
+  b.input("attention_mask", {1, 64}, onnx::TensorProto::INT64);
+  b.initializer("tokens", {1000, 4}, std::vector<float>(4000, 0.5f));
+  b.initializer("positions", {128, 4}, std::vector<float>(512, 0.25f));
+  set_attr(b.node("Cast", {"input_ids"}, {"ids32"}), "to", std::int64_t{onnx::TensorProto::INT32});
+  b.node("Gather", {"tokens", "ids32"}, {"t"});
+  b.node("Gather", {"positions", "position_ids"}, {"p"});
+  b.node("Add", {"t", "p"}, {"y"});
+  b.node("Cast", {"attention_mask"}, {"mask"});
+  b.output("y", {1, 64, 4});
+  b.output("mask", {1, 64}, onnx::TensorProto::INT64);
+  const auto specs = quant::model_inputs(make_model(b.graph()), {}, true);
+  ASSERT_EQ(specs.size(), 3u);
+  EXPECT_EQ(specs[0].index_rows, 1000);
+  EXPECT_EQ(specs[1].index_rows, 128);
+  EXPECT_EQ(specs[2].index_rows, 0);
+
+  for (const char* distribution : {"uniform", "normal"}) {
+    const auto sample = quant::generated_samples(1, specs, {distribution, 0.0, 1.0, 5})->sample(0);
+    for (const auto& [name, bound] : {std::pair{"input_ids", 1000}, {"position_ids", 128}, {"attention_mask", 2}}) {
+      if (std::string(name) == "attention_mask" && std::string(distribution) == "normal")
+        continue;  // (rounded normals)
+      const auto* values = sample.at(name).as<std::int64_t>();
+      std::set<std::int64_t> distinct(values, values + 64);
+      EXPECT_GE(*distinct.begin(), 0) << name << " " << distribution;
+      EXPECT_LT(*distinct.rbegin(), bound) << name << " " << distribution;
+      if (std::string(name) != "attention_mask") EXPECT_GT(distinct.size(), 32u) << name << " " << distribution;
+    }
+  }
 }
 
 }  // namespace

@@ -125,7 +125,9 @@ std::shared_ptr<const Section<QuantizeConfig>> quantize_schema() {
            "Distribution of generated calibration samples.")
         .choices = {"uniform", "normal"};
     auto& vr = s->key("value_range", &QuantizeConfig::value_range, ValueType::kFloatList,
-                      "[low, high] of uniform samples, or [mean, stddev] of normal samples.");
+                      "[low, high] of uniform samples, or [mean, stddev] of normal samples. An integer input that "
+                      "indexes a table (token or position ids: a Gather of an initializer) is drawn over the "
+                      "table's rows instead.");
     vr.alternative = json::array({-1.0, 1.0});
     vr.validator = [](const json& v) -> std::string {
       if (v.size() != 2) return "must have exactly two numbers";

@@ -8,10 +8,11 @@
 
 #include "base/error.h"
 #include "base/half.h"
+#include "base/path_text.h"
 #include "model/input_dims.h"
 #include "model/tensor_data.h"
+#include "quant/calibration/index_inputs.h"
 #include "quant/calibration/random.h"
-#include "base/path_text.h"
 
 namespace winml::quant {
 
@@ -21,11 +22,13 @@ std::vector<InputSpec> model_inputs(const onnx::ModelProto& m, const std::map<st
                                     bool resolve) {
   std::set<std::string> inits;
   for (const auto& t : m.graph().initializer()) inits.insert(t.name());
+  const std::map<std::string, std::int64_t> rows = index_input_rows(m.graph());
   std::vector<InputSpec> r;
   for (const auto& in : m.graph().input()) {
     if (inits.count(in.name())) continue;
     InputSpec s;
     s.name = in.name();
+    if (auto it = rows.find(in.name()); it != rows.end()) s.index_rows = it->second;
     const auto& tt = in.type().tensor_type();
     s.dtype = tt.elem_type();
     for (int i = 0; i < tt.shape().dim_size(); ++i)
@@ -160,6 +163,11 @@ T clamp_int(double v) {
   return static_cast<T>(std::clamp(v, lo, hi));
 }
 
+// A row of a table of `rows` from a uniform draw in [0, 1).
+double index_value(double uniform, std::int64_t rows) {
+  return std::min(std::floor(uniform * static_cast<double>(rows)), static_cast<double>(rows - 1));
+}
+
 class GeneratedSamples : public SampleSource {
  public:
   GeneratedSamples(std::int64_t samples, std::vector<InputSpec> inputs, GeneratorSpec spec)
@@ -206,10 +214,12 @@ class GeneratedSamples : public SampleSource {
                               : spec_.a + spec_.b * (batched ? normals[i] : rng.normal());
         // Uniform samples draw their integer value whatever the type (the
         // stream does not depend on it); normal ones round the real value.
+        // An index is drawn uniformly over its table's rows in either.
         const double drawn =
-            normal ? 0.0
-                   : std::min(std::floor(spec_.a + (spec_.b - spec_.a + 1.0) * rng.uniform()), std::floor(spec_.b));
-        auto integer = [&] { return normal ? std::nearbyint(real) : drawn; };
+            in.index_rows > 0 ? index_value(rng.uniform(), in.index_rows)
+            : normal          ? 0.0
+                     : std::min(std::floor(spec_.a + (spec_.b - spec_.a + 1.0) * rng.uniform()), std::floor(spec_.b));
+        auto integer = [&] { return normal && in.index_rows == 0 ? std::nearbyint(real) : drawn; };
         using T = onnx::TensorProto;
         switch (t.dtype) {
           case T::FLOAT: put(t.data, i, static_cast<float>(real)); break;

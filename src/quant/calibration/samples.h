@@ -22,11 +22,14 @@ struct InputSpec {
   std::string name;
   std::int32_t dtype = onnx::TensorProto::FLOAT;
   std::vector<std::int64_t> shape;  // -1: any size
+  // > 0: the input indexes a table of this many rows (calibration/index_inputs.h);
+  // generated values are drawn uniformly from [0, index_rows).
+  std::int64_t index_rows = 0;
 };
 
 // The graph inputs of `m` (initializers listed as inputs excluded), symbolic
 // and unknown dimensions resolved from `dims` (else 1 when `resolve` is set,
-// -1 otherwise).
+// -1 otherwise), with the rows of the tables integer inputs index.
 std::vector<InputSpec> model_inputs(const onnx::ModelProto& m, const std::map<std::string, std::int64_t>& dims,
                                     bool resolve);
 
