@@ -146,6 +146,135 @@ std::filesystem::path find_program(const std::string& name) {
   return {};
 }
 
+namespace {
+
+// execve's arguments, with the strings they point into.
+struct ExecArgs {
+  std::string program;
+  std::vector<std::string> env_strings, argv;
+  std::vector<char*> envp, args;
+};
+
+// A program named without a folder is looked up in this process's PATH
+// (the child's clean environment need not have one). False when not found.
+bool prepare_exec(const ProcessSpec& spec, ExecArgs& e) {
+  e.program = spec.argv[0].find('/') != std::string::npos ? spec.argv[0] : find_program(spec.argv[0]).string();
+  if (e.program.empty()) return false;
+  for (const auto& [k, v] : spec.env) e.env_strings.push_back(k + "=" + v);
+  for (auto& s : e.env_strings) e.envp.push_back(s.data());
+  e.envp.push_back(nullptr);
+  e.argv = spec.argv;
+  for (auto& a : e.argv) e.args.push_back(a.data());
+  e.args.push_back(nullptr);
+  return true;
+}
+
+// Forks and execs the command; its pid, or -1 with r.error set (the fork, or
+// the exec as the child reported it through `report`).
+pid_t start_child(const ProcessSpec& spec, ExecArgs& e, Streams& streams, bool own_group, ProcessResult& r) {
+  Pipe report;  // the child's errno when exec fails; closed unread when it succeeds
+  if (!report.open()) {
+    r.error = std::string("cannot create a pipe: ") + std::strerror(errno);
+    return -1;
+  }
+  const ChildSetup setup{.program = e.program.c_str(),
+                         .argv = e.args.data(),
+                         .envp = e.envp.data(),
+                         .cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str(),
+                         .log_file = spec.log_file.empty() ? nullptr : spec.log_file.c_str(),
+                         .in = spec.input ? streams.in.fd[0] : -1,
+                         .out = spec.output ? streams.out.fd[1] : -1,
+                         .err = spec.errors ? streams.err.fd[1] : -1,
+                         .report = report.fd[1],
+                         .parent = ::getpid(),
+                         .own_group = own_group};
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    r.error = std::string("cannot start a process: ") + std::strerror(errno);
+    return -1;
+  }
+  if (pid == 0) exec_child(setup);
+  if (own_group) ::setpgid(pid, pid);  // (also here: the group must exist before a stop can signal it)
+  report.close(1);
+  int child_errno = 0;
+  ssize_t got;
+  while ((got = ::read(report.fd[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {}
+  if (got == static_cast<ssize_t>(sizeof child_errno)) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    r.error = "cannot execute '" + spec.argv[0] + "': " + std::strerror(child_errno);
+    return -1;
+  }
+  return pid;
+}
+
+// Waits for the command, feeding and draining its pipes; once *cancel turns
+// true, sends SIGTERM to its group, and SIGKILL when it is still running
+// after the grace period. Its wait status, or nothing with r.error set.
+std::optional<int> wait_for_command(pid_t pid, bool own_group, Streams& streams, const std::atomic<bool>* cancel,
+                                    ProcessResult& r) {
+  using Clock = std::chrono::steady_clock;
+  constexpr auto kGrace = std::chrono::seconds(5);
+  std::optional<Clock::time_point> terminated_at;
+  int status = 0;
+  for (;;) {
+    if (streams.any_open()) streams.pump(20);
+    // Nothing to feed, drain or watch for: block until it ends.
+    const int how = streams.any_open() || cancel ? WNOHANG : 0;
+    const pid_t done = ::waitpid(pid, &status, how);
+    if (done == pid) return status;
+    if (done < 0 && errno != EINTR) {
+      r.error = std::string("waitpid failed: ") + std::strerror(errno);
+      return std::nullopt;
+    }
+    if (cancel && cancel->load()) {
+      if (!terminated_at) {
+        posix::signal_child(pid, own_group, SIGTERM);
+        terminated_at = Clock::now();
+      } else if (Clock::now() - *terminated_at > kGrace) {
+        posix::signal_child(pid, own_group, SIGKILL);
+      }
+    }
+    if (!streams.any_open() && how == WNOHANG) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+// What it wrote before it ended (a grandchild may still hold the pipes:
+// read what is there, do not wait for their end).
+void read_what_is_left(Streams& streams, const ProcessSpec& spec) {
+  const auto received = [&] {
+    return (spec.output ? spec.output->size() : 0) + (spec.errors ? spec.errors->size() : 0);
+  };
+  while (streams.out.fd[0] >= 0 || streams.err.fd[0] >= 0) {
+    const std::size_t before_size = received();
+    streams.in.close(1);
+    streams.pump(0);
+    if (received() == before_size) break;
+  }
+}
+
+// A write to a command that stopped reading fails with EPIPE instead of
+// killing this process, while it lives.
+class IgnoredSigpipe {
+ public:
+  explicit IgnoredSigpipe(bool active) : active_(active) {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    if (active_) ::sigaction(SIGPIPE, &ignore, &before_);
+  }
+  ~IgnoredSigpipe() {
+    if (active_) ::sigaction(SIGPIPE, &before_, nullptr);
+  }
+  IgnoredSigpipe(const IgnoredSigpipe&) = delete;
+  IgnoredSigpipe& operator=(const IgnoredSigpipe&) = delete;
+
+ private:
+  bool active_;
+  struct sigaction before_ {};
+};
+
+}  // namespace
+
 ProcessResult run_process(const ProcessSpec& spec) {
   ProcessResult r;
   if (spec.argv.empty()) {
@@ -158,73 +287,17 @@ ProcessResult run_process(const ProcessSpec& spec) {
     r.error = std::string("cannot create a pipe: ") + std::strerror(errno);
     return r;
   }
-  // A program named without a folder is looked up in this process's PATH
-  // (the child's clean environment need not have one).
-  const std::string program =
-      spec.argv[0].find('/') != std::string::npos ? spec.argv[0] : find_program(spec.argv[0]).string();
-  if (program.empty()) {
+  ExecArgs exec;
+  if (!prepare_exec(spec, exec)) {
     r.error = "cannot execute '" + spec.argv[0] + "': " + std::strerror(ENOENT);
-    return r;
-  }
-  std::vector<std::string> env_strings;
-  for (const auto& [k, v] : spec.env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp, args;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv = spec.argv;
-  for (auto& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
-  Pipe report;  // the child's errno when exec fails; closed unread when it succeeds
-  if (!report.open()) {
-    r.error = std::string("cannot create a pipe: ") + std::strerror(errno);
     return r;
   }
   // Its own process group (unless this process is a worker, whose group is
   // ended whole).
   const bool own_group = posix::child_leads_group();
-  const ChildSetup setup{.program = program.c_str(),
-                         .argv = args.data(),
-                         .envp = envp.data(),
-                         .cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str(),
-                         .log_file = spec.log_file.empty() ? nullptr : spec.log_file.c_str(),
-                         .in = spec.input ? streams.in.fd[0] : -1,
-                         .out = spec.output ? streams.out.fd[1] : -1,
-                         .err = spec.errors ? streams.err.fd[1] : -1,
-                         .report = report.fd[1],
-                         .parent = ::getpid(),
-                         .own_group = own_group};
-
-  // A write to a command that stopped reading fails with EPIPE instead of
-  // killing this process.
-  struct sigaction ignore {}, before {};
-  ignore.sa_handler = SIG_IGN;
-  if (spec.input) ::sigaction(SIGPIPE, &ignore, &before);
-  struct RestoreSigpipe {
-    bool active;
-    struct sigaction before;
-    ~RestoreSigpipe() {
-      if (active) ::sigaction(SIGPIPE, &before, nullptr);
-    }
-  } restore{spec.input != nullptr, before};
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    r.error = std::string("cannot start a process: ") + std::strerror(errno);
-    return r;
-  }
-  if (pid == 0) exec_child(setup);
-  if (own_group) ::setpgid(pid, pid);  // (also here: the group must exist before a stop can signal it)
-  report.close(1);
-  int child_errno = 0;
-  ssize_t got;
-  while ((got = ::read(report.fd[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {
-  }
-  if (got == static_cast<ssize_t>(sizeof child_errno)) {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    r.error = "cannot execute '" + spec.argv[0] + "': " + std::strerror(child_errno);
-    return r;
-  }
+  const IgnoredSigpipe sigpipe(spec.input != nullptr);
+  const pid_t pid = start_child(spec, exec, streams, own_group, r);
+  if (pid < 0) return r;
   posix::remember_child(pid, own_group);
   r.started = true;
   streams.in.close(0);
@@ -232,43 +305,11 @@ ProcessResult run_process(const ProcessSpec& spec) {
   streams.err.close(1);
   if (spec.input && spec.input->empty()) streams.in.close(1);
 
-  // Waits for the command; once *cancel turns true, sends SIGTERM to its
-  // group, and SIGKILL when it is still running after the grace period.
-  using Clock = std::chrono::steady_clock;
-  constexpr auto kGrace = std::chrono::seconds(5);
-  std::optional<Clock::time_point> terminated_at;
-  int status = 0;
-  for (;;) {
-    if (streams.any_open()) streams.pump(20);
-    // Nothing to feed, drain or watch for: block until it ends.
-    const int how = streams.any_open() || spec.cancel ? WNOHANG : 0;
-    const pid_t done = ::waitpid(pid, &status, how);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) {
-      posix::forget_child(pid);
-      r.error = std::string("waitpid failed: ") + std::strerror(errno);
-      return r;
-    }
-    if (spec.cancel && spec.cancel->load()) {
-      if (!terminated_at) {
-        posix::signal_child(pid, own_group, SIGTERM);
-        terminated_at = Clock::now();
-      } else if (Clock::now() - *terminated_at > kGrace) {
-        posix::signal_child(pid, own_group, SIGKILL);
-      }
-    }
-    if (!streams.any_open() && how == WNOHANG) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  // What it wrote before it ended (a grandchild may still hold the pipes:
-  // read what is there, do not wait for their end).
-  while (streams.out.fd[0] >= 0 || streams.err.fd[0] >= 0) {
-    const std::size_t before_size = (spec.output ? spec.output->size() : 0) + (spec.errors ? spec.errors->size() : 0);
-    streams.in.close(1);
-    streams.pump(0);
-    if ((spec.output ? spec.output->size() : 0) + (spec.errors ? spec.errors->size() : 0) == before_size) break;
-  }
+  const std::optional<int> status = wait_for_command(pid, own_group, streams, spec.cancel, r);
+  if (status) read_what_is_left(streams, spec);
   posix::forget_child(pid);
-  r.end = end_of(status);
+  if (!status) return r;
+  r.end = end_of(*status);
   r.exit_code = r.end.shell_code();
   return r;
 }
