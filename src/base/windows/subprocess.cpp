@@ -33,7 +33,8 @@ std::wstring environment_block(const std::map<std::string, std::string>& env) {
   std::vector<std::pair<std::wstring, std::wstring>> vars;
   for (const auto& [k, v] : env) vars.emplace_back(windows::widen(k), windows::widen(v));
   for (const wchar_t* needed : {L"SystemRoot", L"SystemDrive", L"windir"}) {
-    const bool given = std::any_of(vars.begin(), vars.end(), [&](const auto& kv) { return same_name(kv.first, needed); });
+    const bool given =
+        std::any_of(vars.begin(), vars.end(), [&](const auto& kv) { return same_name(kv.first, needed); });
     const std::wstring value = environment_value(needed);
     if (!given && !value.empty()) vars.emplace_back(needed, value);
   }
@@ -55,8 +56,9 @@ std::wstring lowercase(std::wstring s) {
 // An inheritable handle for a log file, appended to.
 HANDLE append_to(const std::filesystem::path& file) {
   SECURITY_ATTRIBUTES inherit{sizeof inherit, nullptr, TRUE};
-  HANDLE h = CreateFileW(windows::api_path(file).c_str(), FILE_APPEND_DATA, FILE_SHARE_READ | FILE_SHARE_WRITE |
-                         FILE_SHARE_DELETE, &inherit, OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
+  HANDLE h = CreateFileW(windows::api_path(file).c_str(), FILE_APPEND_DATA,
+                         FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, &inherit, OPEN_ALWAYS,
+                         FILE_ATTRIBUTE_NORMAL, nullptr);
   return h == INVALID_HANDLE_VALUE ? nullptr : h;
 }
 
@@ -133,6 +135,90 @@ std::filesystem::path find_program(const std::string& name) {
   return {};
 }
 
+namespace {
+
+// The line CreateProcess is given. A batch file runs through the command
+// interpreter (which `program` becomes): /s keeps the quoted line whole.
+std::wstring command_line_for(const ProcessSpec& spec, std::filesystem::path& program) {
+  std::wstring line;
+  for (const auto& a : spec.argv) line += (line.empty() ? L"" : L" ") + windows::quote_argument(windows::widen(a));
+  const std::wstring ext = lowercase(program.extension().native());
+  if (ext != L".bat" && ext != L".cmd") return line;
+  std::wstring comspec = environment_value(L"ComSpec");
+  if (comspec.empty()) comspec = environment_value(L"SystemRoot") + L"\\System32\\cmd.exe";
+  program = comspec;
+  return windows::quote_argument(comspec) + L" /d /s /c \"" + line + L"\"";
+}
+
+// Our ends of the command's pipes (null where it has none).
+struct OurEnds {
+  HANDLE in = nullptr, out = nullptr, err = nullptr;
+  void close() {
+    for (HANDLE* h : {&in, &out, &err})
+      if (*h) CloseHandle(*h), *h = nullptr;
+  }
+};
+
+// Gives the command its standard handles: a pipe where the spec feeds or
+// collects, else the log file, else this process's own. The error, or "".
+std::string connect_stdio(const ProcessSpec& spec, windows::ChildStart& start, Handles& handles, OurEnds& ours) {
+  const auto pipe = [&](HANDLE& our_end, HANDLE& their_end, bool child_reads) {
+    HANDLE theirs = nullptr;
+    if (!make_pipe(our_end, theirs, child_reads)) return false;
+    their_end = handles.keep(theirs);
+    return true;
+  };
+  start.std_in = spec.input ? nullptr : handles.keep(windows::null_device(false));
+  if (spec.input && !pipe(ours.in, start.std_in, true)) return "cannot create a pipe";
+  HANDLE log = spec.log_file.empty() ? nullptr : handles.keep(append_to(spec.log_file));
+  if (!spec.log_file.empty() && !log) return "cannot open " + to_utf8(spec.log_file);
+  start.std_out = log ? log : handles.keep(inheritable_copy(STD_OUTPUT_HANDLE));
+  start.std_err = log ? log : handles.keep(inheritable_copy(STD_ERROR_HANDLE));
+  if (spec.output && !pipe(ours.out, start.std_out, false)) return "cannot create a pipe";
+  if (spec.errors && !pipe(ours.err, start.std_err, false)) return "cannot create a pipe";
+  return "";
+}
+
+// Threads that feed and drain the pipes (a big output fills a pipe while
+// its input is still being written). The input's feeder closes our end.
+std::vector<std::thread> start_pumps(const ProcessSpec& spec, OurEnds& ours) {
+  std::vector<std::thread> pumps;
+  if (HANDLE in = ours.in) {
+    ours.in = nullptr;
+    pumps.emplace_back([in, &spec] {
+      const std::string& data = *spec.input;
+      for (std::size_t done = 0; done < data.size();) {
+        DWORD n = 0;
+        const DWORD chunk = static_cast<DWORD>(std::min<std::size_t>(data.size() - done, 1 << 20));
+        if (!WriteFile(in, data.data() + done, chunk, &n, nullptr) || n == 0) break;  // it stopped reading
+        done += n;
+      }
+      CloseHandle(in);
+    });
+  }
+  if (HANDLE out = ours.out) pumps.emplace_back([out, &spec] { drain(out, spec.output); });
+  if (HANDLE err = ours.err) pumps.emplace_back([err, &spec] { drain(err, spec.errors); });
+  return pumps;
+}
+
+// Waits for the command; once *cancel turns true, ends it and everything it
+// started. Its exit code.
+DWORD wait_for_command(HANDLE process, windows::ChildJob& job, const std::atomic<bool>* cancel) {
+  bool stopped = false;
+  while (WaitForSingleObject(process, cancel ? 20 : INFINITE) == WAIT_TIMEOUT) {
+    if (cancel && cancel->load() && !stopped) {
+      job.terminate();
+      stopped = true;
+    }
+  }
+  DWORD code = 0;
+  GetExitCodeProcess(process, &code);
+  CloseHandle(process);
+  return code;
+}
+
+}  // namespace
+
 ProcessResult run_process(const ProcessSpec& spec) {
   ProcessResult r;
   if (spec.argv.empty()) {
@@ -144,42 +230,16 @@ ProcessResult run_process(const ProcessSpec& spec) {
     r.error = "cannot execute '" + spec.argv[0] + "': not found";
     return r;
   }
-  std::wstring command_line;
-  for (const auto& a : spec.argv) command_line += (command_line.empty() ? L"" : L" ") + windows::quote_argument(windows::widen(a));
-  const std::wstring ext = lowercase(program.extension().native());
-  if (ext == L".bat" || ext == L".cmd") {
-    // A batch file runs through the command interpreter: /s keeps the quoted line whole.
-    std::wstring comspec = environment_value(L"ComSpec");
-    if (comspec.empty()) comspec = environment_value(L"SystemRoot") + L"\\System32\\cmd.exe";
-    command_line = windows::quote_argument(comspec) + L" /d /s /c \"" + command_line + L"\"";
-    program = comspec;
-  }
+  const std::wstring command_line = command_line_for(spec, program);
   const std::wstring env = environment_block(spec.env);
-
-  Handles handles;
-  HANDLE in_ours = nullptr, out_ours = nullptr, err_ours = nullptr;
   windows::ChildStart start{.application = program.native(), .command_line = command_line, .environment = &env};
   if (!spec.cwd.empty()) start.cwd = windows::api_path(spec.cwd);
-  if (spec.input) {
-    HANDLE theirs = nullptr;
-    if (!make_pipe(in_ours, theirs, true)) return r.error = "cannot create a pipe", r;
-    start.std_in = handles.keep(theirs);
-  } else {
-    start.std_in = handles.keep(windows::null_device(false));
-  }
-  HANDLE log = spec.log_file.empty() ? nullptr : handles.keep(append_to(spec.log_file));
-  if (!spec.log_file.empty() && !log) return r.error = "cannot open " + to_utf8(spec.log_file), r;
-  start.std_out = log ? log : handles.keep(inheritable_copy(STD_OUTPUT_HANDLE));
-  start.std_err = log ? log : handles.keep(inheritable_copy(STD_ERROR_HANDLE));
-  if (spec.output) {
-    HANDLE theirs = nullptr;
-    if (!make_pipe(out_ours, theirs, false)) return r.error = "cannot create a pipe", r;
-    start.std_out = handles.keep(theirs);
-  }
-  if (spec.errors) {
-    HANDLE theirs = nullptr;
-    if (!make_pipe(err_ours, theirs, false)) return r.error = "cannot create a pipe", r;
-    start.std_err = handles.keep(theirs);
+  Handles handles;
+  OurEnds ours;
+  if (std::string error = connect_stdio(spec, start, handles, ours); !error.empty()) {
+    ours.close();
+    r.error = error;
+    return r;
   }
 
   windows::ChildJob job;
@@ -188,46 +248,18 @@ ProcessResult run_process(const ProcessSpec& spec) {
   // The child's ends are the child's now: our copies would keep its pipes open.
   handles.close_all();
   if (!process) {
-    for (HANDLE h : {in_ours, out_ours, err_ours})
-      if (h) CloseHandle(h);
+    ours.close();
     r.error = "cannot execute '" + spec.argv[0] + "': " + error;
     return r;
   }
   r.started = true;
-
-  // Fed and drained by threads of their own: a big output fills a pipe
-  // while its input is still being written.
-  std::vector<std::thread> pumps;
-  if (in_ours)
-    pumps.emplace_back([in_ours, &spec] {
-      const std::string& data = *spec.input;
-      for (std::size_t done = 0; done < data.size();) {
-        DWORD n = 0;
-        const DWORD chunk = static_cast<DWORD>(std::min<std::size_t>(data.size() - done, 1 << 20));
-        if (!WriteFile(in_ours, data.data() + done, chunk, &n, nullptr) || n == 0) break;  // it stopped reading
-        done += n;
-      }
-      CloseHandle(in_ours);
-    });
-  if (out_ours) pumps.emplace_back([out_ours, &spec] { drain(out_ours, spec.output); });
-  if (err_ours) pumps.emplace_back([err_ours, &spec] { drain(err_ours, spec.errors); });
-
-  bool stopped = false;
-  while (WaitForSingleObject(process, spec.cancel ? 20 : INFINITE) == WAIT_TIMEOUT) {
-    if (spec.cancel && spec.cancel->load() && !stopped) {
-      job.terminate();  // the command and everything it started
-      stopped = true;
-    }
-  }
-  DWORD code = 0;
-  GetExitCodeProcess(process, &code);
-  CloseHandle(process);
+  std::vector<std::thread> pumps = start_pumps(spec, ours);
+  const DWORD code = wait_for_command(process, job, spec.cancel);
   // What it started and left running holds the pipes open: end the job
   // before waiting for the pumps.
   if (spec.input || spec.output || spec.errors) job.terminate();
   for (auto& t : pumps) t.join();
-  for (HANDLE h : {out_ours, err_ours})
-    if (h) CloseHandle(h);
+  ours.close();
   r.end = windows::end_of(code);
   r.exit_code = r.end.shell_code();
   return r;
