@@ -60,22 +60,23 @@ std::vector<bool> write_over_dead_inputs(Plan& plan, std::vector<int>& parent, c
   return in_place;
 }
 
-}  // namespace
-
-void assign_arena(Plan& plan) {
-  std::size_t n = plan.values.size();
-  std::vector<int> parent(n);
+// Groups of values that share storage: an output that aliases its input
+// (a Reshape's) joins the input's group. Marks those outputs.
+std::vector<int> alias_groups(const Plan& plan, std::vector<bool>& aliased_output) {
+  std::vector<int> parent(plan.values.size());
   std::iota(parent.begin(), parent.end(), 0);
-  std::vector<bool> aliased_output(n, false);
   for (const Step& s : plan.steps) {
     if (!s.output_aliases_input || s.inputs.empty() || s.outputs.empty()) continue;
     if (s.inputs[0] < 0 || s.outputs[0] < 0) continue;
     parent[static_cast<std::size_t>(find_root(parent, s.outputs[0]))] = find_root(parent, s.inputs[0]);
     aliased_output[static_cast<std::size_t>(s.outputs[0])] = true;
   }
+  return parent;
+}
 
-  // Groups whose storage must outlive a run or is not ours to reuse.
-  std::vector<bool> excluded(n, false);
+// Groups whose storage must outlive a run or is not ours to reuse.
+std::vector<bool> excluded_groups(const Plan& plan, std::vector<int>& parent) {
+  std::vector<bool> excluded(plan.values.size(), false);
   auto exclude = [&](int id) {
     if (id >= 0) excluded[static_cast<std::size_t>(find_root(parent, id))] = true;
   };
@@ -86,12 +87,15 @@ void assign_arena(Plan& plan) {
   for (const Step& s : plan.steps)
     if (!s.implicit_names.empty() || s.op_type == "If" || s.op_type == "Loop" || s.op_type == "Scan")
       for (int id : s.inputs) exclude(id);
-  const std::vector<bool> in_place = write_over_dead_inputs(plan, parent, excluded, aliased_output);
+  return excluded;
+}
 
-  std::vector<Interval> group(n);
-  std::vector<int> produced_by(n, -1);
+// Each group's life, from its first producing step to its last reading one;
+// and the step producing each value (-1: none).
+std::vector<Interval> group_lives(const Plan& plan, std::vector<int>& parent, std::vector<int>& produced_by) {
+  std::vector<Interval> group(plan.values.size());
   for (std::size_t si = 0; si < plan.steps.size(); ++si) {
-    int step = static_cast<int>(si);
+    const int step = static_cast<int>(si);
     for (int id : plan.steps[si].outputs) {
       if (id < 0) continue;
       produced_by[static_cast<std::size_t>(id)] = step;
@@ -105,24 +109,18 @@ void assign_arena(Plan& plan) {
       g.last = std::max(g.last, step);
     }
   }
+  return group;
+}
 
-  struct Candidate {
-    int id;
-    std::int64_t bytes;
-    Interval life;
-  };
-  std::vector<Candidate> candidates;
-  for (std::size_t id = 0; id < n; ++id) {
-    const ValueInfo& v = plan.values[id];
-    if (produced_by[id] < 0 || aliased_output[id] || in_place[id] || !v.shape || dtype_size(v.dtype) == 0) continue;
-    int root = find_root(parent, static_cast<int>(id));
-    if (excluded[static_cast<std::size_t>(root)]) continue;
-    std::int64_t bytes = shape_size(*v.shape) * static_cast<std::int64_t>(dtype_size(v.dtype));
-    if (bytes <= 0) continue;
-    candidates.push_back(
-        {static_cast<int>(id), (bytes + kAlign - 1) / kAlign * kAlign, group[static_cast<std::size_t>(root)]});
-  }
-  // Largest first, then best offset among the live ones: the classic greedy.
+struct Candidate {
+  int id;
+  std::int64_t bytes;
+  Interval life;
+};
+
+// Places each candidate, largest first, at the best offset among the live
+// ones (the classic greedy); returns each with its offset.
+std::vector<std::pair<Candidate, std::int64_t>> place(Plan& plan, std::vector<Candidate> candidates) {
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const Candidate& a, const Candidate& b) { return a.bytes > b.bytes; });
   std::vector<std::pair<Candidate, std::int64_t>> placed;
@@ -147,11 +145,38 @@ void assign_arena(Plan& plan) {
     plan.buffers.push_back({best, c.bytes});
     plan.arena_bytes = std::max(plan.arena_bytes, best + c.bytes);
   }
+  return placed;
+}
+
+}  // namespace
+
+void assign_arena(Plan& plan) {
+  const std::size_t n = plan.values.size();
+  std::vector<bool> aliased_output(n, false);
+  std::vector<int> parent = alias_groups(plan, aliased_output);
+  const std::vector<bool> excluded = excluded_groups(plan, parent);
+  const std::vector<bool> in_place = write_over_dead_inputs(plan, parent, excluded, aliased_output);
+  std::vector<int> produced_by(n, -1);
+  const std::vector<Interval> group = group_lives(plan, parent, produced_by);
+
+  std::vector<Candidate> candidates;
+  for (std::size_t id = 0; id < n; ++id) {
+    const ValueInfo& v = plan.values[id];
+    if (produced_by[id] < 0 || aliased_output[id] || in_place[id] || !v.shape || dtype_size(v.dtype) == 0) continue;
+    int root = find_root(parent, static_cast<int>(id));
+    if (excluded[static_cast<std::size_t>(root)]) continue;
+    std::int64_t bytes = shape_size(*v.shape) * static_cast<std::int64_t>(dtype_size(v.dtype));
+    if (bytes <= 0) continue;
+    candidates.push_back(
+        {static_cast<int>(id), (bytes + kAlign - 1) / kAlign * kAlign, group[static_cast<std::size_t>(root)]});
+  }
+  const auto placed = place(plan, std::move(candidates));
   // Outputs written over their input take the buffer of the value that
   // starts their chain (the group's one placed value).
   std::vector<int> group_buffer(n, -1);
   for (const auto& [c, offset] : placed)
-    group_buffer[static_cast<std::size_t>(find_root(parent, c.id))] = plan.values[static_cast<std::size_t>(c.id)].buffer;
+    group_buffer[static_cast<std::size_t>(find_root(parent, c.id))] =
+        plan.values[static_cast<std::size_t>(c.id)].buffer;
   for (std::size_t id = 0; id < n; ++id)
     if (in_place[id])
       plan.values[id].buffer = group_buffer[static_cast<std::size_t>(find_root(parent, static_cast<int>(id)))];
