@@ -79,7 +79,7 @@ struct QuantizeConfig {
   std::string calibration_method = "minmax";
   double percentile = 99.999;
   std::optional<std::int64_t> num_bins;
-  std::optional<double> min_sqnr_db;  // the stage fails when an output's SQNR is lower
+  std::optional<double> min_sqnr_db;    // the stage fails when an output's SQNR is lower
   bool allow_constant_outputs = false;  // min_sqnr_db passes outputs that never vary
   std::int64_t samples = 8;
   std::string calibration_data;
@@ -159,9 +159,6 @@ std::shared_ptr<const Section<QuantizeConfig>> quantize_schema();
 std::string value_range_problem(const QuantizeConfig& q);
 std::shared_ptr<const Section<CompileConfig>> compile_schema();
 std::shared_ptr<const Section<InputTensorSpec>> input_tensor_schema();
-
-// The sections that may appear at the top level and inside [[model]].
-inline const std::vector<std::string> kStageSections = {"export", "optimize", "quantize", "compile"};
 
 // Whether "section.key" is one whose value, left unset, the schema computes
 // from other keys of its section (quantize.weight_symmetric from weight_type):

@@ -7,8 +7,8 @@
 
 #include "base/atomic_file.h"
 #include "base/error.h"
-#include "base/toml_parse.h"
 #include "base/path_text.h"
+#include "base/toml_parse.h"
 
 namespace winml::config {
 

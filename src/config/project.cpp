@@ -8,6 +8,7 @@
 #include "base/text.h"
 #include "config/model_name.h"
 #include "config/overrides.h"
+#include "config/section_table.h"
 #include "config/torchvision_weights.h"
 
 namespace winml::config {
@@ -15,8 +16,6 @@ namespace winml::config {
 namespace fs = std::filesystem;
 
 namespace {
-
-const std::vector<std::string> kTopLevel = {"build", "compile", "export", "model", "optimize", "quantize"};
 
 class Errors {
  public:
@@ -43,14 +42,8 @@ json normalize_section(const json& v) {
   return v;
 }
 
-void validate_section(const std::string& section, const json& value, const std::string& path, Errors& errors) {
-  json v = normalize_section(value);
-  auto sink = errors.sink();
-  if (section == "build") build_schema()->validate(v, path, sink);
-  else if (section == "export") export_schema()->validate(v, path, sink);
-  else if (section == "optimize") optimize_schema()->validate(v, path, sink);
-  else if (section == "quantize") quantize_schema()->validate(v, path, sink);
-  else if (section == "compile") compile_schema()->validate(v, path, sink);
+void validate_section(const ConfigSection& section, const json& value, const std::string& path, Errors& errors) {
+  section.schema().validate(normalize_section(value), path, errors.sink());
 }
 
 json merged(const json& global, const json& local) {
@@ -147,12 +140,16 @@ namespace {
 
 // Unknown top-level keys, and the project-wide sections' keys.
 void check_top_level(const json& root, Errors& errors) {
+  const std::vector<std::string> top_level = top_level_names();
   for (const auto& [k, v] : root.items())
-    if (std::find(kTopLevel.begin(), kTopLevel.end(), k) == kTopLevel.end())
-      errors.add(k, "unknown top-level key '" + k + "'" + did_you_mean(k, kTopLevel) +
-                        " (valid: " + join(kTopLevel, ", ") + ")");
-  for (const auto& section : {"build", "export", "optimize", "quantize", "compile"})
-    if (root.contains(section)) validate_section(section, root[section], section, errors);
+    if (!find_config_section(k))
+      errors.add(k, "unknown top-level key '" + k + "'" + did_you_mean(k, top_level) +
+                        " (valid: " + join(top_level, ", ") + ")");
+  for (const ConfigSection& section : config_sections()) {
+    const std::string name(section.name);
+    if (section.place != SectionPlace::kModel && root.contains(name))
+      validate_section(section, root[name], name, errors);
+  }
 }
 
 // [model] (one table) or [[model]] (array of tables): each entry with its key path.
@@ -176,12 +173,12 @@ std::vector<std::pair<json, std::string>> model_entries(const json& root, Errors
 json model_keys(const json& entry, const std::string& path, Errors& errors) {
   json own = json::object();
   for (const auto& [k, v] : entry.items()) {
-    bool is_section = std::find(kStageSections.begin(), kStageSections.end(), k) != kStageSections.end();
-    if (is_section) validate_section(k, v, path + "." + k, errors);
+    const ConfigSection* section = find_config_section(k);
+    if (section && section->place == SectionPlace::kStage) validate_section(*section, v, path + "." + k, errors);
     else own[k] = v;
   }
   std::vector<std::string> allowed = model_schema()->key_names();
-  allowed.insert(allowed.end(), kStageSections.begin(), kStageSections.end());
+  for (const auto& name : section_names(SectionPlace::kStage)) allowed.push_back(name);
   json known = json::object();
   for (const auto& [k, v] : own.items()) {
     if (model_schema()->find(k)) known[k] = v;
@@ -222,11 +219,11 @@ ModelSettings read_model(const Document& doc, const json& entry, const std::stri
   ModelSettings t;
   t.build = project.build;
   t.model = model_schema()->read(known);
-  auto section = [&](const char* name) { return merged(root.value(name, json()), entry.value(name, json())); };
-  t.export_ = export_schema()->read(section("export"));
-  t.optimize = optimize_schema()->read(section("optimize"));
-  t.quantize = quantize_schema()->read(section("quantize"));
-  t.compile = compile_schema()->read(section("compile"));
+  for (const ConfigSection& section : config_sections()) {
+    const std::string name(section.name);
+    if (section.place == SectionPlace::kStage)
+      section.read(t, merged(root.value(name, json()), entry.value(name, json())));
+  }
   check_model(doc, t, path, errors);
   resolve(t);
   if (auto problem = value_range_problem(t.quantize); !problem.empty())
@@ -297,34 +294,19 @@ ProjectConfig load_project(const fs::path& project_dir, const fs::path& config_f
   return load_project(doc, project_dir);
 }
 
-json section_json(const ModelSettings& t, const std::string& section) {
-  if (section == "build") return build_schema()->write(t.build);
-  if (section == "model") return model_schema()->write(t.model);
-  if (section == "export") return export_schema()->write(t.export_);
-  if (section == "optimize") return optimize_schema()->write(t.optimize);
-  if (section == "quantize") return quantize_schema()->write(t.quantize);
-  if (section == "compile") return compile_schema()->write(t.compile);
-  throw std::invalid_argument("unknown config section " + section);
-}
+json section_json(const ModelSettings& t, const std::string& section) { return config_section(section).write(t); }
 
 bool computed_from_other_keys(const std::string& dotted_key) {
   const auto dot = dotted_key.find('.');
   if (dot == std::string::npos) return false;
-  const std::string section = dotted_key.substr(0, dot), key = dotted_key.substr(dot + 1);
-  std::shared_ptr<const SectionSchema> schema;
-  if (section == "build") schema = build_schema();
-  else if (section == "model") schema = model_schema();
-  else if (section == "export") schema = export_schema();
-  else if (section == "optimize") schema = optimize_schema();
-  else if (section == "quantize") schema = quantize_schema();
-  else if (section == "compile") schema = compile_schema();
-  const KeyInfo* k = schema ? schema->find(key) : nullptr;
+  const ConfigSection* section = find_config_section(std::string_view(dotted_key).substr(0, dot));
+  const KeyInfo* k = section ? section->schema().find(dotted_key.substr(dot + 1)) : nullptr;
   return k && k->optional && k->resolve;
 }
 
 json to_json(const ModelSettings& t) {
   json out = json::object();
-  for (const auto& s : kTopLevel) out[s] = section_json(t, s);
+  for (const ConfigSection& s : config_sections()) out[std::string(s.name)] = s.write(t);
   return out;
 }
 

@@ -24,11 +24,11 @@ enum class ValueType {
   kStringList,
   kIntList,
   kFloatList,
-  kIntTable,   // name -> integer
+  kIntTable,     // name -> integer
   kStringTable,  // name -> string
-  kShape,      // list of integers and dimension names
-  kTableList,  // array of tables with their own schema
-  kJson,       // free-form, checked by the key's validator
+  kShape,        // list of integers and dimension names
+  kTableList,    // array of tables with their own schema
+  kJson,         // free-form, checked by the key's validator
 };
 
 std::string type_name(ValueType t);

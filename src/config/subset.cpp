@@ -2,19 +2,11 @@
 
 #include <stdexcept>
 
+#include "config/section_table.h"
+
 namespace winml::config {
 
 namespace {
-
-const SectionSchema& schema_of(const std::string& section) {
-  if (section == "build") return *build_schema();
-  if (section == "model") return *model_schema();
-  if (section == "export") return *export_schema();
-  if (section == "optimize") return *optimize_schema();
-  if (section == "quantize") return *quantize_schema();
-  if (section == "compile") return *compile_schema();
-  throw std::logic_error("unknown config section '" + section + "'");
-}
 
 json empty_value(const KeyInfo& k) {
   if (k.optional) return nullptr;
@@ -40,19 +32,14 @@ json empty_section(const SectionSchema& s) {
 
 ModelSettings from_json(const json& c) {
   ModelSettings t;
-  t.build = build_schema()->read(c.at("build"));
-  t.model = model_schema()->read(c.at("model"));
-  t.export_ = export_schema()->read(c.at("export"));
-  t.optimize = optimize_schema()->read(c.at("optimize"));
-  t.quantize = quantize_schema()->read(c.at("quantize"));
-  t.compile = compile_schema()->read(c.at("compile"));
+  for (const ConfigSection& s : config_sections()) s.read(t, c.at(std::string(s.name)));
   return t;
 }
 
 ModelSettings only_keys(const ModelSettings& full, const std::vector<std::string>& keys) {
   const json all = to_json(full);
   json kept = json::object();
-  for (const auto& [section, values] : all.items()) kept[section] = empty_section(schema_of(section));
+  for (const auto& [section, values] : all.items()) kept[section] = empty_section(config_section(section).schema());
   for (const auto& key : keys) {
     const auto dot = key.find('.');
     const std::string section = key.substr(0, dot);

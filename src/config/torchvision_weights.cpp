@@ -52,8 +52,9 @@ std::optional<PretrainedWeights> find_pretrained_weights(const std::string& mode
     for (const auto& [name, v] : data.as_table())
       if (v.is_table()) models.push_back(name);
     std::sort(models.begin(), models.end());
-    return fail("rules/" + std::string(kTorchvisionWeightsRules) + " knows no pretrained weights for torchvision model '" +
-                model + "'" + did_you_mean(model, models) + " (models with them: " + join(models, ", ") + ")");
+    return fail("rules/" + std::string(kTorchvisionWeightsRules) +
+                " knows no pretrained weights for torchvision model '" + model + "'" + did_you_mean(model, models) +
+                " (models with them: " + join(models, ", ") + ")");
   }
   const toml::value& table = data.at(model);
   std::vector<std::string> names;
