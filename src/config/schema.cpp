@@ -181,4 +181,13 @@ void SectionSchema::validate(const json& object, const std::string& path, const 
   }
 }
 
+void SectionSchema::flag(const std::string& key, CommandFlag flag) {
+  for (KeyInfo& k : keys_)
+    if (k.name == key) {
+      k.flag = std::move(flag);
+      return;
+    }
+  throw std::logic_error("no key '" + key + "' in [" + name_ + "] to give a flag");
+}
+
 }  // namespace winml::config

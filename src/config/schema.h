@@ -35,6 +35,16 @@ std::string type_name(ValueType t);
 
 class SectionSchema;
 
+// The flag of a single-model command (`winml-make quantize`) that sets a key,
+// so that the command and winml.toml share one declaration, its checks and
+// its messages: `--NAME VALUE`, or a switch that sets the key to `sets`.
+struct CommandFlag {
+  std::string name;  // without the leading "--"
+  std::string help;  // one line of --help
+  json sets;         // a switch's value (true; false for "--no-..."); null: the flag takes the value
+  int values = 0;    // a list's values per use (`--value-range LOW HIGH`); 0: comma-separated
+};
+
 struct KeyInfo {
   std::string name;
   ValueType type;
@@ -53,6 +63,8 @@ struct KeyInfo {
   // test builds every key with another value, so every key needs one: booleans
   // flip, numbers step within their range, choices move to the next.
   json alternative;
+  // The single-model command's flag for this key, if it has one.
+  std::optional<CommandFlag> flag;
   // What winml.toml.example shows, commented out, for an optional key that
   // is not a boolean (booleans show `true`).
   json example;
@@ -91,6 +103,9 @@ class SectionSchema {
   void resolve(json& section) const;
 
   std::vector<std::string> key_names() const;
+
+  // Gives `key` its single-model command flag (KeyInfo::flag).
+  void flag(const std::string& key, CommandFlag flag);
 
  protected:
   std::string name_, doc_;

@@ -34,8 +34,7 @@ std::shared_ptr<const Section<QuantizeConfig>> quantize_schema() {
            "Element type of quantized activations (16-bit types use com.microsoft Q/DQ below opset 21); "
            "\"float32\": weights only (w4a32, w8a32), no calibration.")
         .choices = activation_types;
-    auto& bits = s->key("bits", &QuantizeConfig::bits, ValueType::kInt,
-                        "matmulnbits mode: bits per weight, 4 or 8.");
+    auto& bits = s->key("bits", &QuantizeConfig::bits, ValueType::kInt, "matmulnbits mode: bits per weight, 4 or 8.");
     bits.alternative = 8;
     // No [min, max] range: it would add a second message that calls 5 to 7 valid.
     bits.validator = [](const json& v) -> std::string {
@@ -144,6 +143,33 @@ std::shared_ptr<const Section<QuantizeConfig>> quantize_schema() {
         .alternative = json::array({"Conv"});
     s->key("requantize", &QuantizeConfig::requantize, ValueType::kBool,
            "Allow an input that is already QDQ-quantized: its Q/DQ pairs are removed and it is quantized again.");
+    // winml-make quantize's flags (tools/schema_flags.h).
+    s->flag("mode", {"mode", "qdq (default), fp16 or matmulnbits (weight-only MatMulNBits)"});
+    s->flag("weight_type", {"weight-type", "uint8, int8 (default), uint16, int16, uint4, int4 (opset 21)"});
+    s->flag("activation_type", {"activation-type", "uint8 (default), int8, uint16, int16, float32 (weights only)"});
+    s->flag("bits", {"bits", "matmulnbits: 4 (default) or 8 bits per weight"});
+    s->flag("block_size", {"block-size", "matmulnbits and 4-bit weights: weights per scale (default 32)"});
+    s->flag("accuracy_level", {"accuracy-level", "matmulnbits: MatMulNBits' accuracy_level 0-4 (default 0)"});
+    s->flag("weight_symmetric", {"weight-asymmetric", "Asymmetric weight ranges (with zero points)", false});
+    s->flag("per_channel", {"per-channel", "One weight scale per output channel", true});
+    s->flag("symmetric", {"symmetric", "Symmetric weight and activation ranges", true});
+    s->flag("reduce_range", {"reduce-range", "7-bit weights", true});
+    s->flag("bias_correction", {"no-bias-correction", "Keep biases as they are (no bias correction)", false});
+    s->flag("calibration_method", {"calibration-method", "minmax (default), percentile, entropy"});
+    s->flag("percentile", {"percentile", "Percentile kept by the percentile method (default 99.999)"});
+    s->flag("num_bins", {"num-bins", "Histogram bins for percentile/entropy"});
+    s->flag("samples", {"samples", "Number of calibration samples (default 8)"});
+    s->flag("calibration_data",
+            {"calibration-data",
+             "Directory with one subdirectory per sample (<input>.npy or <input>.pb); default: generated"});
+    s->flag("distribution", {"distribution", "Generated samples: uniform (default) or normal"});
+    s->flag("value_range", {"value-range", "Generated samples: LOW HIGH, or MEAN STDDEV", nullptr, 2});
+    s->flag("seed", {"seed", "Seed of generated samples"});
+    s->flag("op_types_to_quantize", {"op-types", "Only quantize these operator types"});
+    s->flag("nodes_to_exclude", {"exclude-nodes", "Node names that stay float"});
+    s->flag("op_block_list", {"block-ops", "fp16: operator types that stay float32"});
+    s->flag("keep_io_types", {"fp16-io", "fp16: make the model's inputs and outputs float16 too", false});
+    s->flag("requantize", {"requantize", "Accept a QDQ model: remove its Q/DQ and quantize again", true});
     return s;
   }();
   return s;
