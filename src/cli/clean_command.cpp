@@ -6,8 +6,8 @@
 #include <iostream>
 #include <set>
 
-#include "store/confined_dir.h"
 #include "base/error.h"
+#include "base/path_text.h"
 #include "base/text.h"
 #include "cli/context.h"
 #include "cli/interrupt.h"
@@ -16,7 +16,7 @@
 #include "pipeline/clean.h"
 #include "pipeline/dead_models.h"
 #include "pipeline/registry.h"
-#include "base/path_text.h"
+#include "store/confined_dir.h"
 
 namespace winml::cli {
 
@@ -29,10 +29,10 @@ std::string cleaned_line(const pipeline::CleanedModel& m) {
   const std::string removed = count_of(m.files, "file") + ", " + human_bytes(m.bytes);
   if (m.dir_removed) return "removed " + to_utf8(m.dir) + " (" + (m.files ? removed : "it was empty") + ")\n";
   if (m.others.empty()) return m.files ? "removed " + removed + " from " + to_utf8(m.dir) + "\n" : "";
-  std::string line = m.files ? "removed " + removed + " from " + to_utf8(m.dir) + "; kept the folder"
-                             : "kept " + to_utf8(m.dir);
-  line += ": it holds " + count_of(m.other_count, "entry", "entries") + " winml-make did not write (" + join(m.others, ", ") +
-          (m.other_count > m.others.size() ? ", ..." : "") + ")\n";
+  std::string line =
+      m.files ? "removed " + removed + " from " + to_utf8(m.dir) + "; kept the folder" : "kept " + to_utf8(m.dir);
+  line += ": it holds " + count_of(m.other_count, "entry", "entries") + " winml-make did not write (" +
+          join(m.others, ", ") + (m.other_count > m.others.size() ? ", ..." : "") + ")\n";
   return line;
 }
 
@@ -55,18 +55,20 @@ Command add_clean_command(CLI::App& app) {
             const std::atomic<bool>& cancel = install_interrupt_handler();
             pipeline::BuildSession session(session_options(ctx, /*write=*/true, &cancel), tool_stages());
             if (!session.open()) return static_cast<int>(kExitInterrupted);
-            std::set<std::string> selected;
+            graph::ModelSelection selected;
             if (opts->dead) {
+              std::set<std::string> dead;
               for (const auto& m : pipeline::dead_models(session)) {
-                if (m.recorded) selected.insert(m.name);
+                if (m.recorded) dead.insert(m.name);
                 else
                   std::cout << "kept " << to_utf8(m.dir)
                             << ": no build records for it (winml-make deletes only files it recorded writing)\n";
               }
-              if (selected.empty()) {
+              if (dead.empty()) {
                 std::cout << "no folders of unconfigured models to remove\n";
                 return 0;
               }
+              selected = graph::ModelSelection::only(std::move(dead));
             } else {
               selected = select_models(session, opts->models);
             }
@@ -79,7 +81,7 @@ Command add_clean_command(CLI::App& app) {
               }
               std::cout << cleaned_line(m);
             }
-            if (selected.empty() && !opts->dead && exit_code == 0) {
+            if (selected.is_every_model() && exit_code == 0) {
               // Every record but the lock this process holds.
               store::DiskInterface& disk = *session.options().disk;
               const store::ConfinedDir owned(session.plan().output_dir, disk);

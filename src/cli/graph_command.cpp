@@ -32,15 +32,15 @@ Command add_graph_command(CLI::App& app) {
             graph::Graph g = session.plan().graph;
             ToolRunner runner(session);
             auto results = pipeline::evaluate(session, selected, /*explain=*/false, runner);
-            if (!selected.empty()) {
+            if (!selected.is_every_model()) {
               // Keep only the selected models (indices shift: rebuild deps).
               graph::Graph sub;
               std::vector<std::size_t> index(g.nodes.size(), graph::npos);
               std::vector<graph::NodeResult> kept;
               for (const auto& t : g.models)
-                if (selected.count(t)) sub.models.push_back(t);
+                if (selected.contains(t)) sub.models.push_back(t);
               for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-                if (!selected.count(g.nodes[i].model)) continue;
+                if (!selected.contains(g.nodes[i].model)) continue;
                 graph::Node n = g.nodes[i];
                 for (auto& d : n.deps) d = index[d];
                 index[i] = sub.nodes.size();

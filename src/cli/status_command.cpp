@@ -42,12 +42,12 @@ std::string status_summary(std::map<graph::Status, std::size_t>& counts, const s
 // configured (only when every model is shown).
 struct StatusView {
   const pipeline::BuildPlan& plan;
-  std::set<std::string> models;  // empty: all
+  graph::ModelSelection models;
   std::vector<graph::NodeResult> results;
   std::map<std::string, bool> reports;
   std::vector<pipeline::DeadModel> dead;
 
-  bool shown(const std::string& model) const { return models.empty() || models.count(model); }
+  bool shown(const std::string& model) const { return models.contains(model); }
   bool reports_current(const std::string& model) const {
     auto it = reports.find(model);
     return it != reports.end() && it->second;
@@ -65,7 +65,7 @@ StatusView evaluate_status(pipeline::BuildSession& session, const std::vector<st
   for (std::size_t mi = 0; mi < v.plan.graph.models.size(); ++mi)
     if (v.shown(v.plan.graph.models[mi]))
       v.reports[v.plan.graph.models[mi]] = session.reports_current(mi, by_model[mi]);
-  if (v.models.empty()) v.dead = pipeline::dead_models(session);
+  if (v.models.is_every_model()) v.dead = pipeline::dead_models(session);
   return v;
 }
 

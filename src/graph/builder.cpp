@@ -587,7 +587,7 @@ void Builder::prepare(const BuildOptions& o, Run& run) {
 std::vector<NodeResult> Builder::build(const BuildOptions& o) {
   const std::size_t n = graph_.nodes.size();
   Run run{.o = o, .results = std::vector<NodeResult>(n), .selected = std::vector<bool>(n)};
-  for (std::size_t i = 0; i < n; ++i) run.selected[i] = o.models.empty() || o.models.count(graph_.nodes[i].model);
+  for (std::size_t i = 0; i < n; ++i) run.selected[i] = o.models.contains(graph_.nodes[i].model);
   if (observer_) {
     state_.stat_cache().on_hash_start = [this](const fs::path& f, std::uint64_t size) {
       if (size >= kBigFile) observer_->hashing(f, size);

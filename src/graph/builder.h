@@ -18,6 +18,7 @@
 
 #include "graph/inputs.h"
 #include "graph/keys_in_flight.h"
+#include "graph/model_selection.h"
 #include "graph/node.h"
 #include "graph/runner.h"
 #include "graph/scheduler.h"
@@ -80,7 +81,7 @@ struct BuildOptions {
   store::RemoteCache* remote = nullptr;  // consulted on a local miss; used only with `cache`
   bool cached_only = false;              // a stage that would have to run fails instead
   const std::atomic<bool>* cancel = nullptr;
-  std::set<std::string> models;  // empty: all
+  ModelSelection models;
 };
 
 class BuildObserver {

@@ -8,8 +8,7 @@
 
 namespace winml::pipeline {
 
-Build::Build(BuildRequest request, const StageRegistry& registry)
-    : request_(std::move(request)), registry_(registry) {
+Build::Build(BuildRequest request, const StageRegistry& registry) : request_(std::move(request)), registry_(registry) {
   request_.session.write = !request_.dry_run;
   // A build of every model looks up every file the last one did.
   request_.session.prefetch_stats = request_.models.empty() && request_.shard.empty() && !request_.rebuild;
@@ -25,8 +24,6 @@ void Build::choose_models() {
   options_.models = select_models(*session_, request_.models);
   if (request_.shard.empty()) return;
   options_.models = models_in_shard(parse_shard(request_.shard), plan().graph.models, options_.models);
-  // Empty models would mean "all": a shard that drew no model builds nothing.
-  nothing_in_shard_ = options_.models.empty();
 }
 
 void Build::open_local_cache() {
@@ -42,7 +39,8 @@ void Build::open_local_cache() {
         -1, request_.session.cancel, store::LockMode::kShared);
     if (!cache_lock_) return;  // interrupted
   } catch (const InputError& e) {
-    throw InputError(std::string(e.what()) + "; it is the cache directory (--cache-dir, else $WINML_MAKE_CACHE_DIR, "
+    throw InputError(std::string(e.what()) +
+                     "; it is the cache directory (--cache-dir, else $WINML_MAKE_CACHE_DIR, "
                      "$XDG_CACHE_HOME/winml-make, ~/.cache/winml-make); --no-cache builds without one");
   } catch (const BuildError& e) {
     // A cache this user cannot write (a shared read-only mirror) is still
@@ -56,8 +54,8 @@ void Build::open_local_cache() {
 void Build::open_remote_cache() {
   if (request_.no_remote_cache) return;
   const auto& b = plan().build;
-  auto settings = remote::resolve_remote_settings(
-      request_.remote_cache, {b.remote_cache, static_cast<long>(b.remote_cache_transfer_timeout)});
+  auto settings = remote::resolve_remote_settings(request_.remote_cache,
+                                                  {b.remote_cache, static_cast<long>(b.remote_cache_transfer_timeout)});
   if (!settings) return;
   std::string missing;
   if (!options_.cache) {
@@ -89,11 +87,10 @@ bool Build::open() {
   options_.explain = request_.explain;
   options_.cached_only = request_.cached_only;
   options_.cancel = request_.session.cancel;
-  if (nothing_in_shard_) return true;
+  if (options_.models.is_none()) return true;  // nothing to build: no cache either
   // A stage that cannot run on this machine stops the build before any runs.
   for (const auto& n : plan().graph.nodes)
-    if (n.enabled && !n.cannot_run.empty() && (options_.models.empty() || options_.models.count(n.model)))
-      throw InputError(n.cannot_run);
+    if (n.enabled && !n.cannot_run.empty() && options_.models.contains(n.model)) throw InputError(n.cannot_run);
   open_local_cache();
   if (options_.cache && !cache_lock_ && request_.session.cancel && request_.session.cancel->load()) return false;
   open_remote_cache();
@@ -101,16 +98,16 @@ bool Build::open() {
 }
 
 std::size_t Build::node_count() const {
-  if (nothing_in_shard_) return 0;
   const auto& nodes = plan().graph.nodes;
   return std::count_if(nodes.begin(), nodes.end(),
-                       [&](const graph::Node& n) { return options_.models.empty() || options_.models.count(n.model); });
+                       [&](const graph::Node& n) { return options_.models.contains(n.model); });
 }
 
 std::vector<graph::NodeResult> Build::run(graph::NodeRunner& runner, graph::BuildObserver* observer) {
-  // Its empty set of models would mean "all" to the builder.
-  if (nothing_in_shard_) return std::vector<graph::NodeResult>(plan().graph.nodes.size());
-  graph::Builder builder(plan().graph, {session_->options().source.project_dir, plan().output_dir, session_->state_dir()},
+  // Nothing to build (a shard that drew no model): nothing is written either.
+  if (options_.models.is_none()) return std::vector<graph::NodeResult>(plan().graph.nodes.size());
+  graph::Builder builder(plan().graph,
+                         {session_->options().source.project_dir, plan().output_dir, session_->state_dir()},
                          session_->state(), session_->ingredients(), runner, observer);
   std::vector<graph::NodeResult> results = builder.build(options_);
   if (remote_) remote_->finish();  // queued uploads: the next job may need them

@@ -23,19 +23,19 @@
 namespace winml::pipeline {
 
 struct BuildRequest {
-  BuildSessionOptions session;       // its `write` is !dry_run
-  std::vector<std::string> models;   // named ones (InputError for an unknown name); empty: all
-  std::string shard;                 // "I/N": only the models a stable hash of the name puts there
-  int jobs = 0;                      // 0: [build] jobs, else one per CPU core
-  bool keep_going = false;           // or [build] keep_going
-  bool rebuild = false;              // or [build] rebuild
+  BuildSessionOptions session;      // its `write` is !dry_run
+  std::vector<std::string> models;  // named ones (InputError for an unknown name); empty: all
+  std::string shard;                // "I/N": only the models a stable hash of the name puts there
+  int jobs = 0;                     // 0: [build] jobs, else one per CPU core
+  bool keep_going = false;          // or [build] keep_going
+  bool rebuild = false;             // or [build] rebuild
   bool dry_run = false;
   bool explain = false;
   bool cached_only = false;
-  bool use_cache = true;             // false: --no-cache (or [build] cache = false)
+  bool use_cache = true;  // false: --no-cache (or [build] cache = false)
   std::filesystem::path cache_dir;
-  std::string remote_cache;          // --remote-cache URL
-  bool no_remote_cache = false;      // wins over every way of naming a server
+  std::string remote_cache;      // --remote-cache URL
+  bool no_remote_cache = false;  // wins over every way of naming a server
   // One line per warning, without a prefix, from any thread (the remote
   // cache warns while stages run).
   std::function<void(const std::string&)> warn;
@@ -55,11 +55,11 @@ class Build {
 
   BuildSession& session() { return *session_; }
   const BuildPlan& plan() const { return session_->plan(); }
-  // The models to build (empty: all).
-  const std::set<std::string>& models() const { return options_.models; }
+  // The models to build.
+  const graph::ModelSelection& models() const { return options_.models; }
   // A shard that drew none of the project's models builds nothing: run()
   // then returns every node not run, and writes nothing.
-  bool nothing_to_build() const { return nothing_in_shard_; }
+  bool nothing_to_build() const { return options_.models.is_none(); }
   // Nodes of the chosen models.
   std::size_t node_count() const;
   const graph::BuildOptions& options() const { return options_; }
@@ -81,7 +81,6 @@ class Build {
   const StageRegistry& registry_;
   std::unique_ptr<BuildSession> session_;
   graph::BuildOptions options_;
-  bool nothing_in_shard_ = false;
   std::optional<store::LocalCache> cache_;
   std::unique_ptr<store::DirectoryLock> cache_lock_;
   std::unique_ptr<remote::HttpCache> remote_;

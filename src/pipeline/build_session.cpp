@@ -125,8 +125,7 @@ bool BuildSession::reuse_stored_plan(const fs::path& probe) {
     ~WaitPrefetch() { stats.wait_prefetch(); }
   } wait{state_->stat_cache()};
   std::optional<BuildPlan> stored = stored_plan(*options_.disk, plan_file);
-  if (!stored || stored->output_dir != probe ||
-      memo_key(stored->env_names, stored->plan_files) != stored->memo_key)
+  if (!stored || stored->output_dir != probe || memo_key(stored->env_names, stored->plan_files) != stored->memo_key)
     return false;
   plan_ = std::move(stored);
   return true;
@@ -176,8 +175,8 @@ const config::ProjectConfig& BuildSession::project() {
       if (!disk.stat(to_utf8(file)).exists) return std::nullopt;
       return disk.read(file);
     };
-    project_ = config::load_project(options_.source.project_dir, options_.source.config_file, options_.source.defines,
-                                    read);
+    project_ =
+        config::load_project(options_.source.project_dir, options_.source.config_file, options_.source.defines, read);
   }
   return *project_;
 }
@@ -230,17 +229,18 @@ bool BuildSession::reports_current(std::size_t model_index, const std::vector<st
                         described_records(*state_, g, nodes, plan_->model_settings_digests[model_index]));
 }
 
-void BuildSession::finish(const std::vector<graph::NodeResult>& results, const std::set<std::string>& selected,
+void BuildSession::finish(const std::vector<graph::NodeResult>& results, const graph::ModelSelection& selected,
                           bool interrupted) {
   const auto& g = plan_->graph;
   const auto by_model = g.nodes_by_model();
   const store::ConfinedDir owned(plan_->output_dir, *options_.disk);
   for (std::size_t mi = 0; mi < g.models.size(); ++mi) {
     const std::string& t = g.models[mi];
-    if (!selected.empty() && !selected.count(t)) continue;
+    if (!selected.contains(t)) continue;
     bool touched = false;
     for (std::size_t i : by_model[mi])
-      if (results[i].status != graph::Status::kUpToDate && results[i].status != graph::Status::kDisabled) touched = true;
+      if (results[i].status != graph::Status::kUpToDate && results[i].status != graph::Status::kDisabled)
+        touched = true;
     const std::string record_id = t + "/" + kReportsRecord;
     const store::Digest described =
         described_records(*state_, g, by_model[mi], plan_->model_settings_digests[mi], &results);
@@ -260,8 +260,8 @@ void BuildSession::finish(const std::vector<graph::NodeResult>& results, const s
   }
   // Records of models no longer in the configuration stay: they are how
   // clean knows which files in their folders this tool wrote.
-  if (selected.empty()) state_->stat_cache().prune_unused();
-  if (selected.empty() && ingredients_->needs_compaction()) {
+  if (selected.is_every_model()) state_->stat_cache().prune_unused();
+  if (selected.is_every_model() && ingredients_->needs_compaction()) {
     // Keep the ingredient log to what current records and the plan use.
     std::set<store::Digest> keys, statics;
     for (const auto& id : state_->node_ids())
@@ -273,7 +273,8 @@ void BuildSession::finish(const std::vector<graph::NodeResult>& results, const s
   lock_.reset();  // done: the next build need not sweep after this one
 }
 
-std::set<std::string> select_models(const BuildSession& session, const std::vector<std::string>& names) {
+graph::ModelSelection select_models(const BuildSession& session, const std::vector<std::string>& names) {
+  if (names.empty()) return graph::ModelSelection::every_model();
   std::set<std::string> out;
   const auto& all = session.plan().graph.models;
   for (const auto& n : names) {
@@ -282,7 +283,7 @@ std::set<std::string> select_models(const BuildSession& session, const std::vect
                        did_you_mean(n, all) + " (models: " + join(all, ", ") + ")");
     out.insert(n);
   }
-  return out;
+  return graph::ModelSelection::only(std::move(out));
 }
 
 }  // namespace winml::pipeline

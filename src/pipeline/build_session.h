@@ -84,7 +84,7 @@ class BuildSession {
 
   // Writes manifests and build configs of the models this build touched
   // (or that lack them), then saves the state. `elapsed` per model.
-  void finish(const std::vector<graph::NodeResult>& results, const std::set<std::string>& selected_models,
+  void finish(const std::vector<graph::NodeResult>& results, const graph::ModelSelection& selected_models,
               bool interrupted);
 
  private:
@@ -114,6 +114,6 @@ class BuildSession {
 
 // The named models (all when `names` is empty); InputError for an unknown
 // name, naming the config file and the models it has.
-std::set<std::string> select_models(const BuildSession& session, const std::vector<std::string>& names);
+graph::ModelSelection select_models(const BuildSession& session, const std::vector<std::string>& names);
 
 }  // namespace winml::pipeline

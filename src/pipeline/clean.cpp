@@ -27,19 +27,20 @@ bool is_real_folder(const store::DiskInterface& disk, const fs::path& path) {
 
 }  // namespace
 
-std::vector<CleanedModel> clean_models(BuildSession& session, const std::set<std::string>& models) {
+std::vector<CleanedModel> clean_models(BuildSession& session, const graph::ModelSelection& models) {
   store::BuildState& state = session.state();
   store::DiskInterface& disk = *session.options().disk;
   const store::ConfinedDir owned(session.plan().output_dir, disk);
   std::map<std::string, std::vector<std::string>> records;  // model -> its record ids
   for (const auto& id : state.node_ids()) {
     const std::string model = id.substr(0, id.find('/'));
-    if (models.empty() || models.count(model)) records[model].push_back(id);
+    if (models.contains(model)) records[model].push_back(id);
   }
   // A configured model's folder goes too once empty, records or not (a
   // second clean, after the user took their own files out of it).
-  for (const auto& model : models.empty() ? session.plan().graph.models
-                                          : std::vector<std::string>(models.begin(), models.end()))
+  for (const auto& model : models.is_every_model()
+                               ? session.plan().graph.models
+                               : std::vector<std::string>(models.names().begin(), models.names().end()))
     records[model];
   std::vector<CleanedModel> out;
   for (const auto& [model, ids] : records) {

@@ -19,7 +19,7 @@ struct CleanedModel {
   fs::path dir;
   std::size_t files = 0;
   std::uint64_t bytes = 0;
-  bool dir_removed = false;          // the folder was there and is gone: it held nothing else
+  bool dir_removed = false;         // the folder was there and is gone: it held nothing else
   std::vector<std::string> others;  // what keeps the folder: entries this tool did not write (sorted, at most 5)
   std::size_t other_count = 0;      // how many there are
   std::string problem;              // why nothing was removed (records kept)
@@ -29,6 +29,6 @@ struct CleanedModel {
 // when empty) and drops their records, then each of their folders left
 // empty, recorded or not; saves the state. A model with neither records nor
 // a folder is left out.
-std::vector<CleanedModel> clean_models(BuildSession& session, const std::set<std::string>& models);
+std::vector<CleanedModel> clean_models(BuildSession& session, const graph::ModelSelection& models);
 
 }  // namespace winml::pipeline

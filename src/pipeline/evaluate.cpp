@@ -2,7 +2,7 @@
 
 namespace winml::pipeline {
 
-std::vector<graph::NodeResult> evaluate(BuildSession& session, const std::set<std::string>& models, bool explain,
+std::vector<graph::NodeResult> evaluate(BuildSession& session, const graph::ModelSelection& models, bool explain,
                                         graph::NodeRunner& runner) {
   const BuildPlan& plan = session.plan();
   graph::Builder builder(plan.graph, {session.options().source.project_dir, plan.output_dir, session.state_dir()},

@@ -16,7 +16,7 @@ namespace winml::pipeline {
 // `models` empty: all; `explain`: each result's explanation filled. The
 // session is open; `runner` is asked only what a stage would need, never
 // to run one.
-std::vector<graph::NodeResult> evaluate(BuildSession& session, const std::set<std::string>& models, bool explain,
+std::vector<graph::NodeResult> evaluate(BuildSession& session, const graph::ModelSelection& models, bool explain,
                                         graph::NodeRunner& runner);
 
 }  // namespace winml::pipeline

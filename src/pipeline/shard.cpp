@@ -23,12 +23,12 @@ Shard parse_shard(const std::string& text) {
   return s;
 }
 
-std::set<std::string> models_in_shard(const Shard& shard, const std::vector<std::string>& all,
-                                      const std::set<std::string>& selected) {
+graph::ModelSelection models_in_shard(const Shard& shard, const std::vector<std::string>& all,
+                                      const graph::ModelSelection& selected) {
   std::set<std::string> out;
   for (const auto& m : all)
-    if ((selected.empty() || selected.count(m)) && shard.holds(m)) out.insert(m);
-  return out;
+    if (selected.contains(m) && shard.holds(m)) out.insert(m);
+  return graph::ModelSelection::only(std::move(out));
 }
 
 }  // namespace winml::pipeline

@@ -3,6 +3,8 @@
 // are added or removed, and every CI job of a matrix agrees without talking.
 #pragma once
 
+#include "graph/model_selection.h"
+
 #include <set>
 #include <string>
 #include <vector>
@@ -16,8 +18,8 @@ struct Shard {
 
 // "2/4" -> {2, 4}; InputError otherwise.
 Shard parse_shard(const std::string& text);
-// The models of `all` (or of `selected`, when not empty) in `shard`.
-std::set<std::string> models_in_shard(const Shard& shard, const std::vector<std::string>& all,
-                                      const std::set<std::string>& selected);
+// The models of `all` that `selected` holds and `shard` draws (maybe none).
+graph::ModelSelection models_in_shard(const Shard& shard, const std::vector<std::string>& all,
+                                      const graph::ModelSelection& selected);
 
 }  // namespace winml::pipeline

@@ -7,8 +7,8 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "base/atomic_file.h"
 #include "base/error.h"
@@ -124,8 +124,9 @@ std::string first_difference(const fs::path& fresh, const fs::path& other) {
 
 // The models to check (all when none is named); InputError when one was never built.
 std::set<std::string> checked_models(pipeline::BuildSession& session, const std::vector<std::string>& names) {
-  std::set<std::string> models = cli::select_models(session, names);
-  if (models.empty()) models.insert(session.plan().graph.models.begin(), session.plan().graph.models.end());
+  const graph::ModelSelection selected = cli::select_models(session, names);
+  std::set<std::string> models = selected.names();
+  if (selected.is_every_model()) models.insert(session.plan().graph.models.begin(), session.plan().graph.models.end());
   const fs::path output_dir = session.plan().output_dir;
   std::vector<std::string> never_built;
   for (const auto& m : models)

@@ -32,8 +32,8 @@ class ContextNodes : public graph::NodeRunner {
  public:
   ContextNodes(store::DiskInterface& disk, pipeline::BuildSession& session) : disk_(disk), session_(session) {}
   graph::RunResult run(const graph::RunRequest& req) override {
-    const std::string text = session_.declared_context(req.node).config.dump() + "\n" +
-                             session_.model_settings(req.node.model).model.source;
+    const std::string text =
+        session_.declared_context(req.node).config.dump() + "\n" + session_.model_settings(req.node.model).model.source;
     disk_.write_atomic(req.staging_dir / req.node.primary_output, text);
     return {};
   }
@@ -56,9 +56,7 @@ struct BuildProject : test::FakeProject {
   std::mutex warnings_mu;
 
   pipeline::BuildRequest request() {
-    return {.session = options(),
-            .cache_dir = cache_dir.path(),
-            .warn = [this](const std::string& w) {
+    return {.session = options(), .cache_dir = cache_dir.path(), .warn = [this](const std::string& w) {
               std::lock_guard lock(warnings_mu);
               warnings.push_back(w);
             }};
@@ -134,7 +132,8 @@ TEST(Build, NamedModelsAloneAreBuiltAndAnUnknownNameIsAnInputErrorListingTheMode
   r.models = {"b"};
   pipeline::Build b(std::move(r), p.registry);
   ASSERT_TRUE(b.open());
-  EXPECT_EQ(b.models(), (std::set<std::string>{"b"}));
+  EXPECT_FALSE(b.models().is_every_model());
+  EXPECT_EQ(b.models().names(), (std::set<std::string>{"b"}));
   EXPECT_EQ(b.node_count(), 6u);
   test::FakeNodes runner(p.disk);
   EXPECT_EQ(status_words(b.run(runner, nullptr)), concat(six_of("not-run"), six_of("completed")));
@@ -148,8 +147,8 @@ TEST(Build, NamedModelsAloneAreBuiltAndAnUnknownNameIsAnInputErrorListingTheMode
     c.open();
     FAIL() << "an unknown model was accepted";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), to_utf8((p.dir / "winml.toml")) +
-                                         ": no model named 'bb' (did you mean 'b'?) (models: a, b)");
+    EXPECT_EQ(std::string(e.what()),
+              to_utf8((p.dir / "winml.toml")) + ": no model named 'bb' (did you mean 'b'?) (models: a, b)");
   }
 }
 
@@ -160,7 +159,7 @@ TEST(Build, AShardBuildsOnlyTheModelsItHolds) {
   pipeline::Build b(std::move(r), p.registry);
   ASSERT_TRUE(b.open());
   EXPECT_FALSE(b.nothing_to_build());
-  EXPECT_EQ(b.models(), (std::set<std::string>{"a"}));
+  EXPECT_EQ(b.models().names(), (std::set<std::string>{"a"}));
   test::FakeNodes runner(p.disk);
   EXPECT_EQ(status_words(b.run(runner, nullptr)), concat(six_of("completed"), six_of("not-run")));
   EXPECT_TRUE(p.built("a"));
@@ -253,8 +252,8 @@ TEST(Build, ACacheLockThatCannotBeTakenWarnsAndTheCacheIsStillUsed) {
   ASSERT_LT(native::open_read_write(p.cache_dir / "lock"), 0);
   const std::string why = native::last_error();
   if (test::on_posix()) EXPECT_EQ(why, "Is a directory");
-  EXPECT_EQ(p.warnings[0], to_utf8((p.cache_dir / "lock")) + ": cannot open lock: " + why +
-                               "; using the cache without its lock");
+  EXPECT_EQ(p.warnings[0],
+            to_utf8((p.cache_dir / "lock")) + ": cannot open lock: " + why + "; using the cache without its lock");
   test::FakeNodes runner(p.disk);
   b.run(runner, nullptr);
   p.disk.remove_tree(p.dir / "build");
@@ -296,8 +295,9 @@ TEST(Build, ARemoteCacheWithoutTheLocalCacheIsNotUsedAndTheBuildSaysWhy) {
   ASSERT_TRUE(b.open());
   EXPECT_EQ(b.remote(), nullptr);
   EXPECT_EQ(b.options().remote, nullptr);
-  EXPECT_EQ(p.warnings,
-            (std::vector<std::string>{"the remote cache works through the local one; with the cache off it is not used"}));
+  EXPECT_EQ(
+      p.warnings,
+      (std::vector<std::string>{"the remote cache works through the local one; with the cache off it is not used"}));
   // A dry run uses no cache and has nothing to say about it; --no-remote-cache wins.
   p.warnings.clear();
   for (bool dry_run : {true, false}) {
@@ -344,8 +344,9 @@ TEST(Build, TheRemoteCacheThatWinmlTomlNamesIsUsedAlsoWhenTheStoredPlanIsReused)
   BuildProject p;
   std::string missing;
   if (!remote::http_libraries_available(&missing)) GTEST_SKIP() << missing;
-  p.config("[build]\nremote_cache = \"http://127.0.0.1:9/shared\"\nremote_cache_transfer_timeout = 7\n"
-           "[[model]]\nsource = \"a.onnx\"\n");
+  p.config(
+      "[build]\nremote_cache = \"http://127.0.0.1:9/shared\"\nremote_cache_transfer_timeout = 7\n"
+      "[[model]]\nsource = \"a.onnx\"\n");
   for (int build = 1; build <= 2; ++build) {
     pipeline::Build b(p.request(), p.registry);
     ASSERT_TRUE(b.open());
@@ -370,9 +371,9 @@ TEST(Build, DamagedStoredContextsAloneLeaveTheArtifactsOfACleanBuild) {
   auto artifacts = [&] {
     std::map<std::string, std::string> out;
     for (const std::string model : {"a", "b"})
-      for (const char* file : {pipeline::kExportFile, pipeline::kOptimizedFile, pipeline::kAnalyzeFile,
-                               pipeline::kQuantizedFile, pipeline::kCompiledFile, pipeline::kModelFile,
-                               pipeline::kBuildConfigFile})
+      for (const char* file :
+           {pipeline::kExportFile, pipeline::kOptimizedFile, pipeline::kAnalyzeFile, pipeline::kQuantizedFile,
+            pipeline::kCompiledFile, pipeline::kModelFile, pipeline::kBuildConfigFile})
         out[model + "/" + file] = p.disk.read(p.dir / "build" / model / file);
     return out;
   };
