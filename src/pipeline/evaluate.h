@@ -13,7 +13,7 @@
 
 namespace winml::pipeline {
 
-// `models` empty: all; `explain`: each result's explanation filled. The
+// The nodes of `models`, decided; `explain`: each result's explanation filled. The
 // session is open; `runner` is asked only what a stage would need, never
 // to run one.
 std::vector<graph::NodeResult> evaluate(BuildSession& session, const graph::ModelSelection& models, bool explain,
