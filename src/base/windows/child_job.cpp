@@ -66,6 +66,10 @@ void ChildJob::terminate() {
   if (job_) TerminateJobObject(job_, kTerminatedStatus);
 }
 
+namespace {
+constexpr int kCreateRetries = 4;
+}  // namespace
+
 HANDLE start_in_job(const ChildStart& start, ChildJob& job, std::string& error) {
   if (!job.valid()) {
     error = "cannot create a job object: " + error_text(GetLastError());
@@ -102,13 +106,25 @@ HANDLE start_in_job(const ChildStart& start, ChildJob& job, std::string& error) 
   PROCESS_INFORMATION process{};
   // A process group of its own: the console's Ctrl-C reaches winml-make,
   // which ends its children itself.
-  const DWORD flags = CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT |
-                      CREATE_NEW_PROCESS_GROUP;
-  const BOOL ok = CreateProcessW(start.application.c_str(), command_line.data(), nullptr, nullptr,
-                                 inherited.empty() ? FALSE : TRUE, flags,
-                                 start.environment ? const_cast<wchar_t*>(start.environment->c_str()) : nullptr,
-                                 start.cwd.empty() ? nullptr : start.cwd.c_str(), &info.StartupInfo, &process);
-  const DWORD create_error = GetLastError();
+  const DWORD flags =
+      CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT | CREATE_NEW_PROCESS_GROUP;
+  const auto create = [&] {
+    return CreateProcessW(start.application.c_str(), command_line.data(), nullptr, nullptr,
+                          inherited.empty() ? FALSE : TRUE, flags,
+                          start.environment ? const_cast<wchar_t*>(start.environment->c_str()) : nullptr,
+                          start.cwd.empty() ? nullptr : start.cwd.c_str(), &info.StartupInfo, &process);
+  };
+  BOOL ok = create();
+  DWORD create_error = GetLastError();
+  // Wine now and then fails a process creation with ERROR_INTERNAL_ERROR
+  // when the new process's loader did not report back; nothing was started,
+  // and the same call succeeds again. A few tries, then the error.
+  for (int retry = 0; !ok && create_error == ERROR_INTERNAL_ERROR && retry < kCreateRetries; ++retry) {
+    Sleep(20 * (retry + 1));
+    command_line = start.command_line;
+    ok = create();
+    create_error = GetLastError();
+  }
   DeleteProcThreadAttributeList(attributes);
   if (!ok) {
     error = error_text(create_error);
