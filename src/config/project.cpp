@@ -232,10 +232,13 @@ ModelSettings read_model(const Document& doc, const json& entry, const std::stri
     if (auto problem = backend_problem(t.compile); !problem.empty()) errors.add("compile.backend", problem);
   t.base_dir = project.project_dir;
   t.config_file = project.config_file;
-  for (const auto& [name, on] : {std::pair<const char*, bool>{"optimize", t.optimize.enabled},
-                                 {"quantize", t.quantize.enabled},
-                                 {"compile", t.compile.enabled}})
-    if (!on) t.disabled_by[name] = disabled_by(doc, path, name);
+  // What switched off each stage section that can be (one with `enabled`).
+  for (const ConfigSection& section : config_sections()) {
+    if (section.place != SectionPlace::kStage) continue;
+    const std::string name(section.name);
+    if (const json values = section.write(t); values.value("enabled", true) == false)
+      t.disabled_by[name] = disabled_by(doc, path, name);
+  }
   for (const auto& key : kKeysNamedBySource)
     if (auto where = set_by(doc, path, key); !where.empty()) t.set_by[key] = where;
   name_model(t, project.project_dir, path, errors);

@@ -67,7 +67,69 @@ void ChildJob::terminate() {
 }
 
 namespace {
+
+// The handles the child inherits: its standard ones and those named, once each.
+std::vector<HANDLE> inherited_handles(const ChildStart& start) {
+  std::vector<HANDLE> inherited;
+  for (HANDLE h : {start.std_in, start.std_out, start.std_err})
+    if (h && std::find(inherited.begin(), inherited.end(), h) == inherited.end()) inherited.push_back(h);
+  for (HANDLE h : start.also_inherited)
+    if (h && std::find(inherited.begin(), inherited.end(), h) == inherited.end()) inherited.push_back(h);
+  return inherited;
+}
+
+// A thread attribute list naming the handles the child may inherit: only
+// those reach it (another thread starting another child at the same moment
+// must not hand it this one's pipes).
+class HandleList {
+ public:
+  explicit HandleList(std::vector<HANDLE>& handles) {
+    SIZE_T size = 0;
+    InitializeProcThreadAttributeList(nullptr, 1, 0, &size);
+    storage_ = std::make_unique<char[]>(size);
+    auto* list = reinterpret_cast<LPPROC_THREAD_ATTRIBUTE_LIST>(storage_.get());
+    if (!InitializeProcThreadAttributeList(list, 1, 0, &size)) return;
+    list_ = list;
+    if (!handles.empty())
+      UpdateProcThreadAttribute(list_, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, handles.data(),
+                                handles.size() * sizeof(HANDLE), nullptr, nullptr);
+  }
+  ~HandleList() {
+    if (list_) DeleteProcThreadAttributeList(list_);
+  }
+  HandleList(const HandleList&) = delete;
+  HandleList& operator=(const HandleList&) = delete;
+  LPPROC_THREAD_ATTRIBUTE_LIST get() const { return list_; }
+
+ private:
+  std::unique_ptr<char[]> storage_;
+  LPPROC_THREAD_ATTRIBUTE_LIST list_ = nullptr;
+};
+
+// Wine now and then fails a process creation with ERROR_INTERNAL_ERROR when
+// the new process's loader did not report back; nothing was started, and
+// the same call succeeds again. A few tries, then the error.
 constexpr int kCreateRetries = 4;
+
+// Creates the child suspended, in a process group of its own (the console's
+// Ctrl-C reaches winml-make, which ends its children itself). 0, or the error.
+DWORD create_suspended(const ChildStart& start, bool inherit, STARTUPINFOEXW& info, PROCESS_INFORMATION& process) {
+  const DWORD flags =
+      CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT | CREATE_NEW_PROCESS_GROUP;
+  DWORD error = 0;
+  for (int attempt = 0; attempt <= kCreateRetries; ++attempt) {
+    if (attempt > 0) Sleep(20 * attempt);
+    std::wstring command_line = start.command_line;  // CreateProcessW may write into it
+    if (CreateProcessW(start.application.c_str(), command_line.data(), nullptr, nullptr, inherit ? TRUE : FALSE, flags,
+                       start.environment ? const_cast<wchar_t*>(start.environment->c_str()) : nullptr,
+                       start.cwd.empty() ? nullptr : start.cwd.c_str(), &info.StartupInfo, &process))
+      return 0;
+    error = GetLastError();
+    if (error != ERROR_INTERNAL_ERROR) break;
+  }
+  return error;
+}
+
 }  // namespace
 
 HANDLE start_in_job(const ChildStart& start, ChildJob& job, std::string& error) {
@@ -75,58 +137,21 @@ HANDLE start_in_job(const ChildStart& start, ChildJob& job, std::string& error) 
     error = "cannot create a job object: " + error_text(GetLastError());
     return nullptr;
   }
-  std::vector<HANDLE> inherited;
-  for (HANDLE h : {start.std_in, start.std_out, start.std_err})
-    if (h && std::find(inherited.begin(), inherited.end(), h) == inherited.end()) inherited.push_back(h);
-  for (HANDLE h : start.also_inherited)
-    if (h && std::find(inherited.begin(), inherited.end(), h) == inherited.end()) inherited.push_back(h);
-
-  // Only the handles named reach the child: another thread starting another
-  // child at the same moment must not hand it this one's pipes.
-  SIZE_T size = 0;
-  InitializeProcThreadAttributeList(nullptr, 1, 0, &size);
-  auto storage = std::make_unique<char[]>(size);
-  auto* attributes = reinterpret_cast<LPPROC_THREAD_ATTRIBUTE_LIST>(storage.get());
-  if (!InitializeProcThreadAttributeList(attributes, 1, 0, &size)) {
+  std::vector<HANDLE> inherited = inherited_handles(start);
+  const HandleList handles(inherited);
+  if (!handles.get()) {
     error = "cannot start a process: " + error_text(GetLastError());
     return nullptr;
   }
-  if (!inherited.empty())
-    UpdateProcThreadAttribute(attributes, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, inherited.data(),
-                              inherited.size() * sizeof(HANDLE), nullptr, nullptr);
   STARTUPINFOEXW info{};
   info.StartupInfo.cb = sizeof info;
   info.StartupInfo.dwFlags = STARTF_USESTDHANDLES;
   info.StartupInfo.hStdInput = start.std_in;
   info.StartupInfo.hStdOutput = start.std_out;
   info.StartupInfo.hStdError = start.std_err;
-  info.lpAttributeList = attributes;
-
-  std::wstring command_line = start.command_line;  // CreateProcessW may write into it
+  info.lpAttributeList = handles.get();
   PROCESS_INFORMATION process{};
-  // A process group of its own: the console's Ctrl-C reaches winml-make,
-  // which ends its children itself.
-  const DWORD flags =
-      CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT | CREATE_NEW_PROCESS_GROUP;
-  const auto create = [&] {
-    return CreateProcessW(start.application.c_str(), command_line.data(), nullptr, nullptr,
-                          inherited.empty() ? FALSE : TRUE, flags,
-                          start.environment ? const_cast<wchar_t*>(start.environment->c_str()) : nullptr,
-                          start.cwd.empty() ? nullptr : start.cwd.c_str(), &info.StartupInfo, &process);
-  };
-  BOOL ok = create();
-  DWORD create_error = GetLastError();
-  // Wine now and then fails a process creation with ERROR_INTERNAL_ERROR
-  // when the new process's loader did not report back; nothing was started,
-  // and the same call succeeds again. A few tries, then the error.
-  for (int retry = 0; !ok && create_error == ERROR_INTERNAL_ERROR && retry < kCreateRetries; ++retry) {
-    Sleep(20 * (retry + 1));
-    command_line = start.command_line;
-    ok = create();
-    create_error = GetLastError();
-  }
-  DeleteProcThreadAttributeList(attributes);
-  if (!ok) {
+  if (const DWORD create_error = create_suspended(start, !inherited.empty(), info, process)) {
     error = error_text(create_error);
     return nullptr;
   }
