@@ -94,54 +94,67 @@ QdqCount count_qdq(const onnx::ModelProto& m) {
   return c;
 }
 
-void strip_qdq(model::Model& m) {
-  auto& g = *m.proto.mutable_graph();
-  model::for_each_graph(static_cast<const onnx::GraphProto&>(g), [&](const onnx::GraphProto& sg, int depth) {
+namespace {
+
+void refuse_qdq_in_bodies(const onnx::GraphProto& g) {
+  model::for_each_graph(g, [&](const onnx::GraphProto& sg, int depth) {
     if (depth == 0) return;
     for (const auto& n : sg.node())
       if (is_q(n) || is_dq(n)) throw BuildError("Q/DQ nodes inside subgraphs cannot be undone");
   });
+}
+
+// What undoing the main graph's Q/DQ does to it.
+struct Undo {
+  std::set<int> drop;                         // nodes removed
+  std::map<std::string, std::string> rename;  // DQ output -> float value it stands for
+  std::vector<onnx::TensorProto> restored;    // float constants, from dequantized initializers
+  std::map<int, onnx::NodeProto> identities;  // Identity or Relu replacing the DQ at that position
+  std::set<std::string> candidates;           // initializers that may have become unused
+};
+
+// Each DequantizeLinear: of an initializer, a float constant; after a
+// QuantizeLinear, the float value the pair stands for.
+Undo undo_dequantize(model::Model& m, const std::set<std::string>& graph_outputs) {
+  const auto& g = m.proto.graph();
   std::map<std::string, const onnx::TensorProto*> inits;
   for (const auto& t : g.initializer()) inits[t.name()] = &t;
   std::map<std::string, int> producer;
   for (int i = 0; i < g.node_size(); ++i)
     for (const auto& o : g.node(i).output()) producer[o] = i;
-  std::set<std::string> graph_outputs;
-  for (const auto& o : g.output()) graph_outputs.insert(o.name());
-
-  std::set<int> drop;
-  std::map<std::string, std::string> rename;  // DQ output -> float value it stands for
-  std::vector<onnx::TensorProto> restored;
-  std::map<int, onnx::NodeProto> identities;  // Identity or Relu replacing the DQ at that position
-  std::set<std::string> candidates;           // initializers that may have become unused
+  Undo u;
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& n = g.node(i);
     if (!is_dq(n)) continue;
     const std::string& x = n.input(0);
-    for (const auto& in : n.input()) candidates.insert(in);
+    for (const auto& in : n.input()) u.candidates.insert(in);
     if (inits.count(x)) {
-      restored.push_back(model::make_floats(n.output(0),
-                                            std::vector<std::int64_t>(inits[x]->dims().begin(), inits[x]->dims().end()),
-                                            dequantize_constant(m, n, inits)));
-      drop.insert(i);
+      u.restored.push_back(
+          model::make_floats(n.output(0), std::vector<std::int64_t>(inits[x]->dims().begin(), inits[x]->dims().end()),
+                             dequantize_constant(m, n, inits)));
+      u.drop.insert(i);
       continue;
     }
     auto p = producer.find(x);
     if (p == producer.end() || !is_q(g.node(p->second)))
       throw BuildError("DequantizeLinear '" + n.name() + "' reads '" + x + "', which no QuantizeLinear produces");
     const auto& q = g.node(p->second);
-    for (const auto& in : q.input()) candidates.insert(in);
-    drop.insert(i);
+    for (const auto& in : q.input()) u.candidates.insert(in);
+    u.drop.insert(i);
     if (clamps_at_zero(q, inits, m)) {
       // The pair may stand for a Relu that quantization folded away: keep its effect.
-      identities[i] = model::make_node("Relu", {q.input(0)}, {n.output(0)}, n.name());
+      u.identities[i] = model::make_node("Relu", {q.input(0)}, {n.output(0)}, n.name());
     } else if (graph_outputs.count(n.output(0))) {
-      identities[i] = model::make_node("Identity", {q.input(0)}, {n.output(0)}, n.name());
+      u.identities[i] = model::make_node("Identity", {q.input(0)}, {n.output(0)}, n.name());
     } else {
-      rename[n.output(0)] = q.input(0);
+      u.rename[n.output(0)] = q.input(0);
     }
   }
-  // A QuantizeLinear may go once nothing but removed DequantizeLinears read it.
+  return u;
+}
+
+// A QuantizeLinear may go once nothing but removed DequantizeLinears read it.
+void drop_quantize(const onnx::GraphProto& g, const std::set<std::string>& graph_outputs, Undo& u) {
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& n = g.node(i);
     if (!is_q(n)) continue;
@@ -149,29 +162,42 @@ void strip_qdq(model::Model& m) {
     bool only_dq = !graph_outputs.count(out);
     for (int k = 0; k < g.node_size() && only_dq; ++k)
       for (const auto& in : g.node(k).input())
-        if (in == out && !drop.count(k)) only_dq = false;
+        if (in == out && !u.drop.count(k)) only_dq = false;
     if (!only_dq)
       throw BuildError("QuantizeLinear '" + n.name() + "' feeds integer values to other nodes; it cannot be undone");
-    drop.insert(i);
+    u.drop.insert(i);
   }
+}
 
+void apply_undo(onnx::GraphProto& g, Undo& u) {
   auto resolve = [&](std::string name) {
-    for (auto r = rename.find(name); r != rename.end(); r = rename.find(name)) name = r->second;
+    for (auto r = u.rename.find(name); r != u.rename.end(); r = u.rename.find(name)) name = r->second;
     return name;
   };
   std::vector<onnx::NodeProto> nodes;
   for (int i = 0; i < g.node_size(); ++i) {
     onnx::NodeProto n;
-    if (auto id = identities.find(i); id != identities.end()) n = id->second;
-    else if (drop.count(i)) continue;
+    if (auto id = u.identities.find(i); id != u.identities.end()) n = id->second;
+    else if (u.drop.count(i)) continue;
     else n = g.node(i);
     for (auto& in : *n.mutable_input()) in = resolve(in);
     nodes.push_back(std::move(n));
   }
   g.clear_node();
   for (auto& n : nodes) *g.add_node() = std::move(n);
-  for (auto& t : restored) *g.add_initializer() = std::move(t);
-  remove_unused_initializers(g, candidates);
+  for (auto& t : u.restored) *g.add_initializer() = std::move(t);
+  remove_unused_initializers(g, u.candidates);
+}
+
+}  // namespace
+
+void strip_qdq(model::Model& m) {
+  refuse_qdq_in_bodies(m.proto.graph());
+  std::set<std::string> graph_outputs;
+  for (const auto& o : m.proto.graph().output()) graph_outputs.insert(o.name());
+  Undo undo = undo_dequantize(m, graph_outputs);
+  drop_quantize(m.proto.graph(), graph_outputs, undo);
+  apply_undo(*m.proto.mutable_graph(), undo);
 }
 
 }  // namespace winml::quant
