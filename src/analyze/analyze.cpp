@@ -1,11 +1,15 @@
 #include "analyze/analyze.h"
 
+#include <deque>
+
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <map>
 #include <set>
 
 #include "analyze/classify.h"
+#include "base/path_text.h"
 #include "base/utc_time.h"
 #include "ep/ep_table.h"
 #include "model/node_util.h"
@@ -13,7 +17,6 @@
 #include "model/walk.h"
 #include "passes/pass.h"
 #include "passes/patterns.h"
-#include "base/path_text.h"
 
 namespace winml::analyze {
 
@@ -77,23 +80,18 @@ std::string op_name(const onnx::NodeProto& n) {
   return model::is_default_domain(n.domain()) ? n.op_type() : n.domain() + ":" + n.op_type();
 }
 
-}  // namespace
-
-json analyze_model(const model::Model& m, const AnalyzeOptions& options) {
-  onnx::ModelProto skeleton = typed_skeleton(m);
-  std::vector<const onnx::GraphProto*> skeleton_graphs;
-  model::for_each_graph(skeleton.graph(), [&](const onnx::GraphProto& g, int) { skeleton_graphs.push_back(&g); });
-
-  std::vector<std::string> names = options.eps.empty() ? ep::ep_table_names() : options.eps;
-  std::vector<ep::EpTable> tables;
-  for (const auto& n : names) tables.push_back(ep::load_ep_table(n));
-  std::vector<EpClassifier> classifiers;
-  for (const auto& t : tables) {
-    auto d = options.devices.find(t.name);
-    classifiers.emplace_back(t, d != options.devices.end() ? d->second : options.device);
-  }
-  std::vector<std::string> dynamic_inputs;
-  {
+// One classifier per EP table asked for (all by default), each told the
+// model's inputs with open dimensions. The classifiers refer to the tables.
+class Classifiers {
+ public:
+  Classifiers(const model::Model& m, const AnalyzeOptions& options) {
+    for (const auto& n : options.eps.empty() ? ep::ep_table_names() : options.eps)
+      tables_.push_back(ep::load_ep_table(n));
+    for (const auto& t : tables_) {
+      auto d = options.devices.find(t.name);
+      each.emplace_back(t, d != options.devices.end() ? d->second : options.device);
+    }
+    std::vector<std::string> dynamic_inputs;
     std::set<std::string> inits;
     for (const auto& t : m.proto.graph().initializer()) inits.insert(t.name());
     for (const auto& in : m.proto.graph().input()) {
@@ -102,45 +100,76 @@ json analyze_model(const model::Model& m, const AnalyzeOptions& options) {
       for (const auto& d : in.type().tensor_type().shape().dim()) fixed = fixed && d.has_dim_value();
       if (!fixed) dynamic_inputs.push_back(in.name());
     }
+    for (auto& c : each) c.set_dynamic_inputs(dynamic_inputs);
   }
-  for (auto& c : classifiers) c.set_dynamic_inputs(dynamic_inputs);
+  Classifiers(const Classifiers&) = delete;
+  Classifiers& operator=(const Classifiers&) = delete;
+
+  std::vector<EpClassifier> each;
+
+ private:
+  std::deque<ep::EpTable> tables_;  // (stable addresses)
+};
+
+json pattern_json(const passes::GraphView& view, const passes::Match& match, const std::string& where) {
+  json nodes = json::array(), ops = json::array();
+  std::set<std::string> op_set;
+  for (int i : match.nodes) {
+    nodes.push_back(view.node(i).name());
+    op_set.insert(view.node(i).op_type());
+  }
+  for (const auto& o : op_set) ops.push_back(o);
+  return {{"kind", match.kind}, {"graph", where}, {"nodes", nodes}, {"ops", ops}, {"output", match.output}};
+}
+
+// Walks the main graph and every body, counting operators, classifying
+// each node for every EP and collecting the patterns.
+class ModelWalk {
+ public:
+  ModelWalk(const model::Model& m, std::vector<EpClassifier>& classifiers)
+      : m_(m), classifiers_(classifiers), skeleton_(typed_skeleton(m)) {
+    model::for_each_graph(skeleton_.graph(), [&](const onnx::GraphProto& g, int) { skeleton_graphs_.push_back(&g); });
+  }
+
+  void visit(const onnx::GraphProto& g, const passes::GraphView* parent, const std::string& where) {
+    auto view = passes::GraphView::read_only(g, m_, parent);
+    // Same pre-order as model::for_each_graph, so indices line up.
+    if (graph_index_ < skeleton_graphs_.size()) view.add_types(skeleton_graphs_[graph_index_]->value_info());
+    ++graph_index_;
+    for (int i = 0; i < view.size(); ++i) {
+      const auto& n = view.node(i);
+      ++total;
+      ++counts[op_name(n)];
+      std::int64_t opset = m_.opset(model::is_default_domain(n.domain()) ? "" : n.domain());
+      for (auto& c : classifiers_) c.add(view, i, opset);
+    }
+    for (const auto& match : passes::find_patterns(view)) patterns.push_back(pattern_json(view, match, where));
+    for (int i = 0; i < view.size(); ++i)
+      for (const auto& a : view.node(i).attribute()) {
+        std::string sub = where + "/" + view.node(i).name() + "." + a.name();
+        if (a.has_g()) visit(a.g(), &view, sub);
+        for (int k = 0; k < a.graphs_size(); ++k) visit(a.graphs(k), &view, sub + "[" + std::to_string(k) + "]");
+      }
+  }
 
   std::map<std::string, std::int64_t> counts;
   std::int64_t total = 0;
   json patterns = json::array();
-  std::size_t graph_index = 0;
-  std::function<void(const onnx::GraphProto&, const passes::GraphView*, const std::string&)> visit =
-      [&](const onnx::GraphProto& g, const passes::GraphView* parent, const std::string& where) {
-        auto view = passes::GraphView::read_only(g, m, parent);
-        // Same pre-order as model::for_each_graph, so indices line up.
-        if (graph_index < skeleton_graphs.size()) view.add_types(skeleton_graphs[graph_index]->value_info());
-        ++graph_index;
-        for (int i = 0; i < view.size(); ++i) {
-          const auto& n = view.node(i);
-          ++total;
-          ++counts[op_name(n)];
-          std::int64_t opset = m.opset(model::is_default_domain(n.domain()) ? "" : n.domain());
-          for (auto& c : classifiers) c.add(view, i, opset);
-        }
-        for (const auto& match : passes::find_patterns(view)) {
-          json nodes = json::array(), ops = json::array();
-          std::set<std::string> op_set;
-          for (int i : match.nodes) {
-            nodes.push_back(view.node(i).name());
-            op_set.insert(view.node(i).op_type());
-          }
-          for (const auto& o : op_set) ops.push_back(o);
-          patterns.push_back(
-              {{"kind", match.kind}, {"graph", where}, {"nodes", nodes}, {"ops", ops}, {"output", match.output}});
-        }
-        for (int i = 0; i < view.size(); ++i)
-          for (const auto& a : view.node(i).attribute()) {
-            std::string sub = where + "/" + view.node(i).name() + "." + a.name();
-            if (a.has_g()) visit(a.g(), &view, sub);
-            for (int k = 0; k < a.graphs_size(); ++k) visit(a.graphs(k), &view, sub + "[" + std::to_string(k) + "]");
-          }
-      };
-  visit(m.proto.graph(), nullptr, m.proto.graph().name().empty() ? "main" : m.proto.graph().name());
+
+ private:
+  const model::Model& m_;
+  std::vector<EpClassifier>& classifiers_;
+  onnx::ModelProto skeleton_;
+  std::vector<const onnx::GraphProto*> skeleton_graphs_;
+  std::size_t graph_index_ = 0;
+};
+
+}  // namespace
+
+json analyze_model(const model::Model& m, const AnalyzeOptions& options) {
+  Classifiers classifiers(m, options);
+  ModelWalk walk(m, classifiers.each);
+  walk.visit(m.proto.graph(), nullptr, m.proto.graph().name().empty() ? "main" : m.proto.graph().name());
 
   json out;
   if (options.timestamp) out["analysis_timestamp"] = utc_now();
@@ -151,13 +180,13 @@ json analyze_model(const model::Model& m, const AnalyzeOptions& options) {
                      {"opsets", opsets},
                      {"producer_name", m.proto.producer_name()},
                      {"producer_version", m.proto.producer_version()},
-                     {"total_operators", total},
-                     {"operator_counts", counts},
-                     {"unique_operator_types", counts.size()},
-                     {"detected_pattern_count", patterns.size()}};
-  out["patterns"] = patterns;
+                     {"total_operators", walk.total},
+                     {"operator_counts", walk.counts},
+                     {"unique_operator_types", walk.counts.size()},
+                     {"detected_pattern_count", walk.patterns.size()}};
+  out["patterns"] = walk.patterns;
   json results = json::array();
-  for (const auto& c : classifiers) results.push_back(c.result());
+  for (const auto& c : classifiers.each) results.push_back(c.result());
   out["results"] = results;
   return out;
 }
